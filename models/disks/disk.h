@@ -1,0 +1,104 @@
+/* disk.h - the one interface every storage device model implements.
+ *
+ * A device model is pure C (no SimGrid): it keeps its own queue and
+ * computes when each request completes from its mechanics.  The storage
+ * stack drives it as a tiny event source:
+ *
+ *   submit(now, io)           queue a request at simulated time now
+ *   next_completion_s()       earliest time a queued request completes
+ *                             (INFINITY when nothing is queued)
+ *   pop_completion(now, &io)  take one request whose completion time is
+ *                             <= now; 0 when there is none
+ *
+ * Completion times are decided by the model (FIFO, or reordered by NCQ /
+ * internal parallelism); they are never earlier than submit time plus the
+ * model's minimum service time, and the caller never moves time backwards.
+ * Models are chosen by the catalogue's `model:` name through
+ * disk_model_find(); their numeric parameters are declared in a
+ * struct param_desc table so the catalogue, --set and calibrate address
+ * them by name. */
+#ifndef NASTWIN_DISK_H
+#define NASTWIN_DISK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/params.h"
+
+struct disk_io {
+  uint64_t offset_bytes; /* byte address on the device */
+  uint64_t len_bytes;    /* > 0 */
+  int write;             /* 0 read, 1 write */
+  uint64_t tag;          /* caller's cookie, returned untouched */
+};
+
+struct disk_stats {
+  uint64_t reads, writes;
+  uint64_t read_bytes, write_bytes;
+  double busy_s;   /* time with at least one request in service */
+  double energy_J; /* energy since creation, all power states */
+};
+
+/* Optional shared upstream link (a SATA port multiplier, a PCIe switch's
+ * upstream port): devices attached to the same link share its rate.
+ * Defined in models/disks/iface.h. */
+struct iface_link;
+
+struct disk_model {
+  const char *name;                 /* catalogue `model:` value, e.g. "hdd" */
+  const struct param_desc *params;  /* numeric parameters */
+  size_t nparams;
+  size_t params_size;               /* sizeof the model's params struct */
+  /* Cross-field checks after every parameter passed its range check
+   * (e.g. track-to-track <= average <= full stroke).  0, or -1 with msg. */
+  int (*check)(const void *params, char *msg, size_t msg_len);
+  /* Capacity in bytes for the given parameters. */
+  double (*capacity_bytes)(const void *params);
+  /* New device; params are copied.  seed gives the device its own RNG
+   * stream.  NULL only when out of memory. */
+  void *(*create)(const void *params, uint64_t seed);
+  void (*destroy)(void *priv); /* accepts NULL */
+  void (*submit)(void *priv, double now_s, const struct disk_io *io);
+  double (*next_completion_s)(const void *priv);
+  int (*pop_completion)(void *priv, double now_s, struct disk_io *done);
+  void (*stats)(const void *priv, double now_s, struct disk_stats *out);
+  /* Share an upstream link with other devices (NULL detaches). */
+  void (*attach_link)(void *priv, struct iface_link *link);
+};
+
+/* A device instance: the model's table plus its state. */
+struct disk {
+  const struct disk_model *model;
+  void *priv;
+  char name[48]; /* "disk3", "cache0" */
+};
+
+/* Look a model up by its catalogue name; NULL when unknown. */
+const struct disk_model *disk_model_find(const char *name);
+
+/* "hdd, sata_ssd, nvme, fixed": the valid names, for error messages. */
+const char *disk_model_names(void);
+
+/* Create a device of model m; NULL when out of memory. */
+struct disk *disk_create(const struct disk_model *m, const void *params, const char *name,
+                         uint64_t seed);
+void disk_destroy(struct disk *d); /* accepts NULL */
+
+static inline void disk_submit(struct disk *d, double now_s, const struct disk_io *io)
+{
+  d->model->submit(d->priv, now_s, io);
+}
+static inline double disk_next_completion_s(const struct disk *d)
+{
+  return d->model->next_completion_s(d->priv);
+}
+static inline int disk_pop_completion(struct disk *d, double now_s, struct disk_io *done)
+{
+  return d->model->pop_completion(d->priv, now_s, done);
+}
+static inline void disk_stats(const struct disk *d, double now_s, struct disk_stats *out)
+{
+  d->model->stats(d->priv, now_s, out);
+}
+
+#endif

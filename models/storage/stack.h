@@ -1,0 +1,156 @@
+/* stack.h - the NAS block storage path as one pure-C event source.
+ *
+ *   client I/O -> page cache -> encryption -> SSD cache -> md RAID -> disks
+ *
+ * The engine glue (sim/engine.c) owns simulated time and drives the stack:
+ *
+ *   stack_submit(s, now, io)    a protocol daemon hands over a request
+ *   stack_next_event_s(s)       earliest internal event (device completion,
+ *                               engine completion, flusher/expiry timer,
+ *                               background-op window), INFINITY if none
+ *   stack_advance(s, now)       process every event due at or before now
+ *
+ * and the stack calls back through struct stack_hooks when a client
+ * request is done (so the daemon can reply) and when it needs CPU cycles
+ * on a kernel thread of the SoC (md's raid5d computing parity without a
+ * parity engine, the write-back flusher, kcryptd without a crypto engine).
+ * CPU work is executed by SimGrid actors on the SoC cores; the engine
+ * reports its end with stack_cpu_done().  This is how CPU contention
+ * between protocol daemons and kernel threads arises in the simulation.
+ *
+ * No SimGrid inside.  All parameters come from the param tables below. */
+#ifndef NASTWIN_STACK_H
+#define NASTWIN_STACK_H
+
+#include <stdint.h>
+
+#include "models/disks/disk.h"
+#include "models/soc/accel.h"
+#include "sim/err.h"
+#include "sim/params.h"
+
+/* Kernel threads that may be asked to run CPU work. */
+enum stack_thread { STACK_THREAD_RAID = 0, STACK_THREAD_FLUSH = 1, STACK_THREAD_CRYPT = 2, STACK_THREAD_COUNT };
+
+struct stack_io {
+  uint64_t offset_bytes; /* logical byte address on the volume */
+  uint64_t len_bytes;    /* > 0 */
+  int write;
+  int sync;              /* 1: complete only when stable on the disks (NFS sync, FUA, SMB flush) */
+  uint64_t tag;          /* caller's cookie, returned in io_done */
+};
+
+struct stack_hooks {
+  void *ctx;
+  /* A client request finished at now_s. */
+  void (*io_done)(void *ctx, double now_s, uint64_t tag);
+  /* Run `cycles` on kernel thread `thread`; call stack_cpu_done(token) when done. */
+  void (*cpu_work)(void *ctx, enum stack_thread thread, double cycles, uint64_t token);
+};
+
+/* Volume (md) parameters: the `volume:` section of a scenario. */
+struct volume_params {
+  double level;          /* index into raid_level_names */
+  double chunk_bytes;
+  double layout;         /* index into raid_layout_names */
+  double stripe_cache_entries;
+  double speed_limit_min_bytes_per_s; /* per member device */
+  double speed_limit_max_bytes_per_s; /* per member device */
+  double parity_cycles_per_byte;      /* CPU cost of P (XOR) per data byte, when no engine */
+  double q_cycles_per_byte;           /* extra CPU cost of Q (RAID-6) per data byte */
+  double members;                     /* member disk count */
+};
+extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
+extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
+extern const struct param_desc volume_param_table[];
+extern const size_t volume_param_count;
+
+/* Page cache in the NAS's RAM: the `page_cache:` section. */
+struct pcache_params {
+  double ram_bytes;
+  double readahead_bytes;
+  double dirty_background_ratio; /* fraction of RAM */
+  double dirty_ratio;            /* fraction of RAM: writers block above it */
+  double dirty_expire_s;
+  double writeback_interval_s;
+  double flush_cycles_per_byte;  /* flusher CPU cost per byte written back */
+};
+extern const struct param_desc pcache_param_table[];
+extern const size_t pcache_param_count;
+
+/* SSD cache: the `ssd_cache:` section (absent or mode none = no cache). */
+struct ssdcache_params {
+  double mode;            /* index into ssdcache_mode_names: none, read-only, read-write */
+  double capacity_bytes;  /* usable cache capacity */
+  double block_bytes;     /* cache line */
+  double seq_bypass_bytes;/* a stream of sequential I/O longer than this bypasses the cache */
+};
+extern const char *const ssdcache_mode_names[];
+extern const struct param_desc ssdcache_param_table[];
+extern const size_t ssdcache_param_count;
+
+/* Folder encryption: the `encryption:` section. */
+struct crypt_params {
+  double enabled;            /* 0/1 */
+  double cpu_cycles_per_byte;/* AES cost on a core when no engine */
+};
+extern const struct param_desc crypt_param_table[];
+extern const size_t crypt_param_count;
+
+struct stack_cfg {
+  struct volume_params volume;
+  struct pcache_params pcache;
+  struct ssdcache_params ssdcache;
+  struct crypt_params crypt;
+  struct accel *parity_engine; /* NULL: parity on the CPU (STACK_THREAD_RAID) */
+  struct accel *crypto_engine; /* NULL: AES on the CPU (STACK_THREAD_CRYPT) */
+  struct disk **members;       /* volume members, volume.members of them */
+  struct disk **cache_devs;    /* SSD cache devices (mirrored in read-write mode) */
+  int ncache_devs;
+  uint64_t seed;
+};
+
+/* Background md operations. */
+enum stack_op_kind { STACK_OP_RESYNC, STACK_OP_REBUILD, STACK_OP_RESHAPE, STACK_OP_MIGRATE };
+struct stack_op_cfg {
+  enum stack_op_kind kind;
+  int target_level;   /* for MIGRATE: the new level index; RESHAPE: same level */
+  int new_members;    /* RESHAPE/MIGRATE: member count after the operation */
+  int failed_member;  /* REBUILD: which member is being rebuilt */
+};
+struct stack_op_report {
+  enum stack_op_kind kind;
+  double start_s, end_s; /* end_s < 0 while running */
+  double progress;       /* 0..1 */
+};
+
+struct stack;
+
+/* Check cfg completely (level vs member count, chunk a power of two, ...)
+ * before anything is allocated; -1 with a message naming the bad value. */
+int stack_check(const struct stack_cfg *cfg, struct nw_err *err);
+
+struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks *hooks,
+                           struct nw_err *err);
+void stack_destroy(struct stack *s); /* accepts NULL */
+
+/* Usable volume capacity (bytes). */
+uint64_t stack_capacity_bytes(const struct stack *s);
+
+void stack_submit(struct stack *s, double now_s, const struct stack_io *io);
+double stack_next_event_s(const struct stack *s);
+void stack_advance(struct stack *s, double now_s);
+void stack_cpu_done(struct stack *s, double now_s, uint64_t token);
+
+/* Start a background operation at now_s; -1 with err if impossible. */
+int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op, struct nw_err *err);
+/* Mark a member failed (degraded mode from now on). */
+void stack_fail_member(struct stack *s, double now_s, int member);
+
+/* Background operations started so far (count, and the i-th). */
+int stack_op_count(const struct stack *s);
+void stack_op_get(const struct stack *s, int i, struct stack_op_report *out);
+/* 1 while any background op is still running. */
+int stack_ops_running(const struct stack *s);
+
+#endif

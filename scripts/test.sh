@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up nastwin and run the whole test suite: once in a normal build with
+# warnings as errors, once under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=build BUILD_TYPE=RelWithDebInfo ./scripts/setup.sh -DNASTWIN_WERROR=ON
+ctest --test-dir build --output-on-failure -j "$(nproc)"
+
+BUILD_DIR=build-asan BUILD_TYPE=Debug ./scripts/setup.sh -DNASTWIN_WERROR=ON -DNASTWIN_SANITIZE=ON
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$(nproc)"

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void) { puts("nastwin: under construction"); return 0; }

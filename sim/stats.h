@@ -1,0 +1,41 @@
+/* stats.h - latency histograms and per-second time series.
+ *
+ * The histogram is log-linear (HdrHistogram-like): values in seconds from
+ * 1 ns to 10^4 s, buckets whose width is at most 1/STATS_SUB_BUCKETS of
+ * their lower bound, so any percentile is reported within a relative error
+ * of 1/STATS_SUB_BUCKETS (stated in the report).  Mean, stddev, min and
+ * max are exact (Welford).  Histograms merge by adding counts. */
+#ifndef NASTWIN_STATS_H
+#define NASTWIN_STATS_H
+
+#include <stdint.h>
+
+#define STATS_SUB_BUCKETS 128 /* => percentile relative error <= 1/128 = 0.78 % */
+
+struct stats_hist;
+
+struct stats_hist *stats_hist_create(void);
+void stats_hist_destroy(struct stats_hist *h); /* accepts NULL */
+void stats_hist_add(struct stats_hist *h, double value_s);
+void stats_hist_merge(struct stats_hist *into, const struct stats_hist *from);
+uint64_t stats_hist_count(const struct stats_hist *h);
+double stats_hist_mean(const struct stats_hist *h);
+double stats_hist_stddev(const struct stats_hist *h); /* population stddev */
+double stats_hist_min(const struct stats_hist *h);
+double stats_hist_max(const struct stats_hist *h);
+/* q in [0, 1]: value below which a fraction q of the samples lie. */
+double stats_hist_quantile(const struct stats_hist *h, double q);
+/* Relative error bound of stats_hist_quantile. */
+double stats_hist_rel_error(void);
+
+/* Per-second series of a quantity (bytes completed, I/Os completed). */
+struct stats_series {
+  double bin_s;
+  int nbins;
+  double *values; /* owned */
+};
+void stats_series_init(struct stats_series *s, double bin_s);
+void stats_series_add(struct stats_series *s, double t_s, double value);
+void stats_series_free(struct stats_series *s);
+
+#endif
