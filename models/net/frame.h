@@ -1,0 +1,54 @@
+/* frame.h - exact Ethernet/IPv4/TCP framing arithmetic.
+ *
+ * Every TCP segment travels in one Ethernet frame.  On the wire a frame
+ * costs its IP packet (at most the MTU) plus 38 bytes of Ethernet
+ * overhead: preamble+SFD 8, destination and source MAC 12, EtherType 2,
+ * FCS 4, and the 12-byte inter-frame gap (IEEE 802.3).  Inside the IP
+ * packet, IPv4 (20) + TCP (20) headers take 40 bytes, 52 with the TCP
+ * timestamp option (RFC 7323: 10 bytes + 2 NOP padding).  So the TCP
+ * payload per frame (the MSS) is mtu - 40 (or - 52), e.g.
+ *   MTU 1500: 1460 payload bytes per 1538 wire bytes (94.93 %)
+ *   MTU 9000: 8960 payload bytes per 9038 wire bytes (99.14 %)
+ * Frames shorter than the 64-byte Ethernet minimum are padded (this only
+ * matters for tiny segments such as pure ACKs). */
+#ifndef NASTWIN_NET_FRAME_H
+#define NASTWIN_NET_FRAME_H
+
+/* Ethernet per-frame overhead on the wire outside the IP packet (bytes). */
+#define NET_ETH_OVERHEAD_BYTES 38.0
+/* IPv4 + TCP headers without options (bytes). */
+#define NET_IPV4_TCP_HEADER_BYTES 40.0
+/* TCP timestamp option, padded to 4-byte alignment (bytes, RFC 7323). */
+#define NET_TCP_TIMESTAMP_BYTES 12.0
+/* Minimum Ethernet frame, MACs to FCS (bytes, IEEE 802.3). */
+#define NET_ETH_MIN_FRAME_BYTES 64.0
+/* Ethernet header + FCS, the part of the 38-byte overhead counted in the
+ * 64-byte minimum frame (bytes). */
+#define NET_ETH_HEADER_FCS_BYTES 18.0
+
+/* IPv4+TCP header bytes per segment (bytes): 40, or 52 with timestamps. */
+double net_header_bytes(int tcp_timestamps);
+
+/* TCP payload per full frame, the MSS (bytes): mtu - 40 (- 12 with timestamps). */
+double net_payload_per_frame(double mtu_bytes, int tcp_timestamps);
+
+/* Wire bytes of one full frame (bytes): mtu + 38. */
+double net_wire_bytes_per_frame(double mtu_bytes);
+
+/* Frames needed to carry payload_bytes of TCP payload: ceil(payload / MSS);
+ * 1 for an empty payload (a pure ACK / control segment still is a frame). */
+double net_frames(double payload_bytes, double mtu_bytes, int tcp_timestamps);
+
+/* Bytes on the wire to carry payload_bytes (bytes): payload + per-frame
+ * headers + Ethernet overhead, the short last frame padded to the minimum. */
+double net_wire_bytes(double payload_bytes, double mtu_bytes, int tcp_timestamps);
+
+/* Payload fraction of the wire for a long stream of full frames (0..1). */
+double net_payload_efficiency(double mtu_bytes, int tcp_timestamps);
+
+/* TCP payload rate of a link running full frames (bytes/s):
+ * line_rate_bytes_per_s * net_payload_efficiency. */
+double net_payload_rate_bytes_per_s(double line_rate_bytes_per_s, double mtu_bytes,
+                                    int tcp_timestamps);
+
+#endif
