@@ -44,6 +44,14 @@ struct job {
    * closed around their I/O; 0 = plain block I/O. */
   double file_bytes;
   double nfiles;
+  /* Additive (h-workloads): */
+  double rwmixread_frac;    /* fio rwmixread / 100, used when rw_mixed (default 0.5) */
+  int rw_mixed;             /* 1: rw=rw/randrw (read_frac = rwmixread_frac) */
+  double seq_frac;          /* JOB_RANDOM only: fraction of I/Os that continue
+                               sequentially (1 - fio percentage_random/100); 0 = all random */
+  int fsync_every;          /* fio fsync=N: flush the file after every N writes; 0 = never */
+  int prep;                 /* 1: preparatory job (lays out / warms the region, e.g. the
+                               write before IOZone's re-read); excluded from the step's figures */
 };
 
 struct workload_step {
@@ -51,6 +59,13 @@ struct workload_step {
   char metric[32];          /* what the step reports: read_MBps, write_MBps, iops, ... */
   int njobs;
   struct job jobs[STEP_MAX_JOBS];
+  /* Additive (h-workloads): */
+  char group[48];           /* steps with equal group are combined by the workload's
+                               combine rule (best of N iterations, mean over a grid);
+                               "" = the step stands alone */
+  int clients;              /* client hosts running this step; 0 = the scenario's count */
+  int precondition;         /* 1: bring the target to steady state (fill it and run the
+                               step's own mix unmeasured) before measuring */
 };
 
 /* How a preset combines its steps into reported figures. */

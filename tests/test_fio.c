@@ -1,0 +1,350 @@
+/* fio job files: golden files parse to the expected jobs and steps; every
+ * file in tests/fio/bad/ fails with the error text in its .expected file. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/workload.h"
+
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static const char *fio_test_dir(void)
+{
+  const char *d = getenv("NASTWIN_SOURCE_DIR");
+  return d ? d : NASTWIN_SOURCE_DIR;
+}
+
+static void fio_test_parse(const char *file, struct workload *w, char **warnings)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/fio/%s", fio_test_dir(), file);
+  struct nw_err err;
+  int rc = fio_parse_file(path, w, warnings, &err);
+  ck_assert_msg(rc == 0, "%s should parse: %s:%d:%d: %s", file, err.file, err.line, err.col, err.msg);
+}
+
+#define CK_EQ(got, want)                                                                          \
+  ck_assert_msg(fabs((double)(got) - (double)(want)) <= 1e-9 * fabs((double)(want)),             \
+                "%s = %.12g, want %.12g", #got, (double)(got), (double)(want))
+
+START_TEST(test_basic)
+{
+  struct workload w;
+  char *warn = NULL;
+  fio_test_parse("basic.fio", &w, &warn);
+  ck_assert_msg(w.nsteps == 2, "stonewall gives 2 steps, got %d", w.nsteps);
+  ck_assert_int_eq(w.combine, COMBINE_EACH);
+  ck_assert_str_eq(w.preset, "");
+  const struct workload_step *s0 = &w.steps[0], *s1 = &w.steps[1];
+  ck_assert_int_eq(s0->njobs, 1);
+  ck_assert_str_eq(s0->name, "rand-read-4k");
+  ck_assert_str_eq(s0->metric, "read_MBps");
+  const struct job *a = &s0->jobs[0];
+  ck_assert_str_eq(a->name, "rand-read-4k");
+  CK_EQ(a->read_frac, 1.0);
+  ck_assert_int_eq(a->access, JOB_RANDOM);
+  ck_assert_int_eq(a->nbs, 1);
+  CK_EQ(a->bs_bytes[0], 4 * KIB);
+  CK_EQ(a->bs_weight[0], 1.0);
+  ck_assert_int_eq(a->iodepth, 32);
+  ck_assert_int_eq(a->numjobs, 1);
+  CK_EQ(a->size_bytes, GIB);
+  CK_EQ(a->runtime_s, 30.0);
+  ck_assert_int_eq(a->time_based, 1);
+  ck_assert_int_eq(a->direct, 1);
+  ck_assert_int_eq(a->stonewall, 0);
+  ck_assert_int_eq(s1->njobs, 1);
+  ck_assert_str_eq(s1->metric, "write_MBps");
+  const struct job *b = &s1->jobs[0];
+  CK_EQ(b->read_frac, 0.0);
+  ck_assert_int_eq(b->access, JOB_SEQ);
+  CK_EQ(b->bs_bytes[0], MIB);
+  ck_assert_int_eq(b->iodepth, 4);
+  ck_assert_int_eq(b->numjobs, 2);
+  ck_assert_int_eq(b->stonewall, 1);
+  ck_assert_msg(strstr(warn, "basic.fio:3: warning: fio option 'ioengine' is accepted but not modelled"),
+                "warnings: %s", warn);
+  ck_assert_msg(!strstr(warn, "group_reporting"), "group_reporting is honoured: %s", warn);
+  free(warn);
+  workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_mixed)
+{
+  struct workload w;
+  char *warn = NULL;
+  fio_test_parse("mixed.fio", &w, &warn);
+  ck_assert_msg(w.nsteps == 1 && w.steps[0].njobs == 2, "one step with two jobs, got %d steps",
+                w.nsteps);
+  ck_assert_str_eq(w.steps[0].metric, "MBps");
+  const struct job *o = &w.steps[0].jobs[0];
+  ck_assert_str_eq(o->name, "oltp");
+  ck_assert_int_eq(o->rw_mixed, 1);
+  CK_EQ(o->read_frac, 0.7); /* rwmixread from [global], set before rw */
+  ck_assert_int_eq(o->access, JOB_RANDOM);
+  ck_assert_int_eq(o->nbs, 3);
+  CK_EQ(o->bs_bytes[0], 4 * KIB);
+  CK_EQ(o->bs_weight[0], 0.10);
+  CK_EQ(o->bs_bytes[1], 64 * KIB);
+  CK_EQ(o->bs_weight[1], 0.50);
+  CK_EQ(o->bs_bytes[2], 32 * KIB);
+  CK_EQ(o->bs_weight[2], 0.40);
+  ck_assert_int_eq(o->iodepth, 16);
+  ck_assert_int_eq(o->numjobs, 4);
+  CK_EQ(o->size_bytes, 10 * GIB);
+  CK_EQ(o->offset_bytes, GIB);
+  CK_EQ(o->runtime_s, 120.0);
+  CK_EQ(o->ramp_s, 10.0);
+  ck_assert_int_eq(o->time_based, 1);
+  ck_assert_int_eq(o->direct, 1);
+  CK_EQ(o->thinktime_s, 500e-6);
+  CK_EQ(o->rate_iops, 2000.0);
+  ck_assert_int_eq(o->sync, 1);
+  ck_assert_int_eq(o->fsync_every, 8);
+  CK_EQ(o->seq_frac, 0.4);
+  const struct job *l = &w.steps[0].jobs[1];
+  CK_EQ(l->read_frac, 0.0); /* rw=write: rwmixwrite only stored */
+  CK_EQ(l->rwmixread_frac, 0.9);
+  ck_assert_int_eq(l->rw_mixed, 0);
+  CK_EQ(l->bs_bytes[0], 512 * KIB);
+  CK_EQ(l->size_bytes, 100 * MIB);
+  CK_EQ(l->thinktime_s, 2e-3);
+  ck_assert_int_eq(l->direct, 0);
+  ck_assert_int_eq(l->iodepth, 1);
+  ck_assert_int_eq(l->numjobs, 1);
+  static const char *const unmodelled[] = {"'ioengine'", "'filename'", "'norandommap'", "'randrepeat'"};
+  for (size_t i = 0; i < 4; i++)
+    ck_assert_msg(strstr(warn, unmodelled[i]), "warnings lack %s: %s", unmodelled[i], warn);
+  ck_assert_msg(strstr(warn, "mixed.fio:3:"), "warning names the line: %s", warn);
+  free(warn);
+  workload_free(&w);
+}
+END_TEST
+
+START_TEST(test_groups)
+{
+  struct workload w;
+  char *warn = NULL;
+  fio_test_parse("groups.fio", &w, &warn);
+  ck_assert_str_eq(warn, "");
+  ck_assert_msg(w.nsteps == 2, "steps %d", w.nsteps);
+  ck_assert_int_eq(w.steps[0].njobs, 2);
+  ck_assert_int_eq(w.steps[1].njobs, 2);
+  ck_assert_str_eq(w.steps[0].name, "a");
+  ck_assert_str_eq(w.steps[1].name, "c");
+  ck_assert_str_eq(w.steps[0].metric, "MBps");
+  const struct job *a = &w.steps[0].jobs[0], *b = &w.steps[0].jobs[1];
+  const struct job *c = &w.steps[1].jobs[0], *d = &w.steps[1].jobs[1];
+  CK_EQ(a->bs_bytes[0], 64 * KIB);
+  CK_EQ(a->size_bytes, 256 * MIB);
+  ck_assert_int_eq(a->iodepth, 1);
+  ck_assert_int_eq(b->access, JOB_RANDOM);
+  CK_EQ(b->read_frac, 0.0);
+  CK_EQ(c->bs_bytes[0], 8 * KIB); /* second [global] */
+  ck_assert_int_eq(c->iodepth, 8);
+  CK_EQ(c->size_bytes, 256 * MIB); /* first [global] still applies */
+  CK_EQ(c->read_frac, 0.7);
+  ck_assert_int_eq(c->stonewall, 1);
+  ck_assert_int_eq(d->nbs, 3); /* empty shares split what is left: 25/25/50 */
+  CK_EQ(d->bs_weight[0], 0.25);
+  CK_EQ(d->bs_weight[1], 0.25);
+  CK_EQ(d->bs_weight[2], 0.50);
+  free(warn);
+  workload_free(&w);
+}
+END_TEST
+
+static void fio_test_opt(struct job *j, const char *k, const char *v)
+{
+  char msg[256] = "";
+  int unm = -1;
+  int rc = fio_set_option(j, k, v, &unm, msg, sizeof msg);
+  ck_assert_msg(rc == 0, "%s=%s should apply: %s", k, v ? v : "(bare)", msg);
+}
+
+START_TEST(test_spellings)
+{
+  struct job j;
+  job_defaults(&j);
+  CK_EQ(j.bs_bytes[0], 4096.0);
+  CK_EQ(j.read_frac, 1.0);
+  ck_assert_int_eq(j.iodepth, 1);
+  ck_assert_int_eq(j.numjobs, 1);
+  static const struct {
+    const char *v;
+    double bytes;
+  } sizes[] = {{"4096", 4096},     {"4k", 4096},      {"4K", 4096},     {"4KB", 4096},
+               {"4KiB", 4096},     {"4kib", 4096},    {"1m", MIB},      {"1M", MIB},
+               {"2g", 2 * GIB},    {"1.5g", 1.5 * GIB}, {"512", 512},   {"8MiB", 8 * MIB},
+               {"1t", 1024 * GIB}, {"100b", 100}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    fio_test_opt(&j, "size", sizes[i].v);
+    ck_assert_msg(j.size_bytes == sizes[i].bytes, "size=%s -> %.17g, want %.17g", sizes[i].v,
+                  j.size_bytes, sizes[i].bytes);
+  }
+  static const struct {
+    const char *key, *v;
+    double s;
+  } times[] = {{"runtime", "10", 10},   {"runtime", "10s", 10},     {"runtime", "2m", 120},
+               {"runtime", "1h", 3600}, {"runtime", "500ms", 0.5},  {"ramp_time", "5", 5},
+               {"thinktime", "250", 250e-6}, {"thinktime", "3ms", 3e-3}, {"thinktime", "1s", 1}};
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+    fio_test_opt(&j, times[i].key, times[i].v);
+    double got = !strcmp(times[i].key, "runtime")     ? j.runtime_s
+                 : !strcmp(times[i].key, "ramp_time") ? j.ramp_s
+                                                      : j.thinktime_s;
+    ck_assert_msg(fabs(got - times[i].s) <= 1e-12, "%s=%s -> %g s, want %g", times[i].key,
+                  times[i].v, got, times[i].s);
+  }
+  /* rw and rwmix in either order. */
+  fio_test_opt(&j, "rw", "randrw");
+  CK_EQ(j.read_frac, 0.5);
+  fio_test_opt(&j, "rwmixwrite", "25");
+  CK_EQ(j.read_frac, 0.75);
+  fio_test_opt(&j, "readwrite", "readwrite");
+  ck_assert_int_eq(j.access, JOB_SEQ);
+  CK_EQ(j.read_frac, 0.75);
+  fio_test_opt(&j, "rw", "randwrite");
+  CK_EQ(j.read_frac, 0.0);
+  fio_test_opt(&j, "rwmixread", "100");
+  CK_EQ(j.read_frac, 0.0);
+  fio_test_opt(&j, "rw", "rw");
+  CK_EQ(j.read_frac, 1.0);
+  /* Flags and their spellings; unmodelled options. */
+  fio_test_opt(&j, "direct", NULL);
+  ck_assert_int_eq(j.direct, 1);
+  fio_test_opt(&j, "buffered", "1");
+  ck_assert_int_eq(j.direct, 0);
+  fio_test_opt(&j, "sync", "dsync");
+  ck_assert_int_eq(j.sync, 1);
+  fio_test_opt(&j, "sync", "none");
+  ck_assert_int_eq(j.sync, 0);
+  fio_test_opt(&j, "stonewall", "");
+  ck_assert_int_eq(j.stonewall, 1);
+  fio_test_opt(&j, "bs", "64k");
+  fio_test_opt(&j, "bssplit", "4k/30:8k/70");
+  ck_assert_int_eq(j.nbs, 2);
+  fio_test_opt(&j, "blocksize", "128k");
+  ck_assert_int_eq(j.nbs, 1);
+  CK_EQ(j.bs_bytes[0], 128 * KIB);
+  fio_test_opt(&j, "name", "renamed");
+  ck_assert_str_eq(j.name, "renamed");
+  int unm = 0;
+  char msg[256] = "";
+  ck_assert_int_eq(fio_set_option(&j, "ioengine", "libaio", &unm, msg, sizeof msg), 0);
+  ck_assert_msg(unm == 1, "ioengine is accepted but unmodelled");
+  ck_assert_int_eq(fio_set_option(&j, "iodepth", "64", &unm, msg, sizeof msg), 0);
+  ck_assert_msg(unm == 0 && j.iodepth == 64, "iodepth modelled");
+  ck_assert_int_eq(fio_set_option(&j, "iodepht", "8", NULL, msg, sizeof msg), -1);
+  ck_assert_msg(strstr(msg, "unknown fio option 'iodepht' (did you mean 'iodepth'?)"), "%s", msg);
+  ck_assert_int_eq(fio_set_option(&j, "zzzzzzzz", "8", NULL, msg, sizeof msg), -1);
+  ck_assert_msg(!strstr(msg, "did you mean"), "nothing close: %s", msg);
+  ck_assert_int_eq(fio_set_option(&j, "numjobs", "4x", NULL, msg, sizeof msg), -1);
+  ck_assert_msg(strstr(msg, "numjobs: bad value '4x' (allowed: integer 1..65536)"), "%s", msg);
+  ck_assert_int_eq(fio_set_option(&j, "bs", "0x10", NULL, msg, sizeof msg), -1);
+  ck_assert_int_eq(fio_set_option(&j, "size", "nan", NULL, msg, sizeof msg), -1);
+}
+END_TEST
+
+START_TEST(test_strings)
+{
+  struct workload w;
+  char *warn = NULL;
+  struct nw_err err;
+  ck_assert_int_eq(fio_parse_string("[j]\r\nrw=write\r\nbs=8k\r\n", "crlf", &w, &warn, &err), 0);
+  ck_assert_msg(w.nsteps == 1 && w.steps[0].jobs[0].bs_bytes[0] == 8192.0, "CRLF lines");
+  free(warn);
+  workload_free(&w);
+  /* [global] stonewall: every job is its own step. */
+  ck_assert_int_eq(fio_parse_string("[global]\nstonewall\n[a]\n[b]\n[c]\n", "sw", &w, NULL, &err), 0);
+  ck_assert_msg(w.nsteps == 3, "steps %d", w.nsteps);
+  workload_free(&w);
+  ck_assert_int_eq(fio_parse_string("", "empty", &w, &warn, &err), -1);
+  ck_assert_msg(warn == NULL && w.steps == NULL, "nothing left on failure");
+  ck_assert_int_eq(fio_parse_file("/nonexistent/x.fio", &w, &warn, &err), -1);
+  ck_assert_msg(strstr(err.msg, "cannot open"), "%s", err.msg);
+  workload_free(&w);
+  workload_free(NULL);
+}
+END_TEST
+
+static char *fio_test_read(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = calloc(1, 4096);
+  size_t n = fread(buf, 1, 4095, f);
+  fclose(f);
+  while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+    buf[--n] = '\0';
+  return buf;
+}
+
+START_TEST(test_bad_corpus)
+{
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/tests/fio/bad", fio_test_dir());
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "cannot open %s", dir);
+  int nfiles = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    if (len < 5 || strcmp(e->d_name + len - 4, ".fio") != 0)
+      continue;
+    char path[2048], exp_path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    snprintf(exp_path, sizeof exp_path, "%s/%.*s.expected", dir, (int)(len - 4), e->d_name);
+    char *expected = fio_test_read(exp_path);
+    ck_assert_msg(expected && *expected, "%s has no .expected file", e->d_name);
+    struct workload w;
+    char *warn = NULL;
+    struct nw_err err;
+    int rc = fio_parse_file(path, &w, &warn, &err);
+    ck_assert_msg(rc == -1, "%s should be rejected", e->d_name);
+    ck_assert_msg(warn == NULL && w.nsteps == 0 && w.steps == NULL, "%s: output left behind",
+                  e->d_name);
+    char *printed = NULL;
+    size_t plen = 0;
+    FILE *mem = open_memstream(&printed, &plen);
+    nw_err_print(&err, mem);
+    fclose(mem);
+    ck_assert_msg(strstr(printed, expected) != NULL, "%s:\n  got:  %s  want: %s", e->d_name, printed,
+                  expected);
+    free(printed);
+    free(expected);
+    nfiles++;
+  }
+  closedir(d);
+  ck_assert_msg(nfiles >= 15, "only %d bad files found", nfiles);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("fio");
+  TCase *tg = tcase_create("golden");
+  tcase_add_test(tg, test_basic);
+  tcase_add_test(tg, test_mixed);
+  tcase_add_test(tg, test_groups);
+  suite_add_tcase(s, tg);
+  TCase *to = tcase_create("options");
+  tcase_add_test(to, test_spellings);
+  tcase_add_test(to, test_strings);
+  suite_add_tcase(s, to);
+  TCase *tb = tcase_create("bad");
+  tcase_add_test(tb, test_bad_corpus);
+  suite_add_tcase(s, tb);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
