@@ -108,6 +108,11 @@ struct stack_cfg {
   struct disk **cache_devs;    /* SSD cache devices (mirrored in read-write mode) */
   int ncache_devs;
   uint64_t seed;
+  /* Added by the storage stack (additive): the stack cannot read a device's
+   * capacity from struct disk, and reshape/migration need the disks they add. */
+  uint64_t member_bytes;       /* usable bytes per member: the smallest member's capacity */
+  struct disk **spares;        /* disks RESHAPE/MIGRATE add to the volume, in order (may be NULL) */
+  int nspares;
 };
 
 /* Background md operations. */

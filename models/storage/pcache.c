@@ -1,0 +1,322 @@
+/* pcache.c - LRU block cache with dirty FIFO.  See pcache.h.
+ *
+ * Blocks live in a growable node array; an open-addressing hash table
+ * (linear probing, backward-shift deletion) maps block number -> node.
+ * Two intrusive doubly linked lists: clean LRU and dirty FIFO. */
+#include "models/storage/pcache.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCACHE_NIL UINT32_MAX
+
+struct pcache_node {
+  uint64_t block;
+  uint32_t prev, next; /* in the clean LRU or the dirty FIFO */
+  int dirty;
+  double dirty_s;
+};
+
+struct pcache {
+  uint64_t block_bytes, cap_blocks;
+  struct pcache_node *node;
+  uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
+  uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
+  uint64_t nslot;                      /* power of two */
+  uint64_t used, ndirty;
+  uint32_t lru_head, lru_tail;         /* head = most recently used */
+  uint32_t dirty_head, dirty_tail;     /* head = oldest */
+  uint64_t hits, misses;
+};
+
+static uint64_t pcache_hash(uint64_t b)
+{
+  b ^= b >> 33;
+  b *= 0xff51afd7ed558ccdULL;
+  b ^= b >> 33;
+  return b;
+}
+
+struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
+{
+  if (block_bytes == 0 || capacity_bytes < block_bytes)
+    return NULL;
+  struct pcache *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  c->block_bytes = block_bytes;
+  c->cap_blocks = capacity_bytes / block_bytes;
+  c->nslot = 64;
+  c->slot = malloc(c->nslot * sizeof *c->slot);
+  if (c->slot == NULL) {
+    pcache_destroy(c);
+    return NULL;
+  }
+  memset(c->slot, 0xff, c->nslot * sizeof *c->slot);
+  c->free_head = c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = PCACHE_NIL;
+  return c;
+}
+
+void pcache_destroy(struct pcache *c)
+{
+  if (c == NULL)
+    return;
+  free(c->node);
+  free(c->slot);
+  free(c);
+}
+
+uint64_t pcache_block_bytes(const struct pcache *c)
+{
+  return c->block_bytes;
+}
+
+static uint64_t pcache_find_slot(const struct pcache *c, uint64_t block)
+{
+  uint64_t mask = c->nslot - 1, i = pcache_hash(block) & mask;
+  while (c->slot[i] != PCACHE_NIL && c->node[c->slot[i]].block != block)
+    i = (i + 1) & mask;
+  return i;
+}
+
+static uint32_t pcache_get(const struct pcache *c, uint64_t block)
+{
+  return c->slot[pcache_find_slot(c, block)];
+}
+
+static int pcache_rehash(struct pcache *c, uint64_t nslot)
+{
+  uint32_t *ns = malloc(nslot * sizeof *ns);
+  if (ns == NULL)
+    return -1;
+  memset(ns, 0xff, nslot * sizeof *ns);
+  uint32_t *old = c->slot;
+  uint64_t oldn = c->nslot;
+  c->slot = ns;
+  c->nslot = nslot;
+  for (uint64_t i = 0; i < oldn; i++)
+    if (old[i] != PCACHE_NIL)
+      c->slot[pcache_find_slot(c, c->node[old[i]].block)] = old[i];
+  free(old);
+  return 0;
+}
+
+static void pcache_hash_del(struct pcache *c, uint64_t block)
+{
+  uint64_t mask = c->nslot - 1, i = pcache_find_slot(c, block);
+  if (c->slot[i] == PCACHE_NIL)
+    return;
+  c->slot[i] = PCACHE_NIL;
+  uint64_t j = i;
+  for (;;) { /* backward-shift deletion */
+    j = (j + 1) & mask;
+    if (c->slot[j] == PCACHE_NIL)
+      return;
+    uint64_t h = pcache_hash(c->node[c->slot[j]].block) & mask;
+    int move = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
+    if (move) {
+      c->slot[i] = c->slot[j];
+      c->slot[j] = PCACHE_NIL;
+      i = j;
+    }
+  }
+}
+
+static void pcache_unlink(struct pcache *c, uint32_t x)
+{
+  struct pcache_node *n = &c->node[x];
+  uint32_t *head = n->dirty ? &c->dirty_head : &c->lru_head;
+  uint32_t *tail = n->dirty ? &c->dirty_tail : &c->lru_tail;
+  if (n->prev != PCACHE_NIL)
+    c->node[n->prev].next = n->next;
+  else
+    *head = n->next;
+  if (n->next != PCACHE_NIL)
+    c->node[n->next].prev = n->prev;
+  else
+    *tail = n->prev;
+  n->prev = n->next = PCACHE_NIL;
+}
+
+/* Clean: push at the LRU head.  Dirty: append at the FIFO tail. */
+static void pcache_link(struct pcache *c, uint32_t x)
+{
+  struct pcache_node *n = &c->node[x];
+  if (!n->dirty) {
+    n->prev = PCACHE_NIL;
+    n->next = c->lru_head;
+    if (c->lru_head != PCACHE_NIL)
+      c->node[c->lru_head].prev = x;
+    c->lru_head = x;
+    if (c->lru_tail == PCACHE_NIL)
+      c->lru_tail = x;
+  } else {
+    n->next = PCACHE_NIL;
+    n->prev = c->dirty_tail;
+    if (c->dirty_tail != PCACHE_NIL)
+      c->node[c->dirty_tail].next = x;
+    c->dirty_tail = x;
+    if (c->dirty_head == PCACHE_NIL)
+      c->dirty_head = x;
+  }
+}
+
+static void pcache_remove(struct pcache *c, uint32_t x)
+{
+  pcache_unlink(c, x);
+  pcache_hash_del(c, c->node[x].block);
+  if (c->node[x].dirty)
+    c->ndirty--;
+  c->used--;
+  c->node[x].next = c->free_head;
+  c->free_head = x;
+}
+
+static uint32_t pcache_alloc(struct pcache *c)
+{
+  if (c->free_head != PCACHE_NIL) {
+    uint32_t x = c->free_head;
+    c->free_head = c->node[x].next;
+    return x;
+  }
+  if (c->nnode == c->node_cap) {
+    uint32_t cap = c->node_cap ? 2 * c->node_cap : 64;
+    struct pcache_node *v = realloc(c->node, (size_t)cap * sizeof *v);
+    if (v == NULL)
+      return PCACHE_NIL;
+    c->node = v;
+    c->node_cap = cap;
+  }
+  return c->nnode++;
+}
+
+void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
+                   uint64_t *total_blocks)
+{
+  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, hit = 0;
+  for (uint64_t b = b0; len > 0 && b <= b1; b++) {
+    uint32_t x = pcache_get(c, b);
+    if (x == PCACHE_NIL)
+      continue;
+    hit++;
+    if (touch && !c->node[x].dirty) {
+      pcache_unlink(c, x);
+      pcache_link(c, x);
+    }
+  }
+  uint64_t total = len > 0 ? b1 - b0 + 1 : 0;
+  if (touch) {
+    c->hits += hit;
+    c->misses += total - hit;
+  }
+  *hit_blocks = hit;
+  *total_blocks = total;
+}
+
+uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, double now_s)
+{
+  if (len == 0)
+    return 0;
+  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, refused = 0;
+  for (uint64_t b = b0; b <= b1; b++) {
+    uint32_t x = pcache_get(c, b);
+    if (x != PCACHE_NIL) {
+      struct pcache_node *n = &c->node[x];
+      if (dirty && !n->dirty) {
+        pcache_unlink(c, x);
+        n->dirty = 1;
+        n->dirty_s = now_s;
+        c->ndirty++;
+        pcache_link(c, x);
+      } else if (!n->dirty) {
+        pcache_unlink(c, x);
+        pcache_link(c, x);
+      }
+      continue;
+    }
+    if (c->used >= c->cap_blocks) {
+      if (c->lru_tail == PCACHE_NIL) {
+        refused++;
+        continue;
+      }
+      pcache_remove(c, c->lru_tail);
+    }
+    if ((c->used + 1) * 2 > c->nslot && pcache_rehash(c, c->nslot * 2) != 0) {
+      refused++;
+      continue;
+    }
+    x = pcache_alloc(c);
+    if (x == PCACHE_NIL) {
+      refused++;
+      continue;
+    }
+    c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL,
+                                      .dirty = dirty, .dirty_s = now_s};
+    c->slot[pcache_find_slot(c, b)] = x;
+    c->used++;
+    c->ndirty += dirty ? 1u : 0u;
+    pcache_link(c, x);
+  }
+  return refused;
+}
+
+void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len)
+{
+  if (len == 0)
+    return;
+  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes;
+  for (uint64_t b = b0; b <= b1; b++) {
+    uint32_t x = pcache_get(c, b);
+    if (x != PCACHE_NIL)
+      pcache_remove(c, x);
+  }
+}
+
+uint64_t pcache_used_bytes(const struct pcache *c)
+{
+  return c->used * c->block_bytes;
+}
+
+uint64_t pcache_dirty_bytes(const struct pcache *c)
+{
+  return c->ndirty * c->block_bytes;
+}
+
+double pcache_oldest_dirty_s(const struct pcache *c)
+{
+  return c->dirty_head == PCACHE_NIL ? INFINITY : c->node[c->dirty_head].dirty_s;
+}
+
+int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len)
+{
+  if (c->dirty_head == PCACHE_NIL)
+    return 0;
+  uint64_t b0 = c->node[c->dirty_head].block, b = b0;
+  uint64_t maxb = max_bytes / c->block_bytes;
+  if (maxb == 0)
+    maxb = 1;
+  for (;;) {
+    uint32_t x = pcache_get(c, b);
+    if (x == PCACHE_NIL || !c->node[x].dirty || b - b0 >= maxb)
+      break;
+    pcache_unlink(c, x);
+    c->node[x].dirty = 0;
+    c->ndirty--;
+    pcache_link(c, x);
+    b++;
+  }
+  *off = b0 * c->block_bytes;
+  *len = (b - b0) * c->block_bytes;
+  return 1;
+}
+
+uint64_t pcache_hit_blocks(const struct pcache *c)
+{
+  return c->hits;
+}
+
+uint64_t pcache_miss_blocks(const struct pcache *c)
+{
+  return c->misses;
+}

@@ -1,0 +1,57 @@
+/* pcache.h - an LRU block cache with dirty accounting (pure data, no time
+ * of its own).  Used as the NAS page cache, as the SSD cache directory, and
+ * reusable as a client-side cache (e.g. IOZone on the client host).
+ *
+ * The address space is cut into blocks of block_bytes.  Clean blocks sit
+ * on an LRU list and are evicted from its cold end; dirty blocks sit on a
+ * FIFO ordered by the time they were first dirtied and are never evicted:
+ * they leave only through pcache_take_dirty (write-back), after which they
+ * are clean and most recently used.  Memory grows with the blocks in use,
+ * not with the capacity. */
+#ifndef NASTWIN_PCACHE_H
+#define NASTWIN_PCACHE_H
+
+#include <stdint.h>
+
+struct pcache;
+
+/* New empty cache of capacity_bytes (>= one block) in blocks of block_bytes
+ * (> 0); NULL on bad sizes or out of memory. */
+struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes);
+void pcache_destroy(struct pcache *c); /* accepts NULL */
+
+/* Block size (bytes). */
+uint64_t pcache_block_bytes(const struct pcache *c);
+
+/* Blocks of [off, off+len) that are cached (*hit_blocks) out of
+ * *total_blocks; touch=1 makes the clean ones most recently used and counts
+ * the lookup in the hit/miss statistics. */
+void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
+                   uint64_t *total_blocks);
+
+/* Insert the blocks of [off, off+len) (dirty=1: mark them dirty at now_s,
+ * keeping an earlier dirty time).  Clean LRU blocks are evicted to make
+ * room; returns the number of blocks that could not be inserted because
+ * the cache is full of dirty blocks. */
+uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, double now_s);
+
+/* Drop the blocks of [off, off+len) (dirty ones too). */
+void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len);
+
+/* Bytes cached / dirty (block granularity). */
+uint64_t pcache_used_bytes(const struct pcache *c);
+uint64_t pcache_dirty_bytes(const struct pcache *c);
+
+/* Dirty time of the oldest dirty block (s); INFINITY when none. */
+double pcache_oldest_dirty_s(const struct pcache *c);
+
+/* Take the oldest dirty block and the dirty blocks right after it (up to
+ * max_bytes, at least one block), mark them clean and return their range;
+ * 0 when nothing is dirty. */
+int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
+
+/* Lookup statistics in blocks (touching lookups only). */
+uint64_t pcache_hit_blocks(const struct pcache *c);
+uint64_t pcache_miss_blocks(const struct pcache *c);
+
+#endif

@@ -1,0 +1,1147 @@
+/* stack.c - the block storage path as one event source.  See stack.h.
+ *
+ * Every unit of work below the page cache is a request (struct stk_req)
+ * walking a fixed list of steps; a step either does nothing (skipped) or
+ * starts work and waits until `pending` drops to 0:
+ *
+ *   CPU_PRE   flusher CPU cost (write-back of the page cache)
+ *   CRYPT_W   AES before a write reaches the disks
+ *   SSD       SSD cache: hit -> cache device I/O and skip the RAID steps
+ *   PLAN      md plan; writes take stripe-cache entries (may wait)
+ *   READS     phase-1 member reads
+ *   PARITY    P/Q on the parity engine or the CPU (STACK_THREAD_RAID)
+ *   WRITES    phase-2 member writes
+ *   SSD_FILL  a read miss populates the SSD cache (asynchronously)
+ *   CRYPT_R   AES after a read
+ *   FINISH    completion callback (client io_done, flusher, window, ...)
+ *
+ * Events: device completions (scanned: members are few) and a binary heap
+ * of timers (engine completions, immediate completions, background-op
+ * pacing, flusher and destager ticks), processed in time order; ties are
+ * broken by device before timer and by insertion order among timers. */
+#include "models/storage/stack.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/storage/pcache.h"
+#include "models/storage/raid.h"
+
+#define STK_MAX_OPS 16
+#define STK_OP_WINDOWS 4                      /* background windows in flight */
+#define STK_OP_WINDOW_IDLE_BYTES (32u << 20)  /* per member, members idle */
+#define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
+#define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
+                          is_mddev_idle and sleeps 500 ms) */
+#define STK_FLUSH_INFLIGHT 4
+#define STK_FLUSH_MAX_BYTES (4u << 20)
+#define STK_DESTAGE_MAX_BYTES (1u << 20)
+#define STK_MERGE_MAX_BYTES (4u << 20)
+
+enum stk_step {
+  ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
+  ST_CRYPT_R, ST_FINISH, ST_DONE
+};
+enum stk_kind { RQ_CLIENT, RQ_RA, RQ_FLUSH, RQ_BG, RQ_DESTAGE, RQ_FILL };
+enum stk_tm { TM_REQ, TM_OP, TM_FLUSH, TM_DESTAGE };
+
+struct stk_req {
+  int kind, step, pending, write, sync;
+  uint64_t off, len; /* logical range (cache/raid level) */
+  uint64_t tag;      /* RQ_CLIENT: client cookie */
+  int skip_raid, ssd_fill, planned, stripes_held;
+  double pre_cycles;
+  struct raid_plan plan;
+  struct stk_req *rider;  /* client requests completed with this one */
+  struct stk_req *next;   /* wait queue link */
+  uint64_t op_units;      /* RQ_BG: progress units of this window */
+  struct stk_req *lprev, *lnext; /* every live request, freed by stack_destroy */
+};
+
+struct stk_timer {
+  double t_s;
+  uint64_t seq;
+  int kind;
+  struct stk_req *req;
+};
+
+struct stk_op {
+  struct stack_op_cfg cfg;
+  struct stack_op_report rep;
+  uint64_t total, issued, done; /* progress units: member bytes (reshape: logical bytes) */
+  int inflight, timer_armed, critical_done;
+  double next_issue_s;
+  struct raid_geom newg; /* reshape / migration target */
+  int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
+};
+
+struct blocked_write {
+  struct stack_io io;
+};
+
+struct stack {
+  struct stack_cfg cfg;
+  struct stack_hooks hooks;
+  struct raid_geom g;
+  struct disk *dev[RAID_MAX_MEMBERS];
+  int ndev;
+  int pending[RAID_MAX_MEMBERS];
+  uint64_t capacity;
+  /* timers */
+  struct stk_timer *heap;
+  int nheap, heap_cap;
+  uint64_t seq;
+  double last_fg_s;
+  /* stripe cache */
+  int stripes_free;
+  struct stk_req *swait_head, *swait_tail;
+  /* page cache */
+  struct pcache *pc;
+  uint64_t dirty_limit, dirty_bg;
+  int flush_inflight, flush_timer;
+  struct blocked_write *blocked;
+  int nblocked, blocked_cap;
+  uint64_t ra_end;
+  struct stk_req *ra_req;
+  /* ssd cache */
+  struct pcache *sc;
+  uint64_t sc_seq_end, sc_seq_run, sc_span;
+  int sc_rr, destage_inflight, destage_timer;
+  /* background ops */
+  struct stk_op ops[STK_MAX_OPS];
+  int nops;
+  uint64_t reshape_pos; /* logical bytes already in the new layout */
+  int reshaping;
+  struct stk_req *live;
+};
+
+static void stk_run(struct stack *s, struct stk_req *r, double t);
+static void stk_op_pump(struct stack *s, double t);
+static void stk_flush_kick(struct stack *s, double t);
+static void stk_destage_kick(struct stack *s, double t);
+
+/* ---- timers ---------------------------------------------------------- */
+
+static int stk_tm_less(const struct stk_timer *a, const struct stk_timer *b)
+{
+  return a->t_s < b->t_s || (a->t_s == b->t_s && a->seq < b->seq);
+}
+
+static void stk_tm_push(struct stack *s, double t, int kind, struct stk_req *r)
+{
+  if (s->nheap == s->heap_cap) {
+    int cap = s->heap_cap ? 2 * s->heap_cap : 64;
+    struct stk_timer *h = realloc(s->heap, (size_t)cap * sizeof *h);
+    if (h == NULL)
+      return; /* out of memory: the event is lost */
+    s->heap = h;
+    s->heap_cap = cap;
+  }
+  int i = s->nheap++;
+  s->heap[i] = (struct stk_timer){.t_s = t, .seq = s->seq++, .kind = kind, .req = r};
+  while (i > 0 && stk_tm_less(&s->heap[i], &s->heap[(i - 1) / 2])) {
+    struct stk_timer x = s->heap[i];
+    s->heap[i] = s->heap[(i - 1) / 2];
+    s->heap[(i - 1) / 2] = x;
+    i = (i - 1) / 2;
+  }
+}
+
+static struct stk_timer stk_tm_pop(struct stack *s)
+{
+  struct stk_timer top = s->heap[0];
+  s->heap[0] = s->heap[--s->nheap];
+  int i = 0;
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, m = i;
+    if (l < s->nheap && stk_tm_less(&s->heap[l], &s->heap[m]))
+      m = l;
+    if (r < s->nheap && stk_tm_less(&s->heap[r], &s->heap[m]))
+      m = r;
+    if (m == i)
+      break;
+    struct stk_timer x = s->heap[i];
+    s->heap[i] = s->heap[m];
+    s->heap[m] = x;
+    i = m;
+  }
+  return top;
+}
+
+/* ---- requests -------------------------------------------------------- */
+
+static struct stk_req *stk_req_new(struct stack *s, int kind, uint64_t off, uint64_t len,
+                                   int write)
+{
+  struct stk_req *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return NULL;
+  r->lnext = s->live;
+  if (s->live != NULL)
+    s->live->lprev = r;
+  s->live = r;
+  r->kind = kind;
+  r->off = off;
+  r->len = len;
+  r->write = write;
+  return r;
+}
+
+static void stk_req_free1(struct stack *s, struct stk_req *r)
+{
+  if (r->lprev != NULL)
+    r->lprev->lnext = r->lnext;
+  else
+    s->live = r->lnext;
+  if (r->lnext != NULL)
+    r->lnext->lprev = r->lprev;
+  raid_plan_free(&r->plan);
+  free(r);
+}
+
+/* Free r and the requests riding on it. */
+static void stk_req_free(struct stack *s, struct stk_req *r)
+{
+  while (r != NULL) {
+    struct stk_req *n = r->rider;
+    stk_req_free1(s, r);
+    r = n;
+  }
+}
+
+static void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, uint64_t len,
+                           int write, struct stk_req *r, double t)
+{
+  struct disk_io io = {.offset_bytes = off, .len_bytes = len, .write = write,
+                       .tag = (uint64_t)(uintptr_t)r};
+  r->pending++;
+  if (member >= 0) {
+    s->pending[member]++;
+    if (r->kind != RQ_BG)
+      s->last_fg_s = t;
+  }
+  disk_submit(d, t, &io);
+}
+
+/* Engine or CPU work of `cycles` (CPU) / `bytes` (engine). */
+static void stk_compute(struct stack *s, struct stk_req *r, struct accel *engine, double bytes,
+                        enum stack_thread th, double cycles, double t)
+{
+  if (engine != NULL && bytes > 0) {
+    r->pending++;
+    stk_tm_push(s, accel_submit(engine, t, bytes), TM_REQ, r);
+  } else if (engine == NULL && cycles > 0 && s->hooks.cpu_work != NULL) {
+    r->pending++;
+    s->hooks.cpu_work(s->hooks.ctx, th, cycles, (uint64_t)(uintptr_t)r);
+  }
+}
+
+static int stk_bg_active(const struct stack *s, double t)
+{
+  return t - s->last_fg_s < STK_IDLE_S;
+}
+
+/* Stripe-cache entries a write plan needs: one per page row touched. */
+static int stk_stripes_needed(const struct stack *s, const struct stk_req *r)
+{
+  if (s->g.parity_members == 0)
+    return 0;
+  uint64_t rows = 0;
+  for (int i = 0; i < r->plan.writes.n; i++) {
+    uint64_t pr = (r->plan.writes.v[i].len_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES;
+    if (pr > rows)
+      rows = pr;
+  }
+  int total = (int)s->cfg.volume.stripe_cache_entries;
+  return rows > (uint64_t)total ? total : (int)rows;
+}
+
+static const struct raid_geom *stk_geom_for(const struct stack *s, uint64_t off)
+{
+  if (s->reshaping && off < s->reshape_pos)
+    return &s->ops[s->nops - 1].newg;
+  return &s->g;
+}
+
+static void stk_plan(struct stack *s, struct stk_req *r)
+{
+  const struct raid_geom *g = stk_geom_for(s, r->off);
+  raid_plan_reset(&r->plan);
+  if (r->write)
+    raid_plan_write(g, r->off, r->len, &r->plan);
+  else
+    raid_plan_read(g, r->off, r->len, s->pending, &r->plan);
+  r->planned = 1;
+}
+
+/* Coalesce a write into the tail of the stripe wait queue when contiguous. */
+static int stk_try_merge(struct stack *s, struct stk_req *r)
+{
+  struct stk_req *q = s->swait_tail;
+  if (q == NULL || q->kind != RQ_CLIENT || r->kind != RQ_CLIENT || !q->write ||
+      q->off + q->len != r->off || q->len + r->len > STK_MERGE_MAX_BYTES || r->rider != NULL)
+    return 0;
+  q->len += r->len;
+  stk_plan(s, q);
+  struct stk_req **tail = &q->rider;
+  while (*tail != NULL)
+    tail = &(*tail)->rider;
+  *tail = r;
+  r->step = ST_DONE; /* completed by q */
+  return 1;
+}
+
+static void stk_stripes_release(struct stack *s, int n, double t)
+{
+  s->stripes_free += n;
+  while (s->swait_head != NULL) {
+    struct stk_req *w = s->swait_head;
+    int need = stk_stripes_needed(s, w);
+    if (need > s->stripes_free)
+      break;
+    s->swait_head = w->next;
+    if (s->swait_head == NULL)
+      s->swait_tail = NULL;
+    w->next = NULL;
+    s->stripes_free -= need;
+    w->stripes_held = need;
+    w->pending--;
+    stk_run(s, w, t);
+  }
+}
+
+static uint64_t stk_cdev_off(const struct stack *s, uint64_t off)
+{
+  return s->sc_span ? off % s->sc_span : 0;
+}
+
+/* SSD cache decision for a request (see ssdcache in README). */
+static void stk_ssd(struct stack *s, struct stk_req *r, double t)
+{
+  if (s->sc == NULL || s->cfg.ncache_devs == 0)
+    return;
+  if (r->kind != RQ_CLIENT && r->kind != RQ_RA && r->kind != RQ_FLUSH)
+    return;
+  /* sequential-stream detection */
+  if (r->off == s->sc_seq_end)
+    s->sc_seq_run += r->len;
+  else
+    s->sc_seq_run = r->len;
+  s->sc_seq_end = r->off + r->len;
+  double bypass = s->cfg.ssdcache.seq_bypass_bytes;
+  if (bypass > 0 && (double)s->sc_seq_run > bypass) {
+    if (r->write)
+      pcache_invalidate(s->sc, r->off, r->len);
+    return;
+  }
+  int rw = (int)s->cfg.ssdcache.mode == 2;
+  if (!r->write) {
+    uint64_t hit, total;
+    pcache_lookup(s->sc, r->off, r->len, 1, &hit, &total);
+    if (hit == total) {
+      int d = s->sc_rr++ % s->cfg.ncache_devs;
+      stk_dev_submit(s, s->cfg.cache_devs[d], -1, stk_cdev_off(s, r->off), r->len, 0, r, t);
+      r->skip_raid = 1;
+    } else {
+      r->ssd_fill = 1;
+    }
+    return;
+  }
+  if (!rw) {
+    pcache_invalidate(s->sc, r->off, r->len);
+    return;
+  }
+  if (pcache_insert(s->sc, r->off, r->len, 1, t) != 0) {
+    pcache_invalidate(s->sc, r->off, r->len); /* full of dirty data: write through */
+    return;
+  }
+  for (int d = 0; d < s->cfg.ncache_devs; d++) /* mirrored */
+    stk_dev_submit(s, s->cfg.cache_devs[d], -1, stk_cdev_off(s, r->off), r->len, 1, r, t);
+  r->skip_raid = 1;
+  stk_destage_kick(s, t);
+}
+
+static void stk_issue_list(struct stack *s, struct stk_req *r, const struct raid_ext_list *l,
+                           int write, double t)
+{
+  for (int i = 0; i < l->n; i++) {
+    const struct raid_ext *e = &l->v[i];
+    if (e->member < 0 || e->member >= s->ndev)
+      continue;
+    stk_dev_submit(s, s->dev[e->member], e->member, e->offset_bytes, e->len_bytes, write, r, t);
+  }
+}
+
+static void stk_finish(struct stack *s, struct stk_req *r, double t);
+
+static void stk_run(struct stack *s, struct stk_req *r, double t)
+{
+  const struct stack_cfg *c = &s->cfg;
+  int crypt = c->crypt.enabled > 0.5 && (r->kind == RQ_CLIENT || r->kind == RQ_RA ||
+                                         r->kind == RQ_FLUSH);
+  while (r->pending == 0 && r->step < ST_DONE) {
+    int step = r->step++;
+    switch (step) {
+    case ST_CPU_PRE:
+      if (r->pre_cycles > 0 && s->hooks.cpu_work != NULL) {
+        r->pending++;
+        s->hooks.cpu_work(s->hooks.ctx, STACK_THREAD_FLUSH, r->pre_cycles,
+                          (uint64_t)(uintptr_t)r);
+      }
+      break;
+    case ST_CRYPT_W:
+      if (crypt && r->write)
+        stk_compute(s, r, c->crypto_engine, (double)r->len, STACK_THREAD_CRYPT,
+                    (double)r->len * c->crypt.cpu_cycles_per_byte, t);
+      break;
+    case ST_SSD:
+      stk_ssd(s, r, t);
+      break;
+    case ST_PLAN:
+      if (r->skip_raid) {
+        r->step = ST_SSD_FILL;
+        break;
+      }
+      if (!r->planned)
+        stk_plan(s, r);
+      if (r->write && r->kind != RQ_BG) {
+        int need = stk_stripes_needed(s, r);
+        if (need > s->stripes_free || s->swait_head != NULL) {
+          if (stk_try_merge(s, r))
+            return;
+          r->pending++; /* waiting for stripe-cache entries */
+          if (s->swait_tail)
+            s->swait_tail->next = r;
+          else
+            s->swait_head = r;
+          s->swait_tail = r;
+          return;
+        }
+        s->stripes_free -= need;
+        r->stripes_held = need;
+      }
+      break;
+    case ST_READS:
+      stk_issue_list(s, r, &r->plan.reads, 0, t);
+      break;
+    case ST_PARITY: {
+      double pb = r->plan.p_bytes, qb = r->plan.q_bytes;
+      stk_compute(s, r, c->parity_engine, pb + qb, STACK_THREAD_RAID,
+                  pb * c->volume.parity_cycles_per_byte + qb * c->volume.q_cycles_per_byte, t);
+      break;
+    }
+    case ST_WRITES:
+      stk_issue_list(s, r, &r->plan.writes, 1, t);
+      break;
+    case ST_SSD_FILL:
+      if (r->stripes_held) {
+        int n = r->stripes_held;
+        r->stripes_held = 0;
+        stk_stripes_release(s, n, t);
+      }
+      if (r->ssd_fill && s->sc != NULL) {
+        pcache_insert(s->sc, r->off, r->len, 0, t);
+        struct stk_req *f = stk_req_new(s, RQ_FILL, r->off, r->len, 1);
+        if (f != NULL) {
+          int rw = (int)c->ssdcache.mode == 2;
+          int nd = rw ? c->ncache_devs : 1;
+          int d0 = rw ? 0 : s->sc_rr++ % c->ncache_devs;
+          for (int d = 0; d < nd; d++)
+            stk_dev_submit(s, c->cache_devs[(d0 + d) % c->ncache_devs], -1,
+                           stk_cdev_off(s, r->off), r->len, 1, f, t);
+          f->step = ST_FINISH;
+        }
+      }
+      break;
+    case ST_CRYPT_R:
+      if (crypt && !r->write)
+        stk_compute(s, r, c->crypto_engine, (double)r->len, STACK_THREAD_CRYPT,
+                    (double)r->len * c->crypt.cpu_cycles_per_byte, t);
+      break;
+    case ST_FINISH:
+      stk_finish(s, r, t);
+      return; /* r is freed */
+    default:
+      break;
+    }
+  }
+}
+
+/* ---- page cache ------------------------------------------------------ */
+
+static void stk_client_done(struct stack *s, struct stk_req *r, double t)
+{
+  for (struct stk_req *x = r; x != NULL; x = x->rider)
+    if (x->kind == RQ_CLIENT && s->hooks.io_done != NULL)
+      s->hooks.io_done(s->hooks.ctx, t, x->tag);
+}
+
+static void stk_lower(struct stack *s, struct stk_req *r, double t)
+{
+  r->step = ST_CPU_PRE;
+  stk_run(s, r, t);
+}
+
+static void stk_immediate(struct stack *s, uint64_t tag, double t)
+{
+  struct stk_req *r = stk_req_new(s, RQ_CLIENT, 0, 0, 0);
+  if (r == NULL)
+    return;
+  r->tag = tag;
+  r->step = ST_FINISH;
+  r->pending = 1;
+  stk_tm_push(s, t, TM_REQ, r);
+}
+
+static int stk_write_cached(struct stack *s, const struct stack_io *io, double t)
+{
+  if (pcache_dirty_bytes(s->pc) + io->len_bytes > s->dirty_limit)
+    return 0;
+  pcache_insert(s->pc, io->offset_bytes, io->len_bytes, 1, t);
+  stk_immediate(s, io->tag, t);
+  stk_flush_kick(s, t);
+  return 1;
+}
+
+static void stk_unblock(struct stack *s, double t)
+{
+  int i = 0;
+  while (i < s->nblocked && stk_write_cached(s, &s->blocked[i].io, t))
+    i++;
+  if (i > 0) {
+    memmove(s->blocked, s->blocked + i, (size_t)(s->nblocked - i) * sizeof *s->blocked);
+    s->nblocked -= i;
+  }
+}
+
+static void stk_flush_kick(struct stack *s, double t)
+{
+  if (s->pc == NULL)
+    return;
+  for (;;) {
+    uint64_t dirty = pcache_dirty_bytes(s->pc);
+    if (dirty == 0 || s->flush_inflight >= STK_FLUSH_INFLIGHT)
+      break;
+    int expired = pcache_oldest_dirty_s(s->pc) + s->cfg.pcache.dirty_expire_s <= t;
+    if (dirty <= s->dirty_bg && !expired && s->nblocked == 0)
+      break;
+    uint64_t off, len;
+    if (!pcache_take_dirty(s->pc, STK_FLUSH_MAX_BYTES, &off, &len))
+      break;
+    struct stk_req *r = stk_req_new(s, RQ_FLUSH, off, len, 1);
+    if (r == NULL)
+      break;
+    r->pre_cycles = (double)len * s->cfg.pcache.flush_cycles_per_byte;
+    s->flush_inflight++;
+    stk_lower(s, r, t);
+  }
+  if (pcache_dirty_bytes(s->pc) > 0 && !s->flush_timer) {
+    s->flush_timer = 1;
+    stk_tm_push(s, t + s->cfg.pcache.writeback_interval_s, TM_FLUSH, NULL);
+  }
+}
+
+/* ---- SSD cache destaging --------------------------------------------- */
+
+static void stk_destage_kick(struct stack *s, double t)
+{
+  if (s->sc == NULL || (int)s->cfg.ssdcache.mode != 2)
+    return;
+  uint64_t dirty = pcache_dirty_bytes(s->sc);
+  if (dirty == 0 || s->destage_inflight > 0)
+    return;
+  /* destage while the array is idle, or always once half the cache is dirty */
+  if (stk_bg_active(s, t) && (double)dirty < 0.5 * s->cfg.ssdcache.capacity_bytes) {
+    if (!s->destage_timer) {
+      s->destage_timer = 1;
+      stk_tm_push(s, t + STK_IDLE_S, TM_DESTAGE, NULL);
+    }
+    return;
+  }
+  uint64_t off, len;
+  if (!pcache_take_dirty(s->sc, STK_DESTAGE_MAX_BYTES, &off, &len))
+    return;
+  struct stk_req *r = stk_req_new(s, RQ_DESTAGE, off, len, 1);
+  if (r == NULL)
+    return;
+  s->destage_inflight++;
+  r->step = ST_PLAN;
+  r->skip_raid = 0;
+  stk_dev_submit(s, s->cfg.cache_devs[0], -1, stk_cdev_off(s, off), len, 0, r, t);
+}
+
+/* ---- background operations ------------------------------------------- */
+
+static struct stk_op *stk_op_running(struct stack *s)
+{
+  if (s->nops > 0 && s->ops[s->nops - 1].rep.end_s < 0)
+    return &s->ops[s->nops - 1];
+  return NULL;
+}
+
+static void stk_op_end(struct stack *s, struct stk_op *op, double t)
+{
+  switch (op->cfg.kind) {
+  case STACK_OP_REBUILD:
+    s->g.failed_mask &= ~(1ull << op->cfg.failed_member);
+    break;
+  case STACK_OP_RESHAPE:
+    s->g = op->newg;
+    s->reshaping = 0;
+    break;
+  case STACK_OP_MIGRATE:
+    s->g = op->newg;
+    s->reshaping = 0;
+    break;
+  default:
+    break;
+  }
+  op->rep.end_s = t;
+  op->rep.progress = 1.0;
+  s->capacity = raid_capacity_bytes(&s->g);
+}
+
+/* Build the plan of the next window: `units` of progress. */
+static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
+{
+  uint64_t pos = op->issued;
+  switch (op->cfg.kind) {
+  case STACK_OP_RESYNC:
+    raid_plan_resync(&s->g, pos, units, &r->plan);
+    break;
+  case STACK_OP_REBUILD:
+    raid_plan_rebuild(&s->g, op->cfg.failed_member, pos, units, &r->plan);
+    break;
+  case STACK_OP_MIGRATE:
+  case STACK_OP_RESHAPE:
+    if (op->newg.level == RAID_1 && s->g.level != RAID_1) { /* single -> RAID-1: copy */
+      raid_ext_add(&r->plan.reads, 0, pos, units);
+      raid_ext_add(&r->plan.writes, 1, pos, units);
+      break;
+    }
+    {
+      /* md reshape: read the old layout, write the new one.  units are
+       * logical bytes; the first window also backs up the critical section
+       * (the stripes rewritten in place) before anything is overwritten. */
+      const struct raid_geom *o = &s->g, *n = &op->newg;
+      uint64_t ro = units / (uint64_t)o->data_members, rn = units / (uint64_t)n->data_members;
+      uint64_t po = pos / (uint64_t)o->data_members, pn = pos / (uint64_t)n->data_members;
+      for (int m = 0; m < o->members; m++)
+        raid_ext_add(&r->plan.reads, m, po, ro);
+      for (int m = 0; m < n->members; m++)
+        raid_ext_add(&r->plan.writes, m, pn, rn);
+      r->plan.p_bytes = (double)units;
+      r->plan.q_bytes = n->parity_members == 2 ? (double)units : 0.0;
+      if (!op->critical_done) {
+        uint64_t crit = o->chunk_bytes * (uint64_t)o->data_members * (uint64_t)n->data_members;
+        for (int m = 0; m < o->members; m++)
+          raid_ext_add(&r->plan.reads, m, 0, crit / (uint64_t)o->data_members);
+        raid_ext_add(&r->plan.writes, n->members - 1, n->member_bytes - crit, crit);
+        op->critical_done = 1;
+      }
+    }
+    break;
+  }
+}
+
+static void stk_op_pump(struct stack *s, double t)
+{
+  struct stk_op *op = stk_op_running(s);
+  if (op == NULL)
+    return;
+  const struct volume_params *v = &s->cfg.volume;
+  while (op->inflight < STK_OP_WINDOWS && op->issued < op->total) {
+    if (t < op->next_issue_s) {
+      if (!op->timer_armed) {
+        op->timer_armed = 1;
+        stk_tm_push(s, op->next_issue_s, TM_OP, NULL);
+      }
+      return;
+    }
+    int busy = stk_bg_active(s, t);
+    /* md: above speed_limit_min, resync yields whenever the array is not
+     * idle; it never goes above speed_limit_max. Rates are per member. */
+    double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
+    uint64_t per_member = busy ? STK_OP_WINDOW_BUSY_BYTES : STK_OP_WINDOW_IDLE_BYTES;
+    int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
+                  (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
+    uint64_t scale = reshape ? (uint64_t)s->g.data_members : 1u;
+    uint64_t units = per_member * scale;
+    uint64_t align = reshape ? s->g.chunk_bytes * (uint64_t)s->g.data_members *
+                                   (uint64_t)op->newg.data_members
+                             : 1u;
+    if (units % align)
+      units += align - units % align;
+    if (units > op->total - op->issued)
+      units = op->total - op->issued;
+    struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+    if (r == NULL)
+      return;
+    stk_op_window(s, op, r, units);
+    r->op_units = units;
+    r->planned = 1;
+    r->step = ST_READS;
+    op->issued += units;
+    op->inflight++;
+    double member_bytes = (double)units / (double)scale;
+    op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + member_bytes / rate;
+    stk_run(s, r, t);
+  }
+}
+
+static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
+{
+  struct stk_op *op = stk_op_running(s);
+  if (op == NULL)
+    return;
+  op->inflight--;
+  op->done += r->op_units;
+  int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
+                (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
+  if (reshape)
+    s->reshape_pos = op->done; /* windows finish in order (FIFO members) */
+  op->rep.progress = op->total ? (double)op->done / (double)op->total : 1.0;
+  if (op->done >= op->total && op->inflight == 0)
+    stk_op_end(s, op, t);
+  else
+    stk_op_pump(s, t);
+}
+
+/* ---- completion ------------------------------------------------------ */
+
+static void stk_finish(struct stack *s, struct stk_req *r, double t)
+{
+  r->step = ST_DONE;
+  switch (r->kind) {
+  case RQ_CLIENT:
+  case RQ_RA:
+    if (!r->write && s->pc != NULL && r->len > 0)
+      pcache_insert(s->pc, r->off, r->len, 0, t);
+    if (s->ra_req == r)
+      s->ra_req = NULL;
+    stk_client_done(s, r, t);
+    break;
+  case RQ_FLUSH:
+    s->flush_inflight--;
+    stk_unblock(s, t);
+    stk_flush_kick(s, t);
+    break;
+  case RQ_BG:
+    stk_op_window_done(s, r, t);
+    break;
+  case RQ_DESTAGE:
+    s->destage_inflight--;
+    stk_destage_kick(s, t);
+    break;
+  default:
+    break;
+  }
+  stk_req_free(s, r);
+}
+
+static void stk_sub_done(struct stack *s, struct stk_req *r, double t)
+{
+  r->pending--;
+  stk_run(s, r, t);
+}
+
+/* ---- public ---------------------------------------------------------- */
+
+int stack_check(const struct stack_cfg *cfg, struct nw_err *err)
+{
+  const struct volume_params *v = &cfg->volume;
+  struct raid_geom g;
+  if (cfg->members == NULL)
+    return nw_fail(err, NULL, 0, 0, "volume: no member disks given");
+  if (raid_geom_init(&g, (int)v->level, (int)v->layout, (int)v->members, (uint64_t)v->chunk_bytes,
+                     cfg->member_bytes, err) != 0)
+    return -1;
+  if (v->stripe_cache_entries < 17 || v->stripe_cache_entries > 32768)
+    return nw_fail(err, NULL, 0, 0, "volume: stripe_cache_size %g must be between 17 and 32768",
+                   v->stripe_cache_entries);
+  if (!(v->speed_limit_min_bytes_per_s > 0) ||
+      v->speed_limit_max_bytes_per_s < v->speed_limit_min_bytes_per_s)
+    return nw_fail(err, NULL, 0, 0,
+                   "volume: speed_limit_min %g B/s must be > 0 and <= speed_limit_max %g B/s",
+                   v->speed_limit_min_bytes_per_s, v->speed_limit_max_bytes_per_s);
+  const struct pcache_params *p = &cfg->pcache;
+  if (p->ram_bytes > 0) {
+    if (p->dirty_background_ratio > p->dirty_ratio)
+      return nw_fail(err, NULL, 0, 0,
+                     "page_cache: dirty_background_ratio %g must be <= dirty_ratio %g",
+                     p->dirty_background_ratio, p->dirty_ratio);
+    if (p->ram_bytes < 1048576.0)
+      return nw_fail(err, NULL, 0, 0, "page_cache: ram %g B must be 0 or >= 1 MiB", p->ram_bytes);
+    if (!(p->writeback_interval_s > 0) || !(p->dirty_expire_s > 0))
+      return nw_fail(err, NULL, 0, 0, "page_cache: writeback_interval and dirty_expire must be > 0");
+  }
+  const struct ssdcache_params *sc = &cfg->ssdcache;
+  if ((int)sc->mode != 0) {
+    if (cfg->ncache_devs < 1 || cfg->cache_devs == NULL)
+      return nw_fail(err, NULL, 0, 0, "ssd_cache: mode %s needs at least one cache device",
+                     ssdcache_mode_names[(int)sc->mode]);
+    if ((int)sc->mode == 2 && cfg->ncache_devs < 2)
+      return nw_fail(err, NULL, 0, 0,
+                     "ssd_cache: mode read-write needs 2 cache devices (mirrored), got %d",
+                     cfg->ncache_devs);
+    if (sc->block_bytes < 4096 || sc->capacity_bytes < sc->block_bytes)
+      return nw_fail(err, NULL, 0, 0, "ssd_cache: capacity %g B must hold at least one %g B block",
+                     sc->capacity_bytes, sc->block_bytes);
+  }
+  if (cfg->crypt.enabled > 0.5 && cfg->crypto_engine == NULL && !(cfg->crypt.cpu_cycles_per_byte > 0))
+    return nw_fail(err, NULL, 0, 0, "encryption: cpu_cycles_per_byte must be > 0 without an engine");
+  return 0;
+}
+
+struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks *hooks,
+                           struct nw_err *err)
+{
+  if (stack_check(cfg, err) != 0)
+    return NULL;
+  struct stack *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    nw_fail(err, NULL, 0, 0, "stack: out of memory");
+    return NULL;
+  }
+  s->cfg = *cfg;
+  if (hooks != NULL)
+    s->hooks = *hooks;
+  const struct volume_params *v = &cfg->volume;
+  raid_geom_init(&s->g, (int)v->level, (int)v->layout, (int)v->members, (uint64_t)v->chunk_bytes,
+                 cfg->member_bytes, NULL);
+  s->ndev = (int)v->members;
+  for (int i = 0; i < s->ndev; i++)
+    s->dev[i] = cfg->members[i];
+  s->capacity = raid_capacity_bytes(&s->g);
+  s->stripes_free = (int)v->stripe_cache_entries;
+  s->last_fg_s = -INFINITY;
+  if (cfg->pcache.ram_bytes > 0) {
+    s->pc = pcache_create((uint64_t)cfg->pcache.ram_bytes, RAID_PAGE_BYTES * 16u);
+    if (s->pc == NULL)
+      goto fail;
+    s->dirty_limit = (uint64_t)(cfg->pcache.dirty_ratio * cfg->pcache.ram_bytes);
+    s->dirty_bg = (uint64_t)(cfg->pcache.dirty_background_ratio * cfg->pcache.ram_bytes);
+  }
+  if ((int)cfg->ssdcache.mode != 0) {
+    s->sc = pcache_create((uint64_t)cfg->ssdcache.capacity_bytes, (uint64_t)cfg->ssdcache.block_bytes);
+    if (s->sc == NULL)
+      goto fail;
+    s->sc_span = (uint64_t)cfg->ssdcache.capacity_bytes;
+  }
+  s->sc_seq_end = UINT64_MAX;
+  return s;
+fail:
+  nw_fail(err, NULL, 0, 0, "stack: out of memory");
+  stack_destroy(s);
+  return NULL;
+}
+
+void stack_destroy(struct stack *s)
+{
+  if (s == NULL)
+    return;
+  while (s->live != NULL) /* requests still in flight */
+    stk_req_free1(s, s->live);
+  free(s->heap);
+  free(s->blocked);
+  pcache_destroy(s->pc);
+  pcache_destroy(s->sc);
+  free(s);
+}
+
+uint64_t stack_capacity_bytes(const struct stack *s)
+{
+  return s->capacity;
+}
+
+/* Earliest device completion: time and which device (-1 none). */
+static double stk_next_dev(const struct stack *s, int *which)
+{
+  double best = INFINITY;
+  *which = -1;
+  for (int i = 0; i < s->ndev; i++) {
+    double t = disk_next_completion_s(s->dev[i]);
+    if (t < best) {
+      best = t;
+      *which = i;
+    }
+  }
+  for (int i = 0; i < s->cfg.ncache_devs; i++) {
+    double t = disk_next_completion_s(s->cfg.cache_devs[i]);
+    if (t < best) {
+      best = t;
+      *which = RAID_MAX_MEMBERS + i;
+    }
+  }
+  return best;
+}
+
+double stack_next_event_s(const struct stack *s)
+{
+  int w;
+  double t = stk_next_dev(s, &w);
+  if (s->nheap > 0 && s->heap[0].t_s < t)
+    t = s->heap[0].t_s;
+  return t;
+}
+
+static void stk_timer_fire(struct stack *s, struct stk_timer tm)
+{
+  switch (tm.kind) {
+  case TM_REQ:
+    stk_sub_done(s, tm.req, tm.t_s);
+    break;
+  case TM_OP: {
+    struct stk_op *op = stk_op_running(s);
+    if (op != NULL)
+      op->timer_armed = 0;
+    stk_op_pump(s, tm.t_s);
+    break;
+  }
+  case TM_FLUSH:
+    s->flush_timer = 0;
+    stk_flush_kick(s, tm.t_s);
+    break;
+  case TM_DESTAGE:
+    s->destage_timer = 0;
+    stk_destage_kick(s, tm.t_s);
+    break;
+  default:
+    break;
+  }
+}
+
+void stack_advance(struct stack *s, double now_s)
+{
+  for (;;) {
+    int w;
+    double td = stk_next_dev(s, &w);
+    double tt = s->nheap > 0 ? s->heap[0].t_s : INFINITY;
+    if (td <= tt && td <= now_s && w >= 0) {
+      struct disk *d = w < RAID_MAX_MEMBERS ? s->dev[w] : s->cfg.cache_devs[w - RAID_MAX_MEMBERS];
+      struct disk_io io;
+      if (!disk_pop_completion(d, td, &io))
+        break; /* model promised a completion it does not deliver */
+      if (w < RAID_MAX_MEMBERS)
+        s->pending[w]--;
+      stk_sub_done(s, (struct stk_req *)(uintptr_t)io.tag, td);
+    } else if (tt <= now_s) {
+      stk_timer_fire(s, stk_tm_pop(s));
+    } else {
+      break;
+    }
+  }
+}
+
+void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
+{
+  uint64_t off = io->offset_bytes, len = io->len_bytes;
+  if (len == 0 || off >= s->capacity) {
+    stk_immediate(s, io->tag, now_s);
+    return;
+  }
+  if (off + len > s->capacity)
+    len = s->capacity - off;
+  if (io->write) {
+    if (s->pc != NULL && !io->sync) {
+      if (s->nblocked > 0 || !stk_write_cached(s, io, now_s)) {
+        if (s->nblocked == s->blocked_cap) {
+          int cap = s->blocked_cap ? 2 * s->blocked_cap : 16;
+          struct blocked_write *b = realloc(s->blocked, (size_t)cap * sizeof *b);
+          if (b == NULL)
+            return;
+          s->blocked = b;
+          s->blocked_cap = cap;
+        }
+        s->blocked[s->nblocked++].io = *io;
+        stk_flush_kick(s, now_s);
+      }
+      return;
+    }
+    if (s->pc != NULL) /* sync write: write-through, the page stays cached clean */
+      pcache_insert(s->pc, off, len, 0, now_s);
+    struct stk_req *r = stk_req_new(s, RQ_CLIENT, off, len, 1);
+    if (r == NULL)
+      return;
+    r->tag = io->tag;
+    r->sync = 1;
+    stk_lower(s, r, now_s);
+    return;
+  }
+  if (s->pc == NULL) {
+    struct stk_req *r = stk_req_new(s, RQ_CLIENT, off, len, 0);
+    if (r == NULL)
+      return;
+    r->tag = io->tag;
+    stk_lower(s, r, now_s);
+    return;
+  }
+  uint64_t hit, total;
+  pcache_lookup(s->pc, off, len, 1, &hit, &total);
+  int seq = off == s->ra_end || (s->ra_req != NULL && off >= s->ra_req->off &&
+                                 off < s->ra_req->off + s->ra_req->len);
+  uint64_t ra = (uint64_t)s->cfg.pcache.readahead_bytes;
+  struct stk_req *r = NULL;
+  if (hit == total) {
+    stk_immediate(s, io->tag, now_s);
+  } else if (s->ra_req != NULL && off >= s->ra_req->off &&
+             off + len <= s->ra_req->off + s->ra_req->len) {
+    r = stk_req_new(s, RQ_CLIENT, off, len, 0); /* wait for the read-ahead in flight */
+    if (r == NULL)
+      return;
+    r->tag = io->tag;
+    r->step = ST_DONE;
+    struct stk_req **tail = &s->ra_req->rider;
+    while (*tail != NULL)
+      tail = &(*tail)->rider;
+    *tail = r;
+    r = NULL;
+  } else {
+    r = stk_req_new(s, RQ_CLIENT, off, len, 0);
+    if (r == NULL)
+      return;
+    r->tag = io->tag;
+    stk_lower(s, r, now_s);
+  }
+  /* asynchronous read-ahead: keep one window ahead of a sequential reader */
+  if (ra > 0 && seq && s->ra_req == NULL && off + len + ra > s->ra_end && s->ra_end < s->capacity) {
+    uint64_t start = s->ra_end > off + len ? s->ra_end : off + len;
+    uint64_t rlen = ra;
+    if (start + rlen > s->capacity)
+      rlen = s->capacity - start;
+    if (rlen > 0) {
+      struct stk_req *a = stk_req_new(s, RQ_RA, start, rlen, 0);
+      if (a != NULL) {
+        s->ra_req = a;
+        s->ra_end = start + rlen;
+        stk_lower(s, a, now_s);
+      }
+    }
+  } else if (!seq) {
+    s->ra_end = off + len;
+  }
+}
+
+void stack_cpu_done(struct stack *s, double now_s, uint64_t token)
+{
+  struct stk_req *r = (struct stk_req *)(uintptr_t)token;
+  if (r != NULL)
+    stk_sub_done(s, r, now_s);
+}
+
+int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_cfg,
+                   struct nw_err *err)
+{
+  if (stk_op_running(s) != NULL)
+    return nw_fail(err, NULL, 0, 0, "stack: a background operation is already running");
+  if (s->nops == STK_MAX_OPS)
+    return nw_fail(err, NULL, 0, 0, "stack: at most %d background operations", STK_MAX_OPS);
+  struct stk_op op;
+  memset(&op, 0, sizeof op);
+  op.cfg = *op_cfg;
+  op.rep.kind = op_cfg->kind;
+  op.rep.start_s = now_s;
+  op.rep.end_s = -1.0;
+  op.next_issue_s = now_s;
+  const struct raid_geom *g = &s->g;
+  switch (op_cfg->kind) {
+  case STACK_OP_RESYNC:
+    op.total = g->parity_members || g->level == RAID_1 || g->level == RAID_10 ? g->member_bytes : 0;
+    break;
+  case STACK_OP_REBUILD:
+    if (op_cfg->failed_member < 0 || op_cfg->failed_member >= g->members)
+      return nw_fail(err, NULL, 0, 0, "rebuild: member %d out of range 0..%d",
+                     op_cfg->failed_member, g->members - 1);
+    if (g->parity_members == 0 && g->level != RAID_1 && g->level != RAID_10)
+      return nw_fail(err, NULL, 0, 0, "rebuild: level %s has no redundancy",
+                     raid_ops_of(g->level)->name);
+    s->g.failed_mask |= 1ull << op_cfg->failed_member; /* replaced disk holds nothing yet */
+    op.total = g->member_bytes;
+    break;
+  case STACK_OP_RESHAPE:
+  case STACK_OP_MIGRATE: {
+    int nm = op_cfg->new_members;
+    int add = nm - g->members;
+    int tl = op_cfg->kind == STACK_OP_RESHAPE ? g->level : op_cfg->target_level;
+    tl = raid_effective_level(tl, nm);
+    if (add < 1 || add > s->cfg.nspares)
+      return nw_fail(err, NULL, 0, 0,
+                     "%s: new_members %d must exceed the current %d by 1..%d (spares given)",
+                     op_cfg->kind == STACK_OP_RESHAPE ? "reshape" : "migrate", nm, g->members,
+                     s->cfg.nspares);
+    if (g->failed_mask != 0)
+      return nw_fail(err, NULL, 0, 0, "reshape/migrate: the array is degraded");
+    if (op_cfg->kind == STACK_OP_RESHAPE && g->level != RAID_5 && g->level != RAID_6 &&
+        g->level != RAID_0)
+      return nw_fail(err, NULL, 0, 0, "reshape: level %s cannot grow by reshape (5, 6, 0 can)",
+                     raid_ops_of(g->level)->name);
+    if (op_cfg->kind == STACK_OP_MIGRATE) {
+      int from_single = (g->level == RAID_SINGLE || g->level == RAID_JBOD) && g->members == 1;
+      if (!(from_single && tl == RAID_1 && nm == 2) &&
+          !(g->level == RAID_1 && g->members == 2 && tl == RAID_5))
+        return nw_fail(err, NULL, 0, 0,
+                       "migrate: supported are single/jbod(1 disk) -> 1 (2 disks) and "
+                       "1 (2 disks) -> 5; got %s (%d) -> level index %d (%d)",
+                       raid_ops_of(g->level)->name, g->members, op_cfg->target_level, nm);
+      if (g->level == RAID_1) { /* md: a 2-disk RAID-1 is a 2-disk RAID-5, instantly */
+        struct raid_geom r5;
+        if (raid_geom_init(&r5, RAID_5, RAID_LEFT_SYMMETRIC, 2, g->chunk_bytes, g->member_bytes,
+                           err) != 0)
+          return -1;
+        s->g = r5;
+        op.phase = 1;
+      }
+    }
+    if (raid_geom_init(&op.newg, tl, op.phase ? RAID_LEFT_SYMMETRIC : s->g.layout, nm,
+                       s->g.chunk_bytes, s->g.member_bytes, err) != 0)
+      return -1;
+    for (int i = s->ndev; i < nm; i++)
+      s->dev[i] = s->cfg.spares[i - s->g.members];
+    s->ndev = nm;
+    if (tl == RAID_1) {
+      op.total = s->g.member_bytes;
+    } else {
+      op.total = raid_capacity_bytes(&s->g);
+      s->reshaping = 1;
+      s->reshape_pos = 0;
+    }
+    break;
+  }
+  default:
+    return nw_fail(err, NULL, 0, 0, "stack: unknown operation kind %d", (int)op_cfg->kind);
+  }
+  s->ops[s->nops++] = op;
+  if (op.total == 0)
+    stk_op_end(s, &s->ops[s->nops - 1], now_s);
+  else
+    stk_op_pump(s, now_s);
+  return 0;
+}
+
+void stack_fail_member(struct stack *s, double now_s, int member)
+{
+  (void)now_s;
+  if (member >= 0 && member < s->g.members)
+    s->g.failed_mask |= 1ull << member;
+}
+
+int stack_op_count(const struct stack *s)
+{
+  return s->nops;
+}
+
+void stack_op_get(const struct stack *s, int i, struct stack_op_report *out)
+{
+  if (i < 0 || i >= s->nops) {
+    memset(out, 0, sizeof *out);
+    return;
+  }
+  *out = s->ops[i].rep;
+}
+
+int stack_ops_running(const struct stack *s)
+{
+  return s->nops > 0 && s->ops[s->nops - 1].rep.end_s < 0;
+}

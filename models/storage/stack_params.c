@@ -1,0 +1,115 @@
+/* stack_params.c - parameter tables of the storage stack (stack.h).
+ *
+ * Defaults are kernel defaults where one exists (source in the comment);
+ * CPU costs per byte are unknowns with physically plausible ranges, to be
+ * fitted per SoC in the catalogue. */
+#include <stddef.h>
+
+#include "models/storage/stack.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * KiB)
+#define GiB (1024.0 * MiB)
+#define TiB (1024.0 * GiB)
+
+const char *const raid_level_names[] = {"single", "jbod", "0", "1", "5", "6", "10", "shr", "shr2",
+                                        NULL};
+const char *const raid_layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
+                                         "right-asymmetric", NULL};
+const char *const ssdcache_mode_names[] = {"none", "read-only", "read-write", NULL};
+
+const struct param_desc volume_param_table[] = {
+    {.key = "level", .offset = offsetof(struct volume_params, level), .min = 0, .max = 8,
+     .optional = 0, .help = "RAID level", .choices = raid_level_names},
+    {.key = "members", .dim = UNITS_NUMBER, .offset = offsetof(struct volume_params, members),
+     .min = 1, .max = 64, .optional = 0, .help = "member disk count"},
+    /* DSM has used 64 KiB (hardware.md); md accepts powers of two >= 4 KiB */
+    {.key = "chunk", .dim = UNITS_BYTES, .offset = offsetof(struct volume_params, chunk_bytes),
+     .min = 4 * KiB, .max = 16 * MiB, .optional = 1, .def = 64 * KiB,
+     .help = "chunk size (bytes, power of two)"},
+    /* md default layout: ALGORITHM_LEFT_SYMMETRIC */
+    {.key = "layout", .offset = offsetof(struct volume_params, layout), .min = 0, .max = 3,
+     .optional = 1, .def = 0, .help = "RAID-5/6 parity layout", .choices = raid_layout_names},
+    /* md stripe_cache_size: default 256, allowed 17..32768 (raid5.c) */
+    {.key = "stripe_cache_size", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, stripe_cache_entries), .min = 17, .max = 32768,
+     .optional = 1, .def = 256, .help = "stripe cache entries (one page per member each)"},
+    /* /proc/sys/dev/raid/speed_limit_min = 1000 (KiB/s, md.c sysctl_speed_limit_min) */
+    {.key = "speed_limit_min", .dim = UNITS_RATE,
+     .offset = offsetof(struct volume_params, speed_limit_min_bytes_per_s), .min = 1 * KiB,
+     .max = 10 * GiB, .optional = 1, .def = 1000 * KiB,
+     .help = "resync/rebuild rate floor per member under foreground load (bytes/s)"},
+    /* /proc/sys/dev/raid/speed_limit_max = 200000 (KiB/s, md.c sysctl_speed_limit_max) */
+    {.key = "speed_limit_max", .dim = UNITS_RATE,
+     .offset = offsetof(struct volume_params, speed_limit_max_bytes_per_s), .min = 1 * KiB,
+     .max = 10 * GiB, .optional = 1, .def = 200000 * KiB,
+     .help = "resync/rebuild rate cap per member when idle (bytes/s)"},
+    /* unknown: XOR with NEON/SSE is a fraction of a cycle to a few cycles per byte */
+    {.key = "parity_cycles_per_byte", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, parity_cycles_per_byte), .min = 0.01, .max = 20,
+     .optional = 1, .def = 0.5, .help = "CPU cycles per byte fed to P (XOR) without an engine"},
+    /* unknown: GF(2^8) syndrome costs a few times XOR */
+    {.key = "q_cycles_per_byte", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, q_cycles_per_byte), .min = 0.01, .max = 50,
+     .optional = 1, .def = 1.5, .help = "extra CPU cycles per byte fed to Q (RAID-6)"},
+};
+const size_t volume_param_count = PARAM_COUNT(volume_param_table);
+
+const struct param_desc pcache_param_table[] = {
+    {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct pcache_params, ram_bytes),
+     .min = 0, .max = 1 * TiB, .optional = 1, .def = 0,
+     .help = "RAM available to the page cache (bytes; 0 = no page cache)"},
+    /* Linux read_ahead_kb default 128 */
+    {.key = "readahead", .dim = UNITS_BYTES,
+     .offset = offsetof(struct pcache_params, readahead_bytes), .min = 0, .max = 64 * MiB,
+     .optional = 1, .def = 128 * KiB, .help = "read-ahead window (bytes)"},
+    /* vm.dirty_background_ratio default 10 */
+    {.key = "dirty_background_ratio", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct pcache_params, dirty_background_ratio), .min = 0.001, .max = 1,
+     .optional = 1, .def = 0.10, .help = "dirty fraction of RAM where the flusher starts"},
+    /* vm.dirty_ratio default 20 */
+    {.key = "dirty_ratio", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct pcache_params, dirty_ratio), .min = 0.001, .max = 1,
+     .optional = 1, .def = 0.20, .help = "dirty fraction of RAM where writers block"},
+    /* vm.dirty_expire_centisecs default 3000 */
+    {.key = "dirty_expire", .dim = UNITS_TIME,
+     .offset = offsetof(struct pcache_params, dirty_expire_s), .min = 0.01, .max = 3600,
+     .optional = 1, .def = 30, .help = "age after which dirty data is written back (s)"},
+    /* vm.dirty_writeback_centisecs default 500 */
+    {.key = "writeback_interval", .dim = UNITS_TIME,
+     .offset = offsetof(struct pcache_params, writeback_interval_s), .min = 0.01, .max = 600,
+     .optional = 1, .def = 5, .help = "flusher wake-up period (s)"},
+    /* unknown: page-cache write-back path cost */
+    {.key = "flush_cycles_per_byte", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct pcache_params, flush_cycles_per_byte), .min = 0, .max = 20,
+     .optional = 1, .def = 0.2, .help = "flusher CPU cycles per byte written back"},
+};
+const size_t pcache_param_count = PARAM_COUNT(pcache_param_table);
+
+const struct param_desc ssdcache_param_table[] = {
+    {.key = "mode", .offset = offsetof(struct ssdcache_params, mode), .min = 0, .max = 2,
+     .optional = 1, .def = 0, .help = "none, read-only or read-write",
+     .choices = ssdcache_mode_names},
+    {.key = "capacity", .dim = UNITS_BYTES,
+     .offset = offsetof(struct ssdcache_params, capacity_bytes), .min = 0, .max = 64 * TiB,
+     .optional = 1, .def = 0, .help = "usable cache capacity (bytes)"},
+    {.key = "block", .dim = UNITS_BYTES, .offset = offsetof(struct ssdcache_params, block_bytes),
+     .min = 4 * KiB, .max = 4 * MiB, .optional = 1, .def = 64 * KiB,
+     .help = "cache line (bytes)"},
+    /* unknown: DSM's threshold is not published; 0 disables the bypass */
+    {.key = "seq_bypass", .dim = UNITS_BYTES,
+     .offset = offsetof(struct ssdcache_params, seq_bypass_bytes), .min = 0, .max = 1 * GiB,
+     .optional = 1, .def = 1 * MiB,
+     .help = "sequential run length after which I/O bypasses the cache (bytes)"},
+};
+const size_t ssdcache_param_count = PARAM_COUNT(ssdcache_param_table);
+
+const struct param_desc crypt_param_table[] = {
+    {.key = "enabled", .dim = UNITS_NUMBER, .offset = offsetof(struct crypt_params, enabled),
+     .min = 0, .max = 1, .optional = 1, .def = 0, .help = "1: folder encryption on"},
+    /* unknown: table AES on ARMv7 without crypto extensions is tens of cycles per byte */
+    {.key = "cpu_cycles_per_byte", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct crypt_params, cpu_cycles_per_byte), .min = 0.5, .max = 200,
+     .optional = 1, .def = 25, .help = "AES CPU cycles per byte without an engine"},
+};
+const size_t crypt_param_count = PARAM_COUNT(crypt_param_table);
