@@ -1,0 +1,267 @@
+#include "models/soc/proto.h"
+
+#include <math.h>
+
+#include "models/net/frame.h"
+
+const char *const proto_kind_names[] = {"smb", "nfs", "iscsi", "local", NULL};
+const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
+
+#define PROTO_OFF(field) offsetof(struct proto_params, field)
+#define PROTO_COST_OFF(field) offsetof(struct proto_costs, field)
+#define PROTO_PCOST_OFF(field) (offsetof(struct proto_params, costs) + offsetof(struct proto_costs, field))
+
+/* Cost ranges (reference cycles, see soc.h), wide physical envelopes; the
+ * catalogue's fit bounds are narrower.  Per byte: one memcpy is ~0.3..2
+ * cycles/byte on these cores and a daemon copies 1..3 times; per request:
+ * a syscall is ~1e3, a full SMB/NFS/SCSI request path 1e3..1e6; per packet:
+ * driver + IP + TCP ~500..1e5; an open + close over the network involves
+ * several requests and filesystem lookups: 1e4..1e8. */
+/* The cost entries, with OFF choosing the struct they are relative to; the
+ * defaults are mid-range placeholders (the catalogue supplies fits). */
+#define PROTO_COST_ENTRIES(OFF) \
+    {.key = "cycles_per_request", .dim = UNITS_NUMBER, \
+     .offset = OFF(cycles_per_request), .optional = 1, .def = 2e4, .min = 1e3, .max = 1e6, \
+     .help = "reference cycles per protocol request"}, \
+    {.key = "cycles_per_byte", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_byte), \
+     .optional = 1, .def = 2, .min = 0.1, .max = 50, .help = "reference cycles per payload byte"}, \
+    {.key = "cycles_per_packet", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_packet), \
+     .optional = 1, .def = 4e3, .min = 500, .max = 1e5, .help = "reference cycles per TCP segment sent or received"}, \
+    {.key = "cycles_per_open", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_open), \
+     .min = 1e4, .max = 1e8, .optional = 1, .def = 2e5, \
+     .help = "reference cycles per file open + close"}, \
+    {.key = "csum_cycles_per_byte", .dim = UNITS_NUMBER, \
+     .offset = OFF(csum_cycles_per_byte), .min = 0, .max = 10, .optional = 1, \
+     .def = 1, .help = "reference cycles per byte of software TCP checksum (no offload)"}, \
+    {.key = "file_lun_cycles_per_request", .dim = UNITS_NUMBER, \
+     .offset = OFF(file_lun_cycles_per_request), .min = 0, .max = 1e6, .optional = 1, \
+     .def = 0, .help = "extra reference cycles per request of a file-backed iSCSI LUN"}, \
+    {.key = "thin_cycles_per_request", .dim = UNITS_NUMBER, \
+     .offset = OFF(thin_cycles_per_request), .min = 0, .max = 1e6, .optional = 1, \
+     .def = 0, .help = "extra reference cycles per request of a thin (sparse) file LUN"},
+
+/* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
+ * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
+ * 2^24 - 1 (RFC 7143 12.12, 12.13). */
+const struct param_desc proto_param_table[] = {
+    {.key = "kind", .offset = PROTO_OFF(kind), .min = 0, .max = 3, .optional = 1, .def = PROTO_SMB,
+     .help = "protocol: smb, nfs, iscsi, or local (a drive in the client)",
+     .choices = proto_kind_names},
+    {.key = "smb_credits", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_credits), .min = 1,
+     .max = 65535, .optional = 1, .def = 8192,
+     .help = "SMB2 credits per connection (count; Samba 'smb2 max credits' default 8192)"},
+    {.key = "smb_max_io", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_max_io_bytes), .min = 65536,
+     .max = 8388608, .optional = 1, .def = 1048576,
+     .help = "negotiated SMB2 max read/write size (bytes; Windows 7+ clients use 1 MiB)"},
+    {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
+     .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
+    {.key = "nfs_rsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_rsize_bytes), .min = 4096,
+     .max = 1048576, .optional = 1, .def = 1048576, .help = "NFS read size (bytes; mount rsize)"},
+    {.key = "nfs_wsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_wsize_bytes), .min = 4096,
+     .max = 1048576, .optional = 1, .def = 1048576, .help = "NFS write size (bytes; mount wsize)"},
+    {.key = "nfs_sync", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_sync), .min = 0, .max = 1,
+     .optional = 1, .def = 0, .help = "0/1: export is sync (every write stable before the reply)"},
+    {.key = "iscsi_max_recv_data_segment", .dim = UNITS_BYTES,
+     .offset = PROTO_OFF(iscsi_max_recv_data_segment_bytes), .min = 512, .max = 16777215,
+     .optional = 1, .def = 65536,
+     .help = "MaxRecvDataSegmentLength: data bytes per PDU (RFC default 8 KiB; MS initiator 64 KiB)"},
+    {.key = "iscsi_max_burst", .dim = UNITS_BYTES, .offset = PROTO_OFF(iscsi_max_burst_bytes),
+     .min = 512, .max = 16777215, .optional = 1, .def = 262144,
+     .help = "MaxBurstLength: data bytes per sequence (RFC 7143 default 256 KiB)"},
+    {.key = "iscsi_cmdsn_depth", .dim = UNITS_NUMBER, .offset = PROTO_OFF(iscsi_cmdsn_depth),
+     .min = 1, .max = 4096, .optional = 1, .def = 64,
+     .help = "commands in flight per session (count; LIO default_cmdsn_depth)"},
+    {.key = "iscsi_lun", .offset = PROTO_OFF(iscsi_lun), .min = 0, .max = 2, .optional = 1,
+     .def = PROTO_LUN_BLOCK, .help = "LUN backing: block, file, or thin (sparse file)",
+     .choices = proto_lun_names},
+    {.key = "multichannel", .dim = UNITS_NUMBER, .offset = PROTO_OFF(multichannel), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "0/1: SMB multichannel (one connection per client NIC) / multi-threaded daemon"},
+    {.key = "checksum_offload", .dim = UNITS_NUMBER, .offset = PROTO_OFF(checksum_offload),
+     .min = 0, .max = 1, .optional = 1, .def = 1, .help = "0/1: NIC computes TCP/IP checksums"},
+    {.key = "tso", .dim = UNITS_NUMBER, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
+     .optional = 1, .def = 1, .help = "0/1: TCP segmentation offload on transmit"},
+    PROTO_COST_ENTRIES(PROTO_PCOST_OFF)};
+const size_t proto_param_count = PARAM_COUNT(proto_param_table);
+
+const struct param_desc proto_cost_table[] = {PROTO_COST_ENTRIES(PROTO_COST_OFF)};
+const size_t proto_cost_count = PARAM_COUNT(proto_cost_table);
+
+static int proto_is_integer(double v)
+{
+  return v == (double)(long)v;
+}
+
+int proto_check(const struct proto_params *p, struct nw_err *err)
+{
+  static const struct {
+    const char *key;
+    size_t offset;
+  } proto_whole[] = {
+      {"smb_credits", PROTO_OFF(smb_credits)},
+      {"nfs_threads", PROTO_OFF(nfs_threads)},
+      {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
+      {"nfs_sync", PROTO_OFF(nfs_sync)},
+      {"multichannel", PROTO_OFF(multichannel)},
+      {"checksum_offload", PROTO_OFF(checksum_offload)},
+      {"tso", PROTO_OFF(tso)},
+  };
+  for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
+    double v = *(const double *)((const char *)p + proto_whole[i].offset);
+    if (!proto_is_integer(v))
+      return nw_fail(err, NULL, 0, 0, "protocol: %s must be a whole number, got %g",
+                     proto_whole[i].key, v);
+  }
+  if (p->tso != 0 && p->checksum_offload == 0)
+    return nw_fail(err, NULL, 0, 0,
+                   "protocol: tso 1 needs checksum_offload 1 (Linux disables TSO without "
+                   "transmit checksum offload)");
+  return 0;
+}
+
+/* Protocol header bytes per message, and data PDUs in a message of bytes. */
+static double proto_header_bytes(const struct proto_params *p, double bytes, double *data_pdus)
+{
+  *data_pdus = 1.0;
+  switch ((enum proto_kind)p->kind) {
+  case PROTO_SMB:
+    return PROTO_SMB_HEADER_BYTES;
+  case PROTO_NFS:
+    return PROTO_NFS_HEADER_BYTES;
+  case PROTO_ISCSI:
+    if (bytes > 0.0)
+      *data_pdus = ceil(bytes / p->iscsi_max_recv_data_segment_bytes);
+    return PROTO_ISCSI_BHS_BYTES;
+  case PROTO_LOCAL:
+  default:
+    return 0.0;
+  }
+}
+
+void proto_request_cost(const struct proto_params *p, int write, double bytes, double mtu_bytes,
+                        int tcp_timestamps, struct proto_cycles *parts)
+{
+  const struct proto_costs *c = &p->costs;
+  struct proto_cycles r = {0};
+  if ((enum proto_kind)p->kind == PROTO_LOCAL) {
+    *parts = r;
+    return;
+  }
+  if (bytes < 0.0)
+    bytes = 0.0;
+  double pdus;
+  double hdr_bytes = proto_header_bytes(p, bytes, &pdus);
+  double ctrl_bytes = hdr_bytes; /* the request (read) or the response (write) */
+  double data_msg_bytes = bytes + hdr_bytes * pdus;
+  if ((enum proto_kind)p->kind == PROTO_ISCSI && write)
+    data_msg_bytes += PROTO_ISCSI_BHS_BYTES; /* SCSI Command PDU ahead of Data-Out */
+  /* iSCSI reads: status rides in the last Data-In PDU (S bit), so the
+   * control message is the command PDU alone. */
+
+  double data_frames = net_frames(data_msg_bytes, mtu_bytes, tcp_timestamps);
+  double ctrl_frames = net_frames(ctrl_bytes, mtu_bytes, tcp_timestamps);
+  double acks = ceil(data_frames / 2.0);
+  int tso = p->tso != 0 && p->checksum_offload != 0;
+  double ack_wire = net_wire_bytes(0.0, mtu_bytes, tcp_timestamps);
+
+  if (write) {
+    r.rx_packets = data_frames;
+    r.tx_packets = ctrl_frames + acks;
+    r.wire_bytes_to_nas = net_wire_bytes(data_msg_bytes, mtu_bytes, tcp_timestamps);
+    r.wire_bytes_from_nas = net_wire_bytes(ctrl_bytes, mtu_bytes, tcp_timestamps) + acks * ack_wire;
+  } else {
+    r.tx_packets = tso ? ceil(data_msg_bytes / PROTO_TSO_MAX_BYTES) : data_frames;
+    r.rx_packets = ctrl_frames + acks;
+    r.wire_bytes_to_nas = net_wire_bytes(ctrl_bytes, mtu_bytes, tcp_timestamps) + acks * ack_wire;
+    r.wire_bytes_from_nas = net_wire_bytes(data_msg_bytes, mtu_bytes, tcp_timestamps);
+  }
+  r.request_cycles = c->cycles_per_request;
+  r.byte_cycles = c->cycles_per_byte * bytes;
+  r.tx_packet_cycles = c->cycles_per_packet * r.tx_packets;
+  r.rx_packet_cycles = c->cycles_per_packet * r.rx_packets;
+  r.csum_cycles = p->checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte * (data_msg_bytes + ctrl_bytes);
+  r.lun_cycles = proto_lun_extra_cycles(p, write);
+  r.total_cycles = r.request_cycles + r.byte_cycles + r.tx_packet_cycles + r.rx_packet_cycles +
+                   r.csum_cycles + r.lun_cycles;
+  *parts = r;
+}
+
+double proto_request_cycles(const struct proto_params *p, int write, double bytes,
+                            double mtu_bytes, int tcp_timestamps)
+{
+  struct proto_cycles r;
+  proto_request_cost(p, write, bytes, mtu_bytes, tcp_timestamps, &r);
+  return r.total_cycles;
+}
+
+double proto_lun_extra_cycles(const struct proto_params *p, int write)
+{
+  (void)write; /* reads and writes both look up the file's extents */
+  if ((enum proto_kind)p->kind != PROTO_ISCSI)
+    return 0.0;
+  if ((enum proto_lun)p->iscsi_lun == PROTO_LUN_FILE)
+    return p->costs.file_lun_cycles_per_request;
+  if ((enum proto_lun)p->iscsi_lun == PROTO_LUN_THIN)
+    return p->costs.file_lun_cycles_per_request + p->costs.thin_cycles_per_request;
+  return 0.0;
+}
+
+uint64_t proto_split(const struct proto_params *p, int write, double bytes, double *chunk_bytes)
+{
+  double chunk;
+  switch ((enum proto_kind)p->kind) {
+  case PROTO_SMB:
+    chunk = p->smb_max_io_bytes;
+    break;
+  case PROTO_NFS:
+    chunk = write ? p->nfs_wsize_bytes : p->nfs_rsize_bytes;
+    break;
+  case PROTO_ISCSI:
+    chunk = p->iscsi_max_burst_bytes;
+    break;
+  case PROTO_LOCAL:
+  default:
+    chunk = bytes;
+    break;
+  }
+  if (bytes <= 0.0 || chunk <= 0.0 || bytes <= chunk) {
+    *chunk_bytes = bytes > 0.0 ? bytes : 0.0;
+    return 1;
+  }
+  *chunk_bytes = chunk;
+  return (uint64_t)ceil(bytes / chunk);
+}
+
+int proto_max_outstanding(const struct proto_params *p, double request_bytes)
+{
+  switch ((enum proto_kind)p->kind) {
+  case PROTO_SMB: {
+    double charge = request_bytes > 0.0 ? ceil(request_bytes / PROTO_SMB_CREDIT_BYTES) : 1.0;
+    double n = floor(p->smb_credits / charge);
+    return n < 1.0 ? 1 : (int)n;
+  }
+  case PROTO_NFS:
+    return (int)p->nfs_threads;
+  case PROTO_ISCSI:
+    return (int)p->iscsi_cmdsn_depth;
+  case PROTO_LOCAL:
+  default:
+    return PROTO_UNBOUNDED;
+  }
+}
+
+double proto_open_cycles(const struct proto_params *p)
+{
+  enum proto_kind k = (enum proto_kind)p->kind;
+  return k == PROTO_SMB || k == PROTO_NFS ? p->costs.cycles_per_open : 0.0;
+}
+
+double nfs_server_max_blksize_bytes(double lowmem_bytes)
+{
+  /* NFSSVC_MAXBLKSIZE = RPCSVC_MAXPAYLOAD = 1 MiB; aim for 1/4096 of RAM. */
+  double target_bytes = lowmem_bytes / 4096.0;
+  double ret_bytes = 1048576.0;
+  while (ret_bytes > target_bytes && ret_bytes >= 8.0 * 1024.0 * 2.0)
+    ret_bytes /= 2.0;
+  return ret_bytes;
+}

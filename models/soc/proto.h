@@ -1,0 +1,146 @@
+/* proto.h - protocol daemons' CPU cost and request framing, as pure
+ * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target).
+ *
+ One parameter table, proto_param_table, fills struct proto_params: the
+ * protocol and its negotiated sizes/limits, and (in p->costs) its CPU
+ * costs in reference cycles (see soc.h).  catalog/protocols.yaml has one
+ * entry per protocol (smb, nfs, iscsi) holding the cost keys; the loader
+ * applies table defaults, then the catalogue entry named by `kind`, then
+ * the scenario's `protocol:` section (which may override any key, costs
+ * included).  proto_cost_table lists the cost keys alone (same offsets),
+ * for validating catalogue entries.
+ *
+ * Cost of one protocol request of `bytes` payload on the NAS:
+ *   cycles_per_request                      parse, dispatch, VFS/SCSI, reply
+ * + cycles_per_byte * bytes                 copies socket <-> page cache
+ * + cycles_per_packet * packets             network stack, per frame/ACK
+ * + csum_cycles_per_byte * wire payload     only without checksum offload
+ * + file_lun_cycles_per_request             iSCSI LUN backed by a file
+ * + thin_cycles_per_request                 ... thin-provisioned (sparse) file
+ * Packets counted at the NAS: the data message's TCP segments (a transmit
+ * with TSO is handed to the NIC as 64 KiB super-segments), the small
+ * request or response message (one segment), and delayed ACKs, one per
+ * two data segments (RFC 1122 / Linux), each costing one packet.  So
+ * MTU 9000 costs fewer cycles than MTU 1500 for the same bytes.  TSO needs
+ * transmit checksum offload (Linux turns TSO off without it).
+ * Protocol `local` (a drive inside the client) costs the NAS nothing. */
+#ifndef NASTWIN_PROTO_H
+#define NASTWIN_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/err.h"
+#include "sim/params.h"
+
+enum proto_kind { PROTO_SMB = 0, PROTO_NFS = 1, PROTO_ISCSI = 2, PROTO_LOCAL = 3 };
+enum proto_lun { PROTO_LUN_BLOCK = 0, PROTO_LUN_FILE = 1, PROTO_LUN_THIN = 2 };
+
+extern const char *const proto_kind_names[]; /* "smb", "nfs", "iscsi", "local", NULL */
+extern const char *const proto_lun_names[];  /* "block", "file", "thin", NULL */
+
+/* Protocol header bytes carried per message (bytes; spec facts):
+ * SMB2: NetBIOS session header 4 + SMB2 header 64 (MS-SMB2 2.2.1) +
+ *       READ/WRITE request body 48 (2.2.19/2.2.21, StructureSize 49 incl. 1 buffer byte);
+ * NFSv3/TCP: record mark 4 + RPC call with AUTH_UNIX (~96, RFC 5531) +
+ *       READ3/WRITE3 args with a 32-byte file handle (~48, RFC 1813);
+ * iSCSI: Basic Header Segment 48 per PDU (RFC 7143 11.2), no digests. */
+#define PROTO_SMB_HEADER_BYTES 116.0
+#define PROTO_NFS_HEADER_BYTES 148.0
+#define PROTO_ISCSI_BHS_BYTES 48.0
+/* Largest TSO super-segment handed to the NIC (bytes; Linux GSO_MAX_SIZE). */
+#define PROTO_TSO_MAX_BYTES 65536.0
+/* SMB2 credit charge unit (bytes; MS-SMB2 3.1.5.2: one credit per 64 KiB). */
+#define PROTO_SMB_CREDIT_BYTES 65536.0
+
+struct proto_costs {
+  double cycles_per_request;
+  double cycles_per_byte;
+  double cycles_per_packet;
+  double cycles_per_open;              /* file open + close (file copies) */
+  double csum_cycles_per_byte;         /* software checksum, without offload */
+  double file_lun_cycles_per_request;  /* extra for a file-backed iSCSI LUN */
+  double thin_cycles_per_request;      /* extra for a thin (sparse) file LUN */
+};
+
+struct proto_params {
+  double kind;                         /* index into proto_kind_names */
+  double smb_credits;                  /* credits granted per connection (count) */
+  double smb_max_io_bytes;             /* max READ/WRITE size negotiated */
+  double nfs_threads;                  /* knfsd threads (count) */
+  double nfs_rsize_bytes, nfs_wsize_bytes;
+  double nfs_sync;                     /* 0/1: export sync (writes stable before reply) */
+  double iscsi_max_recv_data_segment_bytes; /* MaxRecvDataSegmentLength: data per PDU */
+  double iscsi_max_burst_bytes;        /* MaxBurstLength: data per sequence */
+  double iscsi_cmdsn_depth;            /* commands in flight per session (count) */
+  double iscsi_lun;                    /* index into proto_lun_names */
+  double multichannel;                 /* 0/1: SMB multichannel / multi-threaded daemon what-if */
+  double checksum_offload;             /* 0/1: NIC computes TCP/IP checksums */
+  double tso;                          /* 0/1: TCP segmentation offload on transmit */
+  struct proto_costs costs;            /* CPU costs (catalogue, scenario overrides) */
+};
+
+
+extern const struct param_desc proto_param_table[];
+extern const size_t proto_param_count;
+extern const struct param_desc proto_cost_table[];
+extern const size_t proto_cost_count;
+
+/* Where the cycles of one request go (all reference cycles, packets counts,
+ * wire bytes per direction including Ethernet/IP/TCP/protocol overheads). */
+struct proto_cycles {
+  double request_cycles;   /* per-request part */
+  double byte_cycles;      /* per-byte part */
+  double tx_packet_cycles; /* packets the NAS sends: run on the daemon thread */
+  double rx_packet_cycles; /* packets the NAS receives: softirq on the irq core */
+  double csum_cycles;      /* software checksums (0 with offload) */
+  double lun_cycles;       /* file / thin LUN extras */
+  double total_cycles;     /* sum of the above */
+  double tx_packets, rx_packets;       /* count */
+  double wire_bytes_to_nas;            /* client -> NAS (bytes on the wire) */
+  double wire_bytes_from_nas;          /* NAS -> client (bytes on the wire) */
+};
+
+/* Cross-field checks (whole counts, 0/1 switches).  0, or -1 with err
+ * naming the key and value. */
+int proto_check(const struct proto_params *p, struct nw_err *err);
+
+/* Reference cycles the NAS spends on one protocol request of `bytes`
+ * payload (write = 1: client -> NAS data) at the given IP MTU (bytes) and
+ * TCP timestamp setting, LUN extras included.  0 for kind local. */
+double proto_request_cycles(const struct proto_params *p, int write, double bytes,
+                            double mtu_bytes, int tcp_timestamps);
+
+/* The same cost broken down (cycles, packets, wire bytes) into *out. */
+void proto_request_cost(const struct proto_params *p, int write, double bytes, double mtu_bytes,
+                        int tcp_timestamps, struct proto_cycles *out);
+
+/* The file / thin LUN part of proto_request_cycles alone (reference
+ * cycles; 0 unless kind iscsi with iscsi_lun file or thin).  Already
+ * included in proto_request_cycles: do not add it again. */
+double proto_lun_extra_cycles(const struct proto_params *p, int write);
+
+/* Split a client I/O of `bytes` into protocol requests: returns their
+ * count (>= 1) and sets *chunk_bytes to the size of each but the last
+ * (the last carries the remainder).  SMB: smb_max_io; NFS: rsize/wsize;
+ * iSCSI: MaxBurstLength; local: not split. */
+uint64_t proto_split(const struct proto_params *p, int write, double bytes, double *chunk_bytes);
+
+/* Requests of request_bytes that may be outstanding (count): SMB, per
+ * connection: smb_credits / credit charge (1 per started 64 KiB); iSCSI,
+ * per session: iscsi_cmdsn_depth; NFS, server-wide: nfs_threads in
+ * service (the rest wait in the socket); local: PROTO_UNBOUNDED. */
+int proto_max_outstanding(const struct proto_params *p, double request_bytes);
+#define PROTO_UNBOUNDED 1048576
+
+/* Reference cycles of one file open + close (file copies); 0 for iSCSI
+ * and local (the client's own filesystem opens files). */
+double proto_open_cycles(const struct proto_params *p);
+
+/* knfsd's largest rsize/wsize for a server with lowmem_bytes of RAM
+ * (bytes): 1 MiB halved while above RAM/4096, not below 8 KiB
+ * (nfsd_get_default_max_blksize, fs/nfsd/nfssvc.c).  The engine uses
+ * min(nfs_rsize, this). */
+double nfs_server_max_blksize_bytes(double lowmem_bytes);
+
+#endif

@@ -1,0 +1,117 @@
+#include "models/soc/soc.h"
+
+#define SOC_OFF(field) offsetof(struct soc_params, field)
+
+/* Ranges: embedded/server SoCs of NAS units (1..64 cores, 0.1..5 GHz);
+ * work_per_cycle 0.1..4 spans a simple in-order ARM9 to a wide modern
+ * out-of-order core relative to Bonnell; engines up to 100 GB/s; power of
+ * a NAS SoC up to 200 W. */
+const struct param_desc soc_param_table[] = {
+    {.key = "cores", .dim = UNITS_NUMBER, .offset = SOC_OFF(cores), .min = 1, .max = 64,
+     .help = "physical cores (count)"},
+    {.key = "threads_per_core", .dim = UNITS_NUMBER, .offset = SOC_OFF(threads_per_core), .min = 1,
+     .max = 8, .optional = 1, .def = 1, .help = "SMT threads per core (count)"},
+    {.key = "clock", .dim = UNITS_FREQ, .offset = SOC_OFF(clock_hz), .min = 1e8, .max = 5e9,
+     .help = "core clock (Hz)"},
+    {.key = "work_per_cycle", .dim = UNITS_NUMBER, .offset = SOC_OFF(work_per_cycle), .min = 0.1,
+     .max = 4, .optional = 1, .def = 1,
+     .help = "useful work per cycle relative to the reference core (Atom Bonnell = 1)"},
+    {.key = "mem_bandwidth", .dim = UNITS_RATE, .offset = SOC_OFF(mem_bandwidth_bytes_per_s),
+     .min = 1e8, .max = 2e11, .optional = 1, .def = 2e9,
+     .help = "sustained memory copy bandwidth (bytes/s)"},
+    {.key = "crypto_engine_rate", .dim = UNITS_RATE,
+     .offset = SOC_OFF(crypto_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
+     .def = 0, .help = "AES engine throughput (bytes/s); 0B/s = no engine"},
+    {.key = "crypto_engine_setup", .dim = UNITS_TIME, .offset = SOC_OFF(crypto_engine_setup_s),
+     .min = 0, .max = 1e-3, .optional = 1, .def = 0, .help = "crypto engine per-job setup (s)"},
+    {.key = "parity_engine_rate", .dim = UNITS_RATE,
+     .offset = SOC_OFF(parity_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
+     .def = 0, .help = "XOR / RAID-6 DMA engine throughput (bytes/s); 0B/s = no engine"},
+    {.key = "parity_engine_setup", .dim = UNITS_TIME, .offset = SOC_OFF(parity_engine_setup_s),
+     .min = 0, .max = 1e-3, .optional = 1, .def = 0, .help = "parity engine per-job setup (s)"},
+    {.key = "power_idle", .dim = UNITS_POWER, .offset = SOC_OFF(power_idle_W), .min = 0, .max = 200,
+     .optional = 1, .def = 0, .help = "SoC power when idle (W)"},
+    {.key = "power_core_busy", .dim = UNITS_POWER, .offset = SOC_OFF(power_core_busy_W), .min = 0,
+     .max = 50, .optional = 1, .def = 0, .help = "extra power per busy core (W)"},
+    {.key = "irq_core", .dim = UNITS_NUMBER, .offset = SOC_OFF(irq_core), .min = -1, .max = 63,
+     .optional = 1, .def = 0,
+     .help = "core that takes NIC interrupts and softirq work (-1 = spread over all cores)"},
+};
+const size_t soc_param_count = PARAM_COUNT(soc_param_table);
+
+static int soc_is_integer(double v)
+{
+  return v == (double)(long)v;
+}
+
+int soc_check(const struct soc_params *p, struct nw_err *err)
+{
+  if (!soc_is_integer(p->cores))
+    return nw_fail(err, NULL, 0, 0, "soc: cores must be a whole number, got %g", p->cores);
+  if (!soc_is_integer(p->threads_per_core))
+    return nw_fail(err, NULL, 0, 0, "soc: threads_per_core must be a whole number, got %g",
+                   p->threads_per_core);
+  if (!soc_is_integer(p->irq_core))
+    return nw_fail(err, NULL, 0, 0, "soc: irq_core must be a whole number, got %g", p->irq_core);
+  if (p->irq_core >= p->cores)
+    return nw_fail(err, NULL, 0, 0,
+                   "soc: irq_core %g is not a core of this SoC: must be between -1 and %g "
+                   "inclusive",
+                   p->irq_core, p->cores - 1);
+  return 0;
+}
+
+double soc_effective_speed_cycles_per_s(const struct soc_params *p)
+{
+  return p->clock_hz * p->work_per_cycle;
+}
+
+double soc_cycles_to_s(const struct soc_params *p, double cycles)
+{
+  return cycles / soc_effective_speed_cycles_per_s(p);
+}
+
+double soc_total_speed_cycles_per_s(const struct soc_params *p)
+{
+  return p->cores * soc_effective_speed_cycles_per_s(p);
+}
+
+double soc_power_W(const struct soc_params *p, double busy_cores)
+{
+  if (busy_cores < 0.0)
+    busy_cores = 0.0;
+  if (busy_cores > p->cores)
+    busy_cores = p->cores;
+  return p->power_idle_W + busy_cores * p->power_core_busy_W;
+}
+
+double soc_mem_copy_s(const struct soc_params *p, double bytes)
+{
+  return 2.0 * bytes / p->mem_bandwidth_bytes_per_s;
+}
+
+int soc_has_crypto_engine(const struct soc_params *p)
+{
+  return p->crypto_engine_rate_bytes_per_s > 0.0;
+}
+
+int soc_has_parity_engine(const struct soc_params *p)
+{
+  return p->parity_engine_rate_bytes_per_s > 0.0;
+}
+
+int soc_crypto_engine_init(const struct soc_params *p, struct accel *a)
+{
+  if (!soc_has_crypto_engine(p))
+    return -1;
+  accel_init(a, "crypto", p->crypto_engine_rate_bytes_per_s, p->crypto_engine_setup_s);
+  return 0;
+}
+
+int soc_parity_engine_init(const struct soc_params *p, struct accel *a)
+{
+  if (!soc_has_parity_engine(p))
+    return -1;
+  accel_init(a, "parity", p->parity_engine_rate_bytes_per_s, p->parity_engine_setup_s);
+  return 0;
+}

@@ -1,0 +1,74 @@
+/* soc.h - the NAS's system-on-chip: cores, clock, microarchitecture,
+ * memory bandwidth, offload engines and power, as a parameter table for
+ * the catalogue (catalog/socs.yaml) and the scenario.
+ *
+ * CPU work everywhere in nastwin is counted in *reference cycles*: the
+ * cycles a reference core (Intel Atom "Bonnell", as in the D510/D525,
+ * work_per_cycle = 1 by definition) would spend.  A core of this SoC
+ * executes clock * work_per_cycle reference cycles per second; that is the
+ * SimGrid host speed ("flops" = reference cycles), so a cost in reference
+ * cycles divided by the host speed is the time on this SoC.
+ *
+ * The engine builds one SimGrid host with `cores` cores (hyper-threads are
+ * not extra cores: see README) at soc_effective_speed_cycles_per_s().
+ * Pure C, no SimGrid. */
+#ifndef NASTWIN_SOC_H
+#define NASTWIN_SOC_H
+
+#include <stddef.h>
+
+#include "models/soc/accel.h"
+#include "sim/err.h"
+#include "sim/params.h"
+
+struct soc_params {
+  double cores;                       /* physical cores (count) */
+  double threads_per_core;            /* SMT threads per core (count) */
+  double clock_hz;
+  double work_per_cycle;              /* reference cycles per cycle (1 = Bonnell) */
+  double mem_bandwidth_bytes_per_s;   /* sustained memcpy-class bandwidth */
+  double crypto_engine_rate_bytes_per_s; /* 0 = no engine */
+  double crypto_engine_setup_s;       /* per job */
+  double parity_engine_rate_bytes_per_s; /* 0 = no engine (XOR/P+Q DMA) */
+  double parity_engine_setup_s;       /* per job */
+  double power_idle_W;                /* whole SoC, idle */
+  double power_core_busy_W;           /* per busy core, above idle */
+  double irq_core;                    /* core taking NIC interrupts; -1 = spread */
+};
+
+extern const struct param_desc soc_param_table[];
+extern const size_t soc_param_count;
+
+/* Cross-field checks (whole counts, irq_core < cores).  0, or -1 with err
+ * naming the key, the value and the allowed range. */
+int soc_check(const struct soc_params *p, struct nw_err *err);
+
+/* Reference cycles one core executes per second (cycles/s): clock * work_per_cycle.
+ * This is the SimGrid host speed. */
+double soc_effective_speed_cycles_per_s(const struct soc_params *p);
+
+/* Time one core needs for `cycles` reference cycles (s). */
+double soc_cycles_to_s(const struct soc_params *p, double cycles);
+
+/* Reference cycles per second of the whole SoC, all cores busy (cycles/s). */
+double soc_total_speed_cycles_per_s(const struct soc_params *p);
+
+/* SoC power with busy_cores (0..cores, may be fractional) busy (W). */
+double soc_power_W(const struct soc_params *p, double busy_cores);
+
+/* Time to copy `bytes` in memory (s): it reads and writes them, 2 * bytes / bandwidth. */
+double soc_mem_copy_s(const struct soc_params *p, double bytes);
+
+/* 1 if the SoC has a crypto engine (rate > 0). */
+int soc_has_crypto_engine(const struct soc_params *p);
+
+/* 1 if the SoC has a parity (XOR / RAID-6) engine (rate > 0). */
+int soc_has_parity_engine(const struct soc_params *p);
+
+/* Initialise *a as this SoC's crypto engine; 0, or -1 (a untouched) when there is none. */
+int soc_crypto_engine_init(const struct soc_params *p, struct accel *a);
+
+/* Initialise *a as this SoC's parity engine; 0, or -1 (a untouched) when there is none. */
+int soc_parity_engine_init(const struct soc_params *p, struct accel *a);
+
+#endif

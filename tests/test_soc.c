@@ -1,0 +1,373 @@
+/* SoC and protocol cost models, and the socs/protocols catalogues. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "models/net/frame.h"
+#include "models/soc/proto.h"
+#include "models/soc/soc.h"
+
+static struct soc_params test_soc(void)
+{
+  struct soc_params p;
+  params_defaults(soc_param_table, soc_param_count, &p);
+  p.cores = 4;
+  p.clock_hz = 1.7e9;
+  p.work_per_cycle = 1.5;
+  p.power_idle_W = 3;
+  p.power_core_busy_W = 0.5;
+  return p;
+}
+
+static struct proto_params test_proto(enum proto_kind kind)
+{
+  struct proto_params p;
+  params_defaults(proto_param_table, proto_param_count, &p);
+  p.kind = kind;
+  p.costs.cycles_per_request = 2e4;
+  p.costs.cycles_per_byte = 2;
+  p.costs.cycles_per_packet = 5e3;
+  p.costs.file_lun_cycles_per_request = 3e4;
+  p.costs.thin_cycles_per_request = 1e4;
+  return p;
+}
+
+/* ---------------------------------------------------------------- soc */
+
+START_TEST(test_soc_speed)
+{
+  struct soc_params p = test_soc();
+  struct nw_err err = {0};
+  ck_assert_int_eq(soc_check(&p, &err), 0);
+  ck_assert_double_eq_tol(soc_effective_speed_cycles_per_s(&p), 2.55e9, 1e-3);
+  ck_assert_double_eq_tol(soc_total_speed_cycles_per_s(&p), 1.02e10, 1e-2);
+  /* Work conservation: 2.55e9 reference cycles take 1 s on one core. */
+  ck_assert_double_eq_tol(soc_cycles_to_s(&p, 2.55e9), 1.0, 1e-12);
+  ck_assert_double_eq_tol(soc_cycles_to_s(&p, 5.1e6), 2e-3, 1e-15);
+  ck_assert_double_eq_tol(soc_power_W(&p, 0), 3.0, 1e-12);
+  ck_assert_double_eq_tol(soc_power_W(&p, 2), 4.0, 1e-12);
+  ck_assert_double_eq_tol(soc_power_W(&p, 9), 5.0, 1e-12); /* clamped to 4 cores */
+  ck_assert_double_eq_tol(soc_mem_copy_s(&p, 1e9), 1.0, 1e-12); /* default 2 GB/s */
+}
+END_TEST
+
+START_TEST(test_soc_engines_and_checks)
+{
+  struct soc_params p = test_soc();
+  struct accel a;
+  memset(&a, 0x5a, sizeof a);
+  ck_assert_int_eq(soc_has_crypto_engine(&p), 0);
+  ck_assert_int_eq(soc_crypto_engine_init(&p, &a), -1);
+  ck_assert_int_eq(soc_parity_engine_init(&p, &a), -1);
+  p.crypto_engine_rate_bytes_per_s = 5e8;
+  p.crypto_engine_setup_s = 1e-5;
+  ck_assert_int_eq(soc_crypto_engine_init(&p, &a), 0);
+  /* 1 MB at 500 MB/s plus 10 us setup. */
+  ck_assert_double_eq_tol(accel_submit(&a, 0.0, 1e6), 2.01e-3, 1e-12);
+  struct nw_err err = {0};
+  p.irq_core = 4;
+  ck_assert_int_eq(soc_check(&p, &err), -1);
+  ck_assert_msg(strstr(err.msg, "irq_core 4") && strstr(err.msg, "-1 and 3"), "%s", err.msg);
+  p.irq_core = -1;
+  ck_assert_int_eq(soc_check(&p, &err), 0);
+  p.cores = 2.5;
+  ck_assert_int_eq(soc_check(&p, &err), -1);
+  ck_assert_msg(strstr(err.msg, "cores") && strstr(err.msg, "2.5"), "%s", err.msg);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- proto */
+
+/* The packet part of the cost scales with the frame count, i.e. ~1/MSS:
+ * an 8 MiB SMB write at MTU 1500 has ceil((8 MiB + 116) / 1460) = 5746
+ * data segments, 2873 ACKs and 1 response = 8620 packets; at MTU 9000
+ * 937 + 469 + 1 = 1407.  Ratio 6.126 vs 8960 / 1460 = 6.137. */
+START_TEST(test_proto_packets_mtu)
+{
+  struct proto_params p = test_proto(PROTO_SMB);
+  struct proto_cycles c1500, c9000;
+  double bytes = 8388608.0;
+  proto_request_cost(&p, 1, bytes, 1500, 0, &c1500);
+  proto_request_cost(&p, 1, bytes, 9000, 0, &c9000);
+  ck_assert_double_eq(c1500.rx_packets, 5746.0);
+  ck_assert_double_eq(c1500.tx_packets, 2874.0);
+  ck_assert_double_eq(c9000.rx_packets + c9000.tx_packets, 1407.0);
+  double pk1500 = c1500.tx_packet_cycles + c1500.rx_packet_cycles;
+  double pk9000 = c9000.tx_packet_cycles + c9000.rx_packet_cycles;
+  double ratio = pk1500 / pk9000, mss_ratio = 8960.0 / 1460.0;
+  ck_assert_msg(fabs(ratio / mss_ratio - 1.0) < 0.01, "packet cycles ratio %.4f vs 1/MSS %.4f",
+                ratio, mss_ratio);
+  /* Per-request and per-byte parts do not depend on the MTU. */
+  ck_assert_double_eq(c1500.request_cycles, c9000.request_cycles);
+  ck_assert_double_eq(c1500.byte_cycles, 2.0 * bytes);
+  ck_assert_msg(c1500.total_cycles > c9000.total_cycles, "1500: %g, 9000: %g",
+                c1500.total_cycles, c9000.total_cycles);
+  ck_assert_double_eq(proto_request_cycles(&p, 1, bytes, 1500, 0), c1500.total_cycles);
+  /* The wire bytes match the framing module. */
+  ck_assert_double_eq(c1500.wire_bytes_to_nas, net_wire_bytes(bytes + 116.0, 1500, 0));
+  /* Reads: TSO hands 64 KiB super-segments to the NIC, fewer tx packets. */
+  struct proto_cycles rd, rd_notso;
+  proto_request_cost(&p, 0, bytes, 1500, 0, &rd);
+  p.tso = 0;
+  proto_request_cost(&p, 0, bytes, 1500, 0, &rd_notso);
+  ck_assert_double_eq(rd.tx_packets, ceil((bytes + 116.0) / 65536.0));
+  ck_assert_double_eq(rd_notso.tx_packets, 5746.0);
+  ck_assert_double_eq(rd.csum_cycles, 0.0);
+  p.checksum_offload = 0;
+  proto_request_cost(&p, 0, bytes, 1500, 0, &rd_notso);
+  ck_assert_double_eq(rd_notso.csum_cycles, 1.0 * (bytes + 116.0 + 116.0));
+}
+END_TEST
+
+START_TEST(test_proto_lun)
+{
+  struct proto_params p = test_proto(PROTO_ISCSI);
+  double block = proto_request_cycles(&p, 0, 4096, 1500, 0);
+  p.iscsi_lun = PROTO_LUN_FILE;
+  double file = proto_request_cycles(&p, 0, 4096, 1500, 0);
+  p.iscsi_lun = PROTO_LUN_THIN;
+  double thin = proto_request_cycles(&p, 1, 4096, 1500, 0);
+  double thin_rd = proto_request_cycles(&p, 0, 4096, 1500, 0);
+  ck_assert_msg(file > block, "file LUN %g <= block LUN %g", file, block);
+  ck_assert_double_eq_tol(file - block, 3e4, 1e-6);
+  ck_assert_double_eq_tol(thin_rd - block, 4e4, 1e-6);
+  ck_assert_double_eq(proto_lun_extra_cycles(&p, 1), 4e4);
+  ck_assert_msg(thin > block, "thin %g", thin);
+  /* iSCSI data PDUs: 256 KiB read with 64 KiB segments = 4 Data-In headers. */
+  struct proto_cycles c;
+  p.iscsi_lun = PROTO_LUN_BLOCK;
+  proto_request_cost(&p, 0, 262144, 9000, 0, &c);
+  ck_assert_double_eq(c.wire_bytes_from_nas, net_wire_bytes(262144 + 4 * 48, 9000, 0));
+  /* The LUN extras only apply to iSCSI. */
+  struct proto_params s = test_proto(PROTO_SMB);
+  s.iscsi_lun = PROTO_LUN_FILE;
+  ck_assert_double_eq(proto_lun_extra_cycles(&s, 0), 0.0);
+  /* local: the NAS is not involved. */
+  struct proto_params l = test_proto(PROTO_LOCAL);
+  ck_assert_double_eq(proto_request_cycles(&l, 1, 1e6, 1500, 0), 0.0);
+  /* Work conservation: a 4 KiB block-LUN read on one core of the test SoC. */
+  struct soc_params soc = test_soc();
+  double t = soc_cycles_to_s(&soc, block);
+  ck_assert_double_eq_tol(t * soc_effective_speed_cycles_per_s(&soc), block, 1e-6);
+}
+END_TEST
+
+START_TEST(test_proto_split_outstanding)
+{
+  double chunk;
+  struct proto_params p = test_proto(PROTO_SMB);
+  ck_assert_uint_eq(proto_split(&p, 0, 4194304, &chunk), 4);
+  ck_assert_double_eq(chunk, 1048576.0);
+  ck_assert_uint_eq(proto_split(&p, 0, 4096, &chunk), 1);
+  ck_assert_double_eq(chunk, 4096.0);
+  ck_assert_uint_eq(proto_split(&p, 1, 1048577, &chunk), 2);
+  /* 8192 credits, 1 MiB requests cost 16 credits each: 512 outstanding. */
+  ck_assert_int_eq(proto_max_outstanding(&p, 1048576), 512);
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), 8192);
+  p = test_proto(PROTO_NFS);
+  p.nfs_rsize_bytes = 32768;
+  p.nfs_wsize_bytes = 65536;
+  ck_assert_uint_eq(proto_split(&p, 0, 131072, &chunk), 4);
+  ck_assert_uint_eq(proto_split(&p, 1, 131072, &chunk), 2);
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), 8);
+  p = test_proto(PROTO_ISCSI);
+  ck_assert_uint_eq(proto_split(&p, 1, 1048576, &chunk), 4);
+  ck_assert_double_eq(chunk, 262144.0);
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), 64);
+  p = test_proto(PROTO_LOCAL);
+  ck_assert_uint_eq(proto_split(&p, 1, 8388608, &chunk), 1);
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), PROTO_UNBOUNDED);
+  /* File opens: SMB and NFS pay, iSCSI and local do not. */
+  p = test_proto(PROTO_SMB);
+  ck_assert_double_eq(proto_open_cycles(&p), p.costs.cycles_per_open);
+  p = test_proto(PROTO_ISCSI);
+  ck_assert_double_eq(proto_open_cycles(&p), 0.0);
+  /* knfsd max block size: 4 GiB -> 1 MiB, 512 MiB -> 128 KiB, 32 MiB -> 8 KiB. */
+  ck_assert_double_eq(nfs_server_max_blksize_bytes(4294967296.0), 1048576.0);
+  ck_assert_double_eq(nfs_server_max_blksize_bytes(536870912.0), 131072.0);
+  ck_assert_double_eq(nfs_server_max_blksize_bytes(33554432.0), 8192.0);
+}
+END_TEST
+
+START_TEST(test_proto_tables)
+{
+  struct proto_params p;
+  params_defaults(proto_param_table, proto_param_count, &p);
+  struct nw_err err = {0};
+  ck_assert_int_eq(proto_check(&p, &err), 0);
+  for (size_t i = 0; i < proto_param_count; i++) {
+    const struct param_desc *d = &proto_param_table[i];
+    double v = *(const double *)((const char *)&p + d->offset);
+    ck_assert_msg(v >= d->min && v <= d->max, "%s default %g outside [%g, %g]", d->key, v, d->min,
+                  d->max);
+    for (size_t j = i + 1; j < proto_param_count; j++)
+      ck_assert_msg(strcmp(d->key, proto_param_table[j].key) != 0, "duplicate %s", d->key);
+  }
+  /* Every cost key is in the scenario table, at the nested offset. */
+  for (size_t i = 0; i < proto_cost_count; i++) {
+    const struct param_desc *d = params_find(proto_param_table, proto_param_count,
+                                             proto_cost_table[i].key);
+    ck_assert_msg(d != NULL, "%s missing", proto_cost_table[i].key);
+    ck_assert_uint_eq(d->offset, offsetof(struct proto_params, costs) + proto_cost_table[i].offset);
+  }
+  p.tso = 1;
+  p.checksum_offload = 0;
+  ck_assert_int_eq(proto_check(&p, &err), -1);
+  ck_assert_msg(strstr(err.msg, "checksum_offload"), "%s", err.msg);
+  p.checksum_offload = 1;
+  p.nfs_threads = 8.5;
+  ck_assert_int_eq(proto_check(&p, &err), -1);
+  ck_assert_msg(strstr(err.msg, "nfs_threads") && strstr(err.msg, "8.5"), "%s", err.msg);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- catalogues */
+
+static yaml_node_t *cat_get(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+  if (!map || map->type != YAML_MAPPING_NODE)
+    return NULL;
+  for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
+       pr++) {
+    yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+    if (k && k->type == YAML_SCALAR_NODE && strcmp((const char *)k->data.scalar.value, key) == 0)
+      return yaml_document_get_node(doc, pr->value);
+  }
+  return NULL;
+}
+
+static const char *cat_scalar(yaml_node_t *n)
+{
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static double cat_value(const struct param_desc *d, const char *text, const char *where)
+{
+  double v = NAN;
+  if (d->choices) {
+    for (int i = 0; d->choices[i]; i++)
+      if (strcmp(d->choices[i], text) == 0)
+        v = i;
+    ck_assert_msg(!isnan(v), "%s: '%s' is not a choice", where, text);
+    return v;
+  }
+  char msg[256] = "";
+  ck_assert_msg(units_parse(text, d->dim, &v, msg, sizeof msg) == 0, "%s: %s", where, msg);
+  ck_assert_msg(v >= d->min && v <= d->max, "%s: %s outside the table range [%g, %g]", where, text,
+                d->min, d->max);
+  return v;
+}
+
+/* Check every entry of a catalogue against its table; fill each entry's
+ * params struct (defaults + values) and run `check` on it.  Returns the
+ * number of entries. */
+static int cat_check_file(const char *file, const char *section, const struct param_desc *table,
+                          size_t n, size_t size, int (*check)(const void *, struct nw_err *))
+{
+  char path[1024];
+  const char *dir = getenv("NASTWIN_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/catalog/%s", dir ? dir : NASTWIN_SOURCE_DIR, file);
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  ck_assert_msg(yaml_parser_load(&parser, &doc), "%s: YAML error %s", path,
+                parser.problem ? parser.problem : "");
+  yaml_node_t *sec = cat_get(&doc, yaml_document_get_root_node(&doc), section);
+  ck_assert_msg(sec && sec->type == YAML_MAPPING_NODE, "%s: no section %s", path, section);
+  int entries = 0;
+  double *vals = calloc(1, size);
+  for (yaml_node_pair_t *e = sec->data.mapping.pairs.start; e < sec->data.mapping.pairs.top; e++) {
+    const char *name = cat_scalar(yaml_document_get_node(&doc, e->key));
+    yaml_node_t *params = cat_get(&doc, yaml_document_get_node(&doc, e->value), "params");
+    ck_assert_msg(params && params->type == YAML_MAPPING_NODE, "%s: %s has no params", file, name);
+    params_defaults(table, n, vals);
+    for (yaml_node_pair_t *pr = params->data.mapping.pairs.start;
+         pr < params->data.mapping.pairs.top; pr++) {
+      const char *key = cat_scalar(yaml_document_get_node(&doc, pr->key));
+      char where[256];
+      snprintf(where, sizeof where, "%s: %s.%s", file, name, key);
+      const struct param_desc *d = params_find(table, n, key);
+      ck_assert_msg(d != NULL, "%s: unknown key", where);
+      yaml_node_t *spec = yaml_document_get_node(&doc, pr->value);
+      const char *value = cat_scalar(cat_get(&doc, spec, "value"));
+      ck_assert_msg(value != NULL, "%s: no value", where);
+      ck_assert_msg(cat_scalar(cat_get(&doc, spec, "source")) != NULL, "%s: no source", where);
+      double v = cat_value(d, value, where);
+      *(double *)((char *)vals + d->offset) = v;
+      yaml_node_t *fit = cat_get(&doc, spec, "fit");
+      if (fit) {
+        ck_assert_msg(fit->type == YAML_SEQUENCE_NODE &&
+                          fit->data.sequence.items.top - fit->data.sequence.items.start == 2,
+                      "%s: fit must be [lo, hi]", where);
+        double lo = cat_value(d, cat_scalar(yaml_document_get_node(&doc, fit->data.sequence.items.start[0])), where);
+        double hi = cat_value(d, cat_scalar(yaml_document_get_node(&doc, fit->data.sequence.items.start[1])), where);
+        ck_assert_msg(lo <= v && v <= hi, "%s: value %s outside fit [%g, %g]", where, value, lo, hi);
+      }
+    }
+    for (size_t i = 0; i < n; i++)
+      ck_assert_msg(table[i].optional || params_find(table, n, table[i].key) == NULL ||
+                        cat_get(&doc, params, table[i].key) != NULL,
+                    "%s: %s lacks required key %s", file, name, table[i].key);
+    if (check) {
+      struct nw_err err = {0};
+      ck_assert_msg(check(vals, &err) == 0, "%s: %s: %s", file, name, err.msg);
+    }
+    entries++;
+  }
+  free(vals);
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return entries;
+}
+
+static int test_soc_check_cb(const void *p, struct nw_err *err)
+{
+  return soc_check(p, err);
+}
+
+START_TEST(test_catalog_socs)
+{
+  int n = cat_check_file("socs.yaml", "socs", soc_param_table, soc_param_count,
+                         sizeof(struct soc_params), test_soc_check_cb);
+  ck_assert_int_eq(n, 5);
+}
+END_TEST
+
+START_TEST(test_catalog_protocols)
+{
+  int n = cat_check_file("protocols.yaml", "protocols", proto_cost_table, proto_cost_count,
+                         sizeof(struct proto_costs), NULL);
+  ck_assert_int_eq(n, 3);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("soc");
+  TCase *tc;
+  tc = tcase_create("soc");
+  tcase_add_test(tc, test_soc_speed);
+  tcase_add_test(tc, test_soc_engines_and_checks);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("proto");
+  tcase_add_test(tc, test_proto_packets_mtu);
+  tcase_add_test(tc, test_proto_lun);
+  tcase_add_test(tc, test_proto_split_outstanding);
+  tcase_add_test(tc, test_proto_tables);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("catalog");
+  tcase_add_test(tc, test_catalog_socs);
+  tcase_add_test(tc, test_catalog_protocols);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
