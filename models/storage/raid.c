@@ -188,7 +188,7 @@ static int raid_pick_copy(const struct raid_geom *g, const int *cand, int ncand,
 static void raid1_read(const struct raid_geom *g, uint64_t off, uint64_t len, const int *pending,
                        struct raid_plan *p)
 {
-  int cand[RAID_MAX_MEMBERS];
+  int cand[RAID_MAX_MEMBERS] = {0};
   for (int m = 0; m < g->members; m++)
     cand[m] = m;
   int m = raid_pick_copy(g, cand, g->members, pending);
