@@ -35,10 +35,16 @@ void workload_free(struct workload *w)
 
 struct workload_step *workload_add_step(struct workload *w)
 {
-  struct workload_step *grown = realloc(w->steps, (size_t)(w->nsteps + 1) * sizeof *grown);
-  if (!grown)
-    return NULL;
-  w->steps = grown;
+  /* Capacity is implicit: the next power of two >= nsteps, so grow when
+   * nsteps is 0 or a power of two (amortised O(1) per step). */
+  int n = w->nsteps;
+  if (n == 0 || (n & (n - 1)) == 0) {
+    size_t cap = n == 0 ? 1 : (size_t)n * 2;
+    struct workload_step *grown = realloc(w->steps, cap * sizeof *grown);
+    if (!grown)
+      return NULL;
+    w->steps = grown;
+  }
   struct workload_step *s = &w->steps[w->nsteps++];
   memset(s, 0, sizeof *s);
   return s;
