@@ -1,0 +1,605 @@
+/* hdd.c - model "hdd": a rotating disk with zoned recording, a seek curve,
+ * a physical rotational phase, an on-drive read-ahead / write-back cache,
+ * NCQ (shortest positioning time first) and a SATA link.
+ *
+ * Geometry.  The cylinder fraction c in [0, 1] runs from the outer (0) to
+ * the inner (1) diameter and the media rate falls linearly,
+ * R(c) = Ro - (Ro - Ri) c.  Bytes per unit of c are proportional to R, so
+ * the byte offset of c is C (Ro c - (Ro - Ri) c^2 / 2) / ((Ro + Ri) / 2)
+ * and reading from c1 to c2 takes K (c2 - c1) with K = C / ((Ro + Ri) / 2)
+ * (K is the time to read the whole disk).  Sequential data winds round the
+ * platters: offset -> revolution number rev = K c / T (T = 60 / rpm);
+ * floor(rev) is the track, track / heads the cylinder, frac(rev) the angle.
+ *
+ * Rotation.  The platter angle under the heads at time t is
+ * frac(t / T + phase0), phase0 drawn once from the device seed: rotational
+ * latency is the real angular distance, so runs are deterministic and a
+ * request issued exactly when the previous one ends, at the next sector,
+ * waits nothing (a sequential stream costs neither seek nor rotation).
+ *
+ * Seek over d = (cylinder distance - 1) / (cylinders - 1):
+ *   t(d) = t_tt + a sqrt(d)           for d <= d0
+ *        = t(d0) + b (d - d0)          for d > d0,   t(1) = t_full,
+ * C1 at d0 (b = a / (2 sqrt(d0))), and d0 solved so that the mean over
+ * uniformly random cylinder pairs (distance density 2 (1 - d)) is t_avg.
+ * Same cylinder, other track: head_switch.  */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/disks/disk_impl.h"
+#include "models/disks/iface.h"
+
+/* Dirty extents considered by the positioning scheduler at once (the
+ * firmware sorts its whole cache; the oldest 64 extents are a
+ * simplification that keeps a dispatch O(ncq_depth + 64)). */
+#define HDD_DESTAGE_WINDOW 64
+/* Contiguous write-back writes merge into one extent up to this size. */
+#define HDD_DESTAGE_MERGE_MAX_BYTES (1u << 20)
+/* A rotational wait within this fraction of a revolution of a full turn
+ * is float noise on a sector that is exactly under the head: no wait. */
+#define HDD_ROT_EPS_REV 1e-6
+
+struct hdd_params {
+  double capacity_bytes;
+  double rpm;
+  double seek_track_s;
+  double seek_avg_s;
+  double seek_full_s;
+  double heads;
+  double head_switch_s;
+  double rate_outer_bytes_per_s;
+  double rate_inner_bytes_per_s;
+  double cmd_overhead_s;
+  double cache_bytes;
+  double read_ahead_bytes;
+  double write_cache; /* index into hdd_on_off */
+  double ncq_depth;
+  double ncq_max_wait_s;
+  double link_rate_bytes_per_s;
+  double power_active_W;
+  double power_idle_W;
+  double power_standby_W;
+  double standby_after_s;
+  double spinup_time_s;
+  double spinup_power_W;
+};
+
+static const char *const hdd_on_off[] = {"off", "on", NULL};
+
+#define HDD_OFF(field) offsetof(struct hdd_params, field)
+
+static const struct param_desc hdd_params_table[] = {
+    {.key = "capacity", .dim = UNITS_BYTES, .offset = HDD_OFF(capacity_bytes), .min = 1e9,
+     .max = 40e12, .help = "user capacity (bytes)"},
+    {.key = "rpm", .dim = UNITS_ROTATION, .offset = HDD_OFF(rpm), .min = 3600, .max = 15000,
+     .help = "spindle speed (rpm)"},
+    {.key = "seek_track", .dim = UNITS_TIME, .offset = HDD_OFF(seek_track_s), .min = 0.1e-3,
+     .max = 5e-3, .help = "track-to-track seek (s)"},
+    {.key = "seek_avg", .dim = UNITS_TIME, .offset = HDD_OFF(seek_avg_s), .min = 1e-3,
+     .max = 20e-3, .help = "average seek over random cylinder pairs (s)"},
+    {.key = "seek_full", .dim = UNITS_TIME, .offset = HDD_OFF(seek_full_s), .min = 2e-3,
+     .max = 40e-3, .help = "full-stroke seek (s)"},
+    {.key = "heads", .dim = UNITS_NUMBER, .offset = HDD_OFF(heads), .min = 1, .max = 24,
+     .optional = 1, .def = 4, .help = "recording surfaces (tracks per cylinder)"},
+    {.key = "head_switch", .dim = UNITS_TIME, .offset = HDD_OFF(head_switch_s), .min = 0,
+     .max = 5e-3, .optional = 1, .def = 1e-3,
+     .help = "switch to another surface of the same cylinder (s)"},
+    {.key = "rate_outer", .dim = UNITS_RATE, .offset = HDD_OFF(rate_outer_bytes_per_s),
+     .min = 10e6, .max = 600e6, .help = "sustained media rate at the outer diameter (bytes/s)"},
+    {.key = "rate_inner", .dim = UNITS_RATE, .offset = HDD_OFF(rate_inner_bytes_per_s),
+     .min = 5e6, .max = 600e6, .help = "sustained media rate at the inner diameter (bytes/s)"},
+    {.key = "cmd_overhead", .dim = UNITS_TIME, .offset = HDD_OFF(cmd_overhead_s), .min = 0,
+     .max = 2e-3, .optional = 1, .def = 0,
+     .help = "controller time per non-sequential command (s)"},
+    {.key = "cache", .dim = UNITS_BYTES, .offset = HDD_OFF(cache_bytes), .min = 0, .max = 4e9,
+     .optional = 1, .def = 64.0 * 1048576, .help = "drive buffer usable for write-back (bytes)"},
+    {.key = "read_ahead", .dim = UNITS_BYTES, .offset = HDD_OFF(read_ahead_bytes), .min = 0,
+     .max = 64.0 * 1048576, .optional = 1, .def = 1048576,
+     .help = "bytes read ahead after a read while idle (bytes), 0 = off"},
+    {.key = "write_cache", .offset = HDD_OFF(write_cache), .optional = 1, .def = 1,
+     .help = "write-back cache: on or off", .choices = hdd_on_off},
+    {.key = "ncq_depth", .dim = UNITS_NUMBER, .offset = HDD_OFF(ncq_depth), .min = 1, .max = 32,
+     .optional = 1, .def = 32, .help = "commands the drive holds and reorders (1 = FIFO)"},
+    {.key = "ncq_max_wait", .dim = UNITS_TIME, .offset = HDD_OFF(ncq_max_wait_s), .min = 0.01,
+     .max = 10, .optional = 1, .def = 1,
+     .help = "a command older than this is served next, whatever its position (s)"},
+    {.key = "link_rate", .dim = UNITS_RATE, .offset = HDD_OFF(link_rate_bytes_per_s),
+     .min = 1.5e9 / 8, .max = 6e9 / 8, .optional = 1, .def = 6e9 / 8,
+     .help = "SATA line rate, 1.5/3/6 Gbit/s (payload = 80 % after 8b/10b)"},
+    {.key = "power_active", .dim = UNITS_POWER, .offset = HDD_OFF(power_active_W), .min = 0.5,
+     .max = 30, .help = "power while seeking/transferring (W)"},
+    {.key = "power_idle", .dim = UNITS_POWER, .offset = HDD_OFF(power_idle_W), .min = 0.2,
+     .max = 20, .help = "power spinning idle (W)"},
+    {.key = "power_standby", .dim = UNITS_POWER, .offset = HDD_OFF(power_standby_W), .min = 0,
+     .max = 5, .optional = 1, .def = 1, .help = "power spun down (W)"},
+    {.key = "standby_after", .dim = UNITS_TIME, .offset = HDD_OFF(standby_after_s), .min = 0,
+     .max = 86400, .optional = 1, .def = 0, .help = "idle time before spin-down (s), 0 = never"},
+    {.key = "spinup_time", .dim = UNITS_TIME, .offset = HDD_OFF(spinup_time_s), .min = 0,
+     .max = 60, .optional = 1, .def = 10, .help = "spin-up delay out of standby (s)"},
+    {.key = "spinup_power", .dim = UNITS_POWER, .offset = HDD_OFF(spinup_power_W), .min = 0,
+     .max = 40, .optional = 1, .def = 20, .help = "average power during spin-up (W)"},
+};
+
+struct hdd_cmd {
+  struct disk_io io;
+  double submit_s;
+};
+
+struct hdd {
+  struct hdd_params p;
+  double rot_s;      /* one revolution (s) */
+  double disk_s;     /* K: media time of the whole disk (s) */
+  double cylinders;
+  double phase0_rev; /* platter angle at t = 0 (revolutions) */
+  double seek_a, seek_d0, seek_b;
+  struct hdd_cmd *hq; /* host commands not yet dispatched, FIFO */
+  size_t hq_n, hq_cap;
+  struct hdd_cmd *dq; /* dirty extents awaiting destage, oldest first */
+  size_t dq_n, dq_cap;
+  double dirty_bytes;
+  double mech_free_s;        /* the actuator is free from then on */
+  uint64_t head_off_bytes;   /* offset under the head at head_t_s */
+  double head_t_s;
+  int ra_active;             /* reading ahead from head_off since head_t */
+  int seg_valid;             /* [seg_lo, head position) is in the buffer */
+  uint64_t seg_lo_bytes;
+  struct iface_port port;
+  struct iface_link *link;
+  struct disk_heap done;
+  struct disk_busy busy;
+  struct disk_power power;
+  uint64_t reads, writes, read_bytes, write_bytes;
+};
+
+/* ---- seek curve ---- */
+
+/* Mean seek (s) over random cylinder pairs when the knee is at d0. */
+static double hdd_seek_mean_s(double tt, double dt, double d0)
+{
+  double a = 2.0 * sqrt(d0) * dt / (1.0 + d0);
+  double b = dt / (1.0 + d0);
+  double t_d0 = tt + a * sqrt(d0);
+  double l = 1.0 - d0;
+  double i1 = tt * (2.0 * d0 - d0 * d0) +
+              2.0 * a * (2.0 / 3.0 * pow(d0, 1.5) - 2.0 / 5.0 * pow(d0, 2.5));
+  double i2 = t_d0 * l * l + b * l * l * l / 3.0;
+  return i1 + i2;
+}
+
+/* Solve the knee d0 for the parameters' average; 0 or -1 with msg. */
+static int hdd_seek_solve(const struct hdd_params *p, double *a, double *d0, double *b, char *msg,
+                          size_t msg_len)
+{
+  double tt = p->seek_track_s, dt = p->seek_full_s - p->seek_track_s;
+  double lo = 1e-12, hi = 1.0;
+  double mean_lo = hdd_seek_mean_s(tt, dt, lo), mean_hi = hdd_seek_mean_s(tt, dt, hi);
+  if (p->seek_avg_s < mean_lo - 1e-12 || p->seek_avg_s > mean_hi + 1e-12) {
+    snprintf(msg, msg_len,
+             "hdd: seek_avg %g ms must be between %.4g and %.4g ms for seek_track %g ms and "
+             "seek_full %g ms (sqrt-then-linear seek curve)",
+             p->seek_avg_s * 1e3, mean_lo * 1e3, mean_hi * 1e3, tt * 1e3, p->seek_full_s * 1e3);
+    return -1;
+  }
+  for (int i = 0; i < 200; i++) { /* the mean rises with d0 (more concave) */
+    double mid = 0.5 * (lo + hi);
+    if (hdd_seek_mean_s(tt, dt, mid) < p->seek_avg_s)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *d0 = 0.5 * (lo + hi);
+  *a = 2.0 * sqrt(*d0) * dt / (1.0 + *d0);
+  *b = dt / (1.0 + *d0);
+  return 0;
+}
+
+/* Seek time (s) over normalised distance d in [0, 1]. */
+static double hdd_seek_curve_s(const struct hdd *h, double d)
+{
+  if (d <= h->seek_d0)
+    return h->p.seek_track_s + h->seek_a * sqrt(d);
+  return h->p.seek_track_s + h->seek_a * sqrt(h->seek_d0) + h->seek_b * (d - h->seek_d0);
+}
+
+/* ---- geometry ---- */
+
+/* Cylinder fraction (0 outer .. 1 inner) of a byte offset. */
+static double hdd_cyl(const struct hdd *h, uint64_t off_bytes)
+{
+  double f = (double)off_bytes / h->p.capacity_bytes;
+  if (f > 1.0)
+    f = 1.0;
+  double ro = h->p.rate_outer_bytes_per_s, ri = h->p.rate_inner_bytes_per_s;
+  /* root of (ro - ri)/2 c^2 - ro c + f (ro + ri)/2 = 0, in a form stable at ro = ri */
+  return f * (ro + ri) / (ro + sqrt(ro * ro - f * (ro * ro - ri * ri)));
+}
+
+/* Media rate (B/s) at cylinder fraction c. */
+static double hdd_rate_at(const struct hdd *h, double c)
+{
+  return h->p.rate_outer_bytes_per_s - (h->p.rate_outer_bytes_per_s - h->p.rate_inner_bytes_per_s) * c;
+}
+
+/* Media time (s) to read or write [off, off + len). */
+static double hdd_media_s(const struct hdd *h, uint64_t off_bytes, uint64_t len_bytes)
+{
+  return h->disk_s * (hdd_cyl(h, off_bytes + len_bytes) - hdd_cyl(h, off_bytes));
+}
+
+/* Seek + rotation (s) from the head at offset `from` at time t_s to the
+ * start of offset `to`. */
+static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to)
+{
+  double rev1 = h->disk_s * hdd_cyl(h, from) / h->rot_s;
+  double rev2 = h->disk_s * hdd_cyl(h, to) / h->rot_s;
+  double track1 = floor(rev1), track2 = floor(rev2);
+  double cyl1 = floor(track1 / h->p.heads), cyl2 = floor(track2 / h->p.heads);
+  double dcyl = fabs(cyl1 - cyl2);
+  double seek_s;
+  if (dcyl == 0.0)
+    seek_s = track1 == track2 ? 0.0 : h->p.head_switch_s;
+  else
+    seek_s = hdd_seek_curve_s(h, h->cylinders > 1.0 ? (dcyl - 1.0) / (h->cylinders - 1.0) : 0.0);
+  double arrive = t_s + seek_s;
+  double theta = arrive / h->rot_s + h->phase0_rev;
+  double wait_rev = (rev2 - floor(rev2)) - (theta - floor(theta));
+  if (wait_rev < 0.0)
+    wait_rev += 1.0;
+  if (wait_rev > 1.0 - HDD_ROT_EPS_REV)
+    wait_rev = 0.0;
+  return seek_s + wait_rev * h->rot_s;
+}
+
+/* ---- params ---- */
+
+static int hdd_check(const void *params, char *msg, size_t msg_len)
+{
+  const struct hdd_params *p = params;
+  if (p->rate_inner_bytes_per_s > p->rate_outer_bytes_per_s) {
+    snprintf(msg, msg_len, "hdd: rate_inner %g MB/s must be <= rate_outer %g MB/s",
+             p->rate_inner_bytes_per_s / 1e6, p->rate_outer_bytes_per_s / 1e6);
+    return -1;
+  }
+  if (!(p->seek_track_s <= p->seek_avg_s && p->seek_avg_s <= p->seek_full_s)) {
+    snprintf(msg, msg_len,
+             "hdd: seeks must satisfy seek_track (%g ms) <= seek_avg (%g ms) <= seek_full (%g ms)",
+             p->seek_track_s * 1e3, p->seek_avg_s * 1e3, p->seek_full_s * 1e3);
+    return -1;
+  }
+  if (p->heads != floor(p->heads) || p->ncq_depth != floor(p->ncq_depth)) {
+    snprintf(msg, msg_len, "hdd: heads (%g) and ncq_depth (%g) must be whole numbers", p->heads,
+             p->ncq_depth);
+    return -1;
+  }
+  if (p->power_active_W < p->power_idle_W || p->power_standby_W > p->power_idle_W) {
+    snprintf(msg, msg_len,
+             "hdd: power must satisfy power_standby (%g W) <= power_idle (%g W) <= "
+             "power_active (%g W)",
+             p->power_standby_W, p->power_idle_W, p->power_active_W);
+    return -1;
+  }
+  double a, d0, b;
+  return hdd_seek_solve(p, &a, &d0, &b, msg, msg_len);
+}
+
+static double hdd_capacity_bytes(const void *params)
+{
+  return ((const struct hdd_params *)params)->capacity_bytes;
+}
+
+static void hdd_destroy(void *priv)
+{
+  struct hdd *h = priv;
+  if (h == NULL)
+    return;
+  free(h->hq);
+  free(h->dq);
+  disk_heap_free(&h->done);
+  iface_port_free(&h->port);
+  free(h);
+}
+
+static void *hdd_create(const void *params, uint64_t seed)
+{
+  struct hdd *h = calloc(1, sizeof *h);
+  if (h == NULL)
+    return NULL;
+  h->p = *(const struct hdd_params *)params;
+  char msg[256];
+  if (hdd_seek_solve(&h->p, &h->seek_a, &h->seek_d0, &h->seek_b, msg, sizeof msg) != 0) {
+    /* unchecked params: fall back to a straight line rather than fail */
+    h->seek_d0 = 0.0;
+    h->seek_a = 0.0;
+    h->seek_b = h->p.seek_full_s - h->p.seek_track_s;
+  }
+  h->rot_s = 60.0 / h->p.rpm;
+  h->disk_s =
+      h->p.capacity_bytes / (0.5 * (h->p.rate_outer_bytes_per_s + h->p.rate_inner_bytes_per_s));
+  h->cylinders = floor(h->disk_s / h->rot_s / h->p.heads);
+  if (h->cylinders < 1.0)
+    h->cylinders = 1.0;
+  h->phase0_rev = disk_seed_unit(seed);
+  disk_heap_init(&h->done);
+  iface_port_init(&h->port, h->p.link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0);
+  h->power = (struct disk_power){.active_W = h->p.power_active_W,
+                                 .idle_W = h->p.power_idle_W,
+                                 .standby_W = h->p.power_standby_W,
+                                 .standby_after_s = h->p.standby_after_s,
+                                 .wake_s = h->p.spinup_time_s,
+                                 .wake_W = h->p.spinup_power_W};
+  return h;
+}
+
+/* ---- queues ---- */
+
+static int hdd_cmd_append(struct hdd_cmd **v, size_t *n, size_t *cap, const struct hdd_cmd *c)
+{
+  if (*n == *cap) {
+    size_t ncap = *cap ? 2 * *cap : 32;
+    struct hdd_cmd *nv = realloc(*v, ncap * sizeof *nv);
+    if (nv == NULL)
+      return -1;
+    *v = nv;
+    *cap = ncap;
+  }
+  (*v)[(*n)++] = *c;
+  return 0;
+}
+
+static void hdd_cmd_remove(struct hdd_cmd *v, size_t *n, size_t i)
+{
+  memmove(v + i, v + i + 1, (*n - i - 1) * sizeof *v);
+  (*n)--;
+}
+
+/* ---- planning and dispatch ---- */
+
+enum hdd_kind { HDD_HIT, HDD_STREAM, HDD_MECH };
+
+struct hdd_plan {
+  enum hdd_kind kind;
+  double cost_s;        /* positioning time before data moves */
+  double media_start_s; /* data starts to move */
+  double media_end_s;   /* actuator free again */
+};
+
+/* Head position (offset) at time t_s, and whether read-ahead still runs. */
+static uint64_t hdd_head_at(const struct hdd *h, double t_s, int *streaming)
+{
+  *streaming = 0;
+  if (!h->ra_active || t_s <= h->head_t_s)
+    return h->head_off_bytes;
+  double avail = (t_s - h->head_t_s) * hdd_rate_at(h, hdd_cyl(h, h->head_off_bytes));
+  if (avail < h->p.read_ahead_bytes)
+    *streaming = 1;
+  else
+    avail = h->p.read_ahead_bytes;
+  uint64_t pos = h->head_off_bytes + (uint64_t)avail;
+  return pos < (uint64_t)h->p.capacity_bytes ? pos : (uint64_t)h->p.capacity_bytes;
+}
+
+/* What serving io at t_s costs. */
+static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *io,
+                        struct hdd_plan *pl)
+{
+  uint64_t o = io->offset_bytes, e = io->offset_bytes + io->len_bytes;
+  int streaming;
+  uint64_t pos = hdd_head_at(h, t_s, &streaming);
+  if (!io->write && h->seg_valid && o >= h->seg_lo_bytes && e <= pos) {
+    *pl = (struct hdd_plan){.kind = HDD_HIT, .media_start_s = t_s, .media_end_s = t_s};
+    return;
+  }
+  if (!io->write && streaming && h->seg_valid && o >= h->seg_lo_bytes && o <= pos) {
+    double end = h->head_t_s + hdd_media_s(h, h->head_off_bytes, e - h->head_off_bytes);
+    *pl = (struct hdd_plan){.kind = HDD_STREAM, .media_start_s = t_s,
+                            .media_end_s = end > t_s ? end : t_s};
+    return;
+  }
+  double media_s = hdd_media_s(h, o, io->len_bytes);
+  if (o == pos && t_s == h->head_t_s) { /* next sector, right now */
+    *pl = (struct hdd_plan){.kind = HDD_MECH, .media_start_s = t_s, .media_end_s = t_s + media_s};
+    return;
+  }
+  double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s);
+  double start = t0 + hdd_position_s(h, pos, t0, o);
+  *pl = (struct hdd_plan){
+      .kind = HDD_MECH, .cost_s = start - t_s, .media_start_s = start, .media_end_s = start + media_s};
+}
+
+/* Serve io as planned at t_s; host says whether to report a completion. */
+static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int host,
+                        const struct hdd_plan *pl)
+{
+  double n = (double)io->len_bytes;
+  uint64_t e = io->offset_bytes + io->len_bytes;
+  double port_s = n / h->port.rate_bytes_per_s;
+  double done_s = pl->media_end_s;
+  if (pl->kind != HDD_HIT) {
+    disk_busy_add(&h->busy, t_s, pl->media_end_s);
+    h->mech_free_s = pl->media_end_s;
+    h->head_off_bytes = e;
+    h->head_t_s = pl->media_end_s;
+  }
+  if (!io->write) {
+    if (pl->kind == HDD_MECH)
+      h->seg_lo_bytes = io->offset_bytes;
+    else if (pl->kind == HDD_STREAM && e - h->seg_lo_bytes > (uint64_t)h->p.cache_bytes)
+      h->seg_lo_bytes = e - (uint64_t)h->p.cache_bytes;
+    if (pl->kind != HDD_HIT) {
+      h->seg_valid = 1;
+      h->ra_active = h->p.read_ahead_bytes > 0.0;
+    }
+    double ready = pl->media_end_s - port_s > pl->media_start_s ? pl->media_end_s - port_s
+                                                                : pl->media_start_s;
+    done_s = iface_port_transfer(&h->port, h->link, IFACE_TO_HOST, t_s, ready, n);
+    if (done_s < pl->media_end_s)
+      done_s = pl->media_end_s;
+  } else {
+    h->seg_valid = 0;
+    h->ra_active = 0;
+    if (host) {
+      double link_end = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, t_s, n);
+      if (link_end > done_s)
+        done_s = link_end;
+    } else {
+      h->dirty_bytes -= n;
+    }
+  }
+  if (host)
+    disk_heap_push(&h->done, done_s, io);
+}
+
+/* Make every scheduling decision due at or before now_s. */
+static void hdd_advance(struct hdd *h, double now_s)
+{
+  while ((h->hq_n > 0 || h->dq_n > 0) && h->mech_free_s <= now_s) {
+    double first = INFINITY;
+    if (h->hq_n > 0)
+      first = h->hq[0].submit_s;
+    if (h->dq_n > 0 && h->dq[0].submit_s < first)
+      first = h->dq[0].submit_s;
+    double t = h->mech_free_s > first ? h->mech_free_s : first;
+    if (t > h->mech_free_s) { /* the actuator was idle: maybe spun down */
+      double wake_s = disk_power_gap(&h->power, t - h->mech_free_s);
+      if (wake_s > 0.0) {
+        h->ra_active = 0;
+        h->seg_valid = 0;
+        h->head_t_s = t + wake_s;
+      }
+      t += wake_s;
+    }
+    size_t win = h->hq_n < (size_t)h->p.ncq_depth ? h->hq_n : (size_t)h->p.ncq_depth;
+    size_t dwin = h->dq_n < HDD_DESTAGE_WINDOW ? h->dq_n : HDD_DESTAGE_WINDOW;
+    int best_dirty = 0;
+    size_t best = (size_t)-1;
+    struct hdd_plan best_plan = {.cost_s = INFINITY}, pl;
+    if (h->hq_n > 0 && t - h->hq[0].submit_s > h->p.ncq_max_wait_s) {
+      best = 0;
+      hdd_plan_io(h, t, &h->hq[0].io, &best_plan);
+    } else {
+      for (size_t i = 0; i < win; i++) {
+        if (h->hq[i].submit_s > t)
+          break;
+        hdd_plan_io(h, t, &h->hq[i].io, &pl);
+        if (pl.cost_s < best_plan.cost_s) {
+          best_plan = pl;
+          best = i;
+        }
+      }
+      for (size_t i = 0; i < dwin; i++) {
+        if (h->dq[i].submit_s > t)
+          break;
+        hdd_plan_io(h, t, &h->dq[i].io, &pl);
+        if (pl.cost_s < best_plan.cost_s) {
+          best_plan = pl;
+          best = i;
+          best_dirty = 1;
+        }
+      }
+    }
+    if (best == (size_t)-1)
+      return; /* cannot happen: the oldest command is eligible at t */
+    struct hdd_cmd c = best_dirty ? h->dq[best] : h->hq[best];
+    if (best_dirty)
+      hdd_cmd_remove(h->dq, &h->dq_n, best);
+    else
+      hdd_cmd_remove(h->hq, &h->hq_n, best);
+    hdd_execute(h, t, &c.io, !best_dirty, &best_plan);
+    if (best_plan.kind == HDD_HIT && h->mech_free_s < t)
+      h->mech_free_s = t; /* the controller moved on to t */
+  }
+}
+
+static void hdd_submit(void *priv, double now_s, const struct disk_io *io)
+{
+  struct hdd *h = priv;
+  hdd_advance(h, now_s);
+  double n = (double)io->len_bytes;
+  struct hdd_cmd c = {.io = *io, .submit_s = now_s};
+  if (io->write && h->p.write_cache >= 1.0 && h->dirty_bytes + n <= h->p.cache_bytes) {
+    /* write-back: done once the data is in the buffer */
+    double ack = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, now_s, now_s, n);
+    disk_heap_push(&h->done, ack, io);
+    h->dirty_bytes += n;
+    struct hdd_cmd *tail = h->dq_n > 0 ? &h->dq[h->dq_n - 1] : NULL;
+    if (tail != NULL && tail->io.offset_bytes + tail->io.len_bytes == io->offset_bytes &&
+        tail->io.len_bytes + io->len_bytes <= HDD_DESTAGE_MERGE_MAX_BYTES) {
+      tail->io.len_bytes += io->len_bytes;
+    } else {
+      c.io.tag = 0;
+      if (hdd_cmd_append(&h->dq, &h->dq_n, &h->dq_cap, &c) != 0)
+        h->dirty_bytes -= n; /* no memory: the extent is dropped from the destage model */
+    }
+  } else {
+    hdd_cmd_append(&h->hq, &h->hq_n, &h->hq_cap, &c);
+  }
+  hdd_advance(h, now_s);
+}
+
+static double hdd_next_completion_s(const void *priv)
+{
+  const struct hdd *h = priv;
+  double t = disk_heap_min_s(&h->done);
+  /* Queued host commands: the next scheduling decision is due when the
+   * actuator frees; pop_completion() at that time makes it (and may
+   * return 0). */
+  if (h->hq_n > 0 && h->mech_free_s < t)
+    t = h->mech_free_s;
+  return t;
+}
+
+static int hdd_pop_completion(void *priv, double now_s, struct disk_io *done)
+{
+  struct hdd *h = priv;
+  hdd_advance(h, now_s);
+  struct disk_heap_ent e;
+  if (disk_heap_min_s(&h->done) > now_s || !disk_heap_pop(&h->done, &e))
+    return 0;
+  *done = e.io;
+  if (e.io.write) {
+    h->writes++;
+    h->write_bytes += e.io.len_bytes;
+  } else {
+    h->reads++;
+    h->read_bytes += e.io.len_bytes;
+  }
+  return 1;
+}
+
+static void hdd_stats(const void *priv, double now_s, struct disk_stats *out)
+{
+  const struct hdd *h = priv;
+  out->reads = h->reads;
+  out->writes = h->writes;
+  out->read_bytes = h->read_bytes;
+  out->write_bytes = h->write_bytes;
+  out->busy_s = disk_busy_at(&h->busy, now_s);
+  double idle_since = h->mech_free_s < now_s ? h->mech_free_s : now_s;
+  if (h->hq_n > 0 || h->dq_n > 0)
+    idle_since = now_s;
+  out->energy_J = disk_power_energy_J(&h->power, now_s, out->busy_s, idle_since);
+}
+
+static void hdd_attach_link(void *priv, struct iface_link *link)
+{
+  ((struct hdd *)priv)->link = link;
+}
+
+const struct disk_model hdd_model = {
+    .name = "hdd",
+    .params = hdd_params_table,
+    .nparams = PARAM_COUNT(hdd_params_table),
+    .params_size = sizeof(struct hdd_params),
+    .check = hdd_check,
+    .capacity_bytes = hdd_capacity_bytes,
+    .create = hdd_create,
+    .destroy = hdd_destroy,
+    .submit = hdd_submit,
+    .next_completion_s = hdd_next_completion_s,
+    .pop_completion = hdd_pop_completion,
+    .stats = hdd_stats,
+    .attach_link = hdd_attach_link,
+};

@@ -1,0 +1,307 @@
+/* ssd.c - the flash engine (see flash.h) and model "sata_ssd". */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "models/disks/flash.h"
+#include "models/disks/iface.h"
+
+struct flash {
+  struct flash_params p;
+  size_t outstanding;  /* command slots */
+  struct disk_heap slots; /* completion times of commands holding a slot */
+  struct disk_heap units; /* free time of each flash unit */
+  double ctrl_free_s;
+  struct iface_sched pipe[2];
+  struct iface_port port;
+  struct iface_link *link;
+  struct disk_heap done;
+  struct disk_busy busy;
+  struct disk_power power;
+  uint64_t last_write_end_bytes;
+  int have_last_write;
+  uint64_t reads, writes, read_bytes, write_bytes;
+};
+
+/* An integer-valued count parameter: 0, or -1 with a message. */
+static int flash_check_int(const char *key, double v, char *msg, size_t msg_len)
+{
+  if (v != floor(v)) {
+    snprintf(msg, msg_len, "%s: %g must be a whole number", key, v);
+    return -1;
+  }
+  return 0;
+}
+
+static int flash_check_common(const struct flash_params *p, const char *model, char *msg,
+                              size_t msg_len)
+{
+  if (flash_check_int("channels", p->channels, msg, msg_len) ||
+      flash_check_int("dies_per_channel", p->dies_per_channel, msg, msg_len) ||
+      flash_check_int("preconditioned", p->preconditioned, msg, msg_len))
+    return -1;
+  if (p->power_active_W < p->power_idle_W) {
+    snprintf(msg, msg_len, "%s: power_active %g W must be >= power_idle %g W", model,
+             p->power_active_W, p->power_idle_W);
+    return -1;
+  }
+  if (p->power_standby_W > p->power_idle_W) {
+    snprintf(msg, msg_len, "%s: power_standby %g W must be <= power_idle %g W", model,
+             p->power_standby_W, p->power_idle_W);
+    return -1;
+  }
+  return 0;
+}
+
+int flash_check_sata(const void *params, char *msg, size_t msg_len)
+{
+  const struct flash_params *p = params;
+  if (flash_check_common(p, "sata_ssd", msg, msg_len) ||
+      flash_check_int("ncq_depth", p->ncq_depth, msg, msg_len))
+    return -1;
+  return 0;
+}
+
+int flash_check_nvme(const void *params, char *msg, size_t msg_len)
+{
+  const struct flash_params *p = params;
+  if (flash_check_common(p, "nvme", msg, msg_len) ||
+      flash_check_int("pcie_gen", p->pcie_gen, msg, msg_len) ||
+      flash_check_int("pcie_lanes", p->pcie_lanes, msg, msg_len) ||
+      flash_check_int("queue_count", p->queue_count, msg, msg_len) ||
+      flash_check_int("queue_depth", p->queue_depth, msg, msg_len))
+    return -1;
+  return 0;
+}
+
+double flash_capacity_bytes(const void *params)
+{
+  return ((const struct flash_params *)params)->capacity_bytes;
+}
+
+static void *flash_create(const void *params, double port_rate_bytes_per_s, int full_duplex,
+                          size_t outstanding)
+{
+  struct flash *f = calloc(1, sizeof *f);
+  if (f == NULL)
+    return NULL;
+  f->p = *(const struct flash_params *)params;
+  f->outstanding = outstanding > 0 ? outstanding : 1;
+  disk_heap_init(&f->slots);
+  disk_heap_init(&f->units);
+  disk_heap_init(&f->done);
+  iface_sched_init(&f->pipe[0]);
+  iface_sched_init(&f->pipe[1]);
+  iface_port_init(&f->port, port_rate_bytes_per_s, full_duplex);
+  size_t nunits = (size_t)(f->p.channels * f->p.dies_per_channel);
+  for (size_t i = 0; i < (nunits > 0 ? nunits : 1); i++)
+    if (disk_heap_push(&f->units, 0.0, NULL) != 0) {
+      flash_destroy(f);
+      return NULL;
+    }
+  f->power = (struct disk_power){.active_W = f->p.power_active_W,
+                                 .idle_W = f->p.power_idle_W,
+                                 .standby_W = f->p.power_standby_W,
+                                 .standby_after_s = f->p.standby_after_s,
+                                 .wake_s = f->p.wake_time_s,
+                                 .wake_W = f->p.power_active_W};
+  return f;
+}
+
+void *flash_create_sata(const void *params, uint64_t seed)
+{
+  (void)seed; /* deterministic: no randomness */
+  const struct flash_params *p = params;
+  return flash_create(params, p->link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0,
+                      (size_t)p->ncq_depth);
+}
+
+void *flash_create_nvme(const void *params, uint64_t seed)
+{
+  (void)seed;
+  const struct flash_params *p = params;
+  double rate = iface_pcie_lane_rate((int)p->pcie_gen) * p->pcie_lanes;
+  return flash_create(params, rate, 1, (size_t)(p->queue_count * p->queue_depth));
+}
+
+void flash_destroy(void *priv)
+{
+  struct flash *f = priv;
+  if (f == NULL)
+    return;
+  disk_heap_free(&f->slots);
+  disk_heap_free(&f->units);
+  disk_heap_free(&f->done);
+  iface_sched_free(&f->pipe[0]);
+  iface_sched_free(&f->pipe[1]);
+  iface_port_free(&f->port);
+  free(f);
+}
+
+/* Run the page operations of one command on the flash units, none before
+ * ready_s; returns when the last one ends (s). */
+static double flash_pages(struct flash *f, double ready_s, uint64_t len_bytes, int write,
+                          double wa)
+{
+  double end = ready_s;
+  uint64_t left = len_bytes;
+  while (left > 0) {
+    uint64_t op = left < (uint64_t)f->p.page_bytes ? left : (uint64_t)f->p.page_bytes;
+    left -= op;
+    /* Reads sense a whole page; writes are gathered in the controller's
+     * buffer into full pages, so a partial page costs its share. */
+    double t = write ? f->p.write_latency_s * wa * ((double)op / f->p.page_bytes)
+                     : f->p.read_latency_s;
+    struct disk_heap_ent u;
+    disk_heap_pop(&f->units, &u);
+    double s = u.key_s > ready_s ? u.key_s : ready_s;
+    disk_heap_push(&f->units, s + t, NULL);
+    if (s + t > end)
+      end = s + t;
+  }
+  return end;
+}
+
+void flash_submit(void *priv, double now_s, const struct disk_io *io)
+{
+  struct flash *f = priv;
+  double n = (double)io->len_bytes;
+  double start = now_s;
+  if (f->slots.n >= f->outstanding) {
+    struct disk_heap_ent slot;
+    disk_heap_pop(&f->slots, &slot);
+    if (slot.key_s > start)
+      start = slot.key_s;
+  }
+  if (start > f->busy.cover_end_s)
+    start += disk_power_gap(&f->power, start - f->busy.cover_end_s);
+  double ctrl_start = start > f->ctrl_free_s ? start : f->ctrl_free_s;
+  double ctrl_end = ctrl_start + f->p.cmd_time_s;
+  f->ctrl_free_s = ctrl_end;
+  double end;
+  if (!io->write) {
+    double nand_end = flash_pages(f, ctrl_end, io->len_bytes, 0, 1.0);
+    double pipe_dur = n / f->p.read_rate_bytes_per_s;
+    double ready = nand_end - pipe_dur > ctrl_end ? nand_end - pipe_dur : ctrl_end;
+    double pipe_end = iface_sched_reserve(&f->pipe[0], now_s, ready, pipe_dur) + pipe_dur;
+    double port_dur = n / f->port.rate_bytes_per_s;
+    ready = pipe_end - port_dur > ctrl_end ? pipe_end - port_dur : ctrl_end;
+    double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_HOST, now_s, ready, n);
+    end = fmax(nand_end, fmax(pipe_end, link_end));
+  } else {
+    int sequential = f->have_last_write && io->offset_bytes == f->last_write_end_bytes;
+    double wa = (f->p.preconditioned >= 1.0 && !sequential) ? f->p.steady_state_write_factor : 1.0;
+    f->have_last_write = 1;
+    f->last_write_end_bytes = io->offset_bytes + io->len_bytes;
+    double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_DEVICE, now_s, ctrl_end, n);
+    double pipe_dur = n / f->p.write_rate_bytes_per_s;
+    double ready = link_end - pipe_dur > ctrl_end ? link_end - pipe_dur : ctrl_end;
+    double pipe_end = iface_sched_reserve(&f->pipe[1], now_s, ready, pipe_dur) + pipe_dur;
+    double nand_end = flash_pages(f, ctrl_end, io->len_bytes, 1, wa);
+    end = fmax(nand_end, fmax(pipe_end, link_end));
+  }
+  disk_heap_push(&f->slots, end, NULL);
+  disk_busy_add(&f->busy, start, end);
+  disk_heap_push(&f->done, end, io);
+}
+
+double flash_next_completion_s(const void *priv)
+{
+  return disk_heap_min_s(&((const struct flash *)priv)->done);
+}
+
+int flash_pop_completion(void *priv, double now_s, struct disk_io *done)
+{
+  struct flash *f = priv;
+  struct disk_heap_ent e;
+  if (disk_heap_min_s(&f->done) > now_s || !disk_heap_pop(&f->done, &e))
+    return 0;
+  *done = e.io;
+  if (e.io.write) {
+    f->writes++;
+    f->write_bytes += e.io.len_bytes;
+  } else {
+    f->reads++;
+    f->read_bytes += e.io.len_bytes;
+  }
+  return 1;
+}
+
+void flash_stats(const void *priv, double now_s, struct disk_stats *out)
+{
+  const struct flash *f = priv;
+  out->reads = f->reads;
+  out->writes = f->writes;
+  out->read_bytes = f->read_bytes;
+  out->write_bytes = f->write_bytes;
+  out->busy_s = disk_busy_at(&f->busy, now_s);
+  double idle_since = f->busy.cover_end_s < now_s ? f->busy.cover_end_s : now_s;
+  out->energy_J = disk_power_energy_J(&f->power, now_s, out->busy_s, idle_since);
+}
+
+void flash_attach_link(void *priv, struct iface_link *link)
+{
+  ((struct flash *)priv)->link = link;
+}
+
+#define FLASH_OFF(field) offsetof(struct flash_params, field)
+
+static const struct param_desc sata_ssd_params_table[] = {
+    {.key = "capacity", .dim = UNITS_BYTES, .offset = FLASH_OFF(capacity_bytes), .min = 1e9,
+     .max = 1e14, .help = "user capacity (bytes)"},
+    {.key = "read_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(read_latency_s), .min = 5e-6,
+     .max = 2e-3, .help = "flash unit busy time per page read (s)"},
+    {.key = "write_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(write_latency_s), .min = 5e-6,
+     .max = 1e-2, .help = "flash unit busy time per full page programmed, fresh drive (s)"},
+    {.key = "cmd_time", .dim = UNITS_TIME, .offset = FLASH_OFF(cmd_time_s), .min = 0.0,
+     .max = 1e-3, .optional = 1, .def = 0.0,
+     .help = "controller processing time per command, serial (s)"},
+    {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32,
+     .help = "flash channels"},
+    {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel),
+     .min = 1, .max = 64, .help = "independent flash units (dies/planes) per channel"},
+    {.key = "page", .dim = UNITS_BYTES, .offset = FLASH_OFF(page_bytes), .min = 2048,
+     .max = 65536, .optional = 1, .def = 16384, .help = "flash page (bytes)"},
+    {.key = "read_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(read_rate_bytes_per_s),
+     .min = 10e6, .max = 20e9, .help = "internal sequential read bandwidth cap (bytes/s)"},
+    {.key = "write_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(write_rate_bytes_per_s),
+     .min = 10e6, .max = 20e9, .help = "internal sequential write bandwidth cap (bytes/s)"},
+    {.key = "link_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(link_rate_bytes_per_s),
+     .min = 1.5e9 / 8, .max = 6e9 / 8, .optional = 1, .def = 6e9 / 8,
+     .help = "SATA line rate, 1.5/3/6 Gbit/s (payload = 80 % after 8b/10b)"},
+    {.key = "ncq_depth", .dim = UNITS_NUMBER, .offset = FLASH_OFF(ncq_depth), .min = 1, .max = 32,
+     .optional = 1, .def = 32, .help = "NCQ depth: commands held by the drive"},
+    {.key = "preconditioned", .dim = UNITS_NUMBER, .offset = FLASH_OFF(preconditioned), .min = 0,
+     .max = 1, .optional = 1, .def = 1,
+     .help = "1: steady state (written full before), 0: fresh out of box"},
+    {.key = "steady_state_write_factor", .dim = UNITS_NUMBER,
+     .offset = FLASH_OFF(steady_state_write_factor), .min = 1, .max = 20, .optional = 1, .def = 3,
+     .help = "write amplification of random writes in steady state"},
+    {.key = "power_active", .dim = UNITS_POWER, .offset = FLASH_OFF(power_active_W), .min = 0.05,
+     .max = 25, .help = "power while serving requests (W)"},
+    {.key = "power_idle", .dim = UNITS_POWER, .offset = FLASH_OFF(power_idle_W), .min = 0.01,
+     .max = 15, .help = "power when idle (W)"},
+    {.key = "power_standby", .dim = UNITS_POWER, .offset = FLASH_OFF(power_standby_W), .min = 0,
+     .max = 15, .optional = 1, .def = 0, .help = "power in the low-power state (W)"},
+    {.key = "standby_after", .dim = UNITS_TIME, .offset = FLASH_OFF(standby_after_s), .min = 0,
+     .max = 86400, .optional = 1, .def = 0, .help = "idle time before low power (s), 0 = never"},
+    {.key = "wake_time", .dim = UNITS_TIME, .offset = FLASH_OFF(wake_time_s), .min = 0, .max = 1,
+     .optional = 1, .def = 0, .help = "exit latency from low power (s)"},
+};
+
+const struct disk_model sata_ssd_model = {
+    .name = "sata_ssd",
+    .params = sata_ssd_params_table,
+    .nparams = PARAM_COUNT(sata_ssd_params_table),
+    .params_size = sizeof(struct flash_params),
+    .check = flash_check_sata,
+    .capacity_bytes = flash_capacity_bytes,
+    .create = flash_create_sata,
+    .destroy = flash_destroy,
+    .submit = flash_submit,
+    .next_completion_s = flash_next_completion_s,
+    .pop_completion = flash_pop_completion,
+    .stats = flash_stats,
+    .attach_link = flash_attach_link,
+};
