@@ -7,7 +7,9 @@
 
 #include "sim/workload.h"
 
-/* Append a zeroed step to w; returns it, or NULL when out of memory. */
+/* Append a zeroed step to w; returns it, or NULL when out of memory.
+ * Capacity is implied by nsteps (next power of two): build w->steps only
+ * through this function (or free it with workload_free). */
 struct workload_step *workload_add_step(struct workload *w);
 
 /* Append a copy of j to step s; -1 when the step already holds STEP_MAX_JOBS. */
