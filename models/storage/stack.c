@@ -103,7 +103,7 @@ struct stack {
   int flush_inflight, flush_timer;
   struct blocked_write *blocked;
   int nblocked, blocked_cap;
-  uint64_t ra_end;
+  uint64_t ra_end, last_read_end;
   struct stk_req *ra_req;
   /* ssd cache */
   struct pcache *sc;
@@ -980,8 +980,8 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   }
   uint64_t hit, total;
   pcache_lookup(s->pc, off, len, 1, &hit, &total);
-  int seq = off == s->ra_end || (s->ra_req != NULL && off >= s->ra_req->off &&
-                                 off < s->ra_req->off + s->ra_req->len);
+  int seq = off == s->last_read_end;
+  s->last_read_end = off + len;
   uint64_t ra = (uint64_t)s->cfg.pcache.readahead_bytes;
   struct stk_req *r = NULL;
   if (hit == total) {
@@ -1005,22 +1005,23 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
     r->tag = io->tag;
     stk_lower(s, r, now_s);
   }
-  /* asynchronous read-ahead: keep one window ahead of a sequential reader */
-  if (ra > 0 && seq && s->ra_req == NULL && off + len + ra > s->ra_end && s->ra_end < s->capacity) {
+  /* asynchronous read-ahead (mm/readahead.c, simplified to a fixed window):
+   * a sequential reader that gets within half a window of the end of the
+   * read-ahead issues the next window; a random read resets it */
+  if (!seq)
+    s->ra_end = off + len;
+  if (ra > 0 && seq && s->ra_req == NULL && s->ra_end < off + len + ra / 2 &&
+      s->ra_end < s->capacity) {
     uint64_t start = s->ra_end > off + len ? s->ra_end : off + len;
     uint64_t rlen = ra;
     if (start + rlen > s->capacity)
       rlen = s->capacity - start;
-    if (rlen > 0) {
-      struct stk_req *a = stk_req_new(s, RQ_RA, start, rlen, 0);
-      if (a != NULL) {
-        s->ra_req = a;
-        s->ra_end = start + rlen;
-        stk_lower(s, a, now_s);
-      }
+    struct stk_req *a = stk_req_new(s, RQ_RA, start, rlen, 0);
+    if (a != NULL) {
+      s->ra_req = a;
+      s->ra_end = start + rlen;
+      stk_lower(s, a, now_s);
     }
-  } else if (!seq) {
-    s->ra_end = off + len;
   }
 }
 
@@ -1144,4 +1145,9 @@ void stack_op_get(const struct stack *s, int i, struct stack_op_report *out)
 int stack_ops_running(const struct stack *s)
 {
   return s->nops > 0 && s->ops[s->nops - 1].rep.end_s < 0;
+}
+
+uint64_t stack_dirty_bytes(const struct stack *s)
+{
+  return s->pc != NULL ? pcache_dirty_bytes(s->pc) : 0;
 }

@@ -158,4 +158,7 @@ void stack_op_get(const struct stack *s, int i, struct stack_op_report *out);
 /* 1 while any background op is still running. */
 int stack_ops_running(const struct stack *s);
 
+/* Added by the storage stack (additive): dirty page-cache bytes now (0 without a page cache). */
+uint64_t stack_dirty_bytes(const struct stack *s);
+
 #endif

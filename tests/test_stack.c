@@ -1,0 +1,700 @@
+/* Storage stack as an event source: completions, amplification through the
+ * stack, background-op timing and throttling, page cache, SSD cache,
+ * encryption.  Devices are a test-local FIFO fake (latency + bytes/rate);
+ * CPU threads are FIFO servers at a fixed clock. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "models/storage/pcache.h"
+#include "models/storage/stack.h"
+
+/* ---- fake FIFO device -------------------------------------------------- */
+struct fake {
+  double lat_s, rate_bytes_per_s, busy_until_s;
+  struct disk_io *q;
+  double *done_s;
+  int head, n, cap;
+  uint64_t reads, writes, read_bytes, write_bytes;
+};
+
+static void *fake_create(const void *params, uint64_t seed)
+{
+  (void)seed;
+  const double *p = params;
+  struct fake *f = calloc(1, sizeof *f);
+  f->lat_s = p[0];
+  f->rate_bytes_per_s = p[1];
+  return f;
+}
+static void fake_destroy(void *priv)
+{
+  struct fake *f = priv;
+  if (f == NULL)
+    return;
+  free(f->q);
+  free(f->done_s);
+  free(f);
+}
+static void fake_submit(void *priv, double now_s, const struct disk_io *io)
+{
+  struct fake *f = priv;
+  if (f->head > 0 && f->head == f->n) {
+    f->head = f->n = 0;
+  }
+  if (f->n == f->cap) {
+    f->cap = f->cap ? 2 * f->cap : 64;
+    f->q = realloc(f->q, (size_t)f->cap * sizeof *f->q);
+    f->done_s = realloc(f->done_s, (size_t)f->cap * sizeof *f->done_s);
+  }
+  double start = now_s > f->busy_until_s ? now_s : f->busy_until_s;
+  f->busy_until_s = start + f->lat_s + (double)io->len_bytes / f->rate_bytes_per_s;
+  f->q[f->n] = *io;
+  f->done_s[f->n++] = f->busy_until_s;
+  if (io->write) {
+    f->writes++;
+    f->write_bytes += io->len_bytes;
+  } else {
+    f->reads++;
+    f->read_bytes += io->len_bytes;
+  }
+}
+static double fake_next(const void *priv)
+{
+  const struct fake *f = priv;
+  return f->head < f->n ? f->done_s[f->head] : INFINITY;
+}
+static int fake_pop(void *priv, double now_s, struct disk_io *done)
+{
+  struct fake *f = priv;
+  if (f->head >= f->n || f->done_s[f->head] > now_s)
+    return 0;
+  *done = f->q[f->head++];
+  return 1;
+}
+static const struct disk_model fake_model = {
+    .name = "fake", .create = fake_create, .destroy = fake_destroy, .submit = fake_submit,
+    .next_completion_s = fake_next, .pop_completion = fake_pop};
+
+static struct disk *fake_disk(double lat_s, double rate)
+{
+  double p[2] = {lat_s, rate};
+  struct disk *d = calloc(1, sizeof *d);
+  d->model = &fake_model;
+  d->priv = fake_create(p, 0);
+  return d;
+}
+static struct fake *F(struct disk *d)
+{
+  return d->priv;
+}
+
+/* ---- harness ----------------------------------------------------------- */
+#define MAXTAGS 200000
+#define MAXCPU 4096
+struct env {
+  struct stack *s;
+  struct disk *dev[16], *cdev[2], *spare[2];
+  int ndev;
+  struct accel parity, crypto;
+  double cpu_hz, cpu_busy_s[STACK_THREAD_COUNT];
+  double cpu_cycles[STACK_THREAD_COUNT];
+  double cpu_t[MAXCPU];
+  uint64_t cpu_tok[MAXCPU];
+  int ncpu;
+  unsigned char *done;     /* per tag completion count */
+  double *submit_s;
+  uint64_t ndone, nsub;
+  double now_s, last_s;
+  int qd_target;           /* closed-loop foreground: keep this many random reads */
+  uint64_t fg_span_bytes;
+  unsigned rng;
+};
+
+static void env_io_done(void *ctx, double now_s, uint64_t tag)
+{
+  struct env *e = ctx;
+  ck_assert_msg(tag < MAXTAGS, "bad tag %llu", (unsigned long long)tag);
+  ck_assert_msg(e->done[tag] == 0, "tag %llu completed twice", (unsigned long long)tag);
+  ck_assert_msg(now_s >= e->submit_s[tag], "tag %llu done at %g before submit %g",
+                (unsigned long long)tag, now_s, e->submit_s[tag]);
+  e->done[tag]++;
+  e->ndone++;
+}
+
+static void env_cpu(void *ctx, enum stack_thread th, double cycles, uint64_t token)
+{
+  struct env *e = ctx;
+  ck_assert(e->ncpu < MAXCPU);
+  double start = e->now_s > e->cpu_busy_s[th] ? e->now_s : e->cpu_busy_s[th];
+  e->cpu_busy_s[th] = start + cycles / e->cpu_hz;
+  e->cpu_cycles[th] += cycles;
+  e->cpu_t[e->ncpu] = e->cpu_busy_s[th];
+  e->cpu_tok[e->ncpu++] = token;
+}
+
+static void env_submit(struct env *e, uint64_t off, uint64_t len, int write, int sync)
+{
+  uint64_t tag = e->nsub++;
+  ck_assert(tag < MAXTAGS);
+  e->submit_s[tag] = e->now_s;
+  struct stack_io io = {.offset_bytes = off, .len_bytes = len, .write = write, .sync = sync,
+                        .tag = tag};
+  stack_submit(e->s, e->now_s, &io);
+}
+
+static void env_defaults(struct stack_cfg *c)
+{
+  memset(c, 0, sizeof *c);
+  params_defaults(volume_param_table, volume_param_count, &c->volume);
+  params_defaults(pcache_param_table, pcache_param_count, &c->pcache);
+  params_defaults(ssdcache_param_table, ssdcache_param_count, &c->ssdcache);
+  params_defaults(crypt_param_table, crypt_param_count, &c->crypt);
+}
+
+/* Create an env: n members of (lat, rate); cfg fields filled by caller. */
+static struct env *env_new(struct stack_cfg *c, int n, double lat_s, double rate)
+{
+  struct env *e = calloc(1, sizeof *e);
+  e->done = calloc(MAXTAGS, 1);
+  e->submit_s = calloc(MAXTAGS, sizeof *e->submit_s);
+  e->cpu_hz = 1e9;
+  e->rng = 1;
+  e->ndev = n;
+  for (int i = 0; i < n; i++)
+    e->dev[i] = fake_disk(lat_s, rate);
+  for (int i = 0; i < 2; i++) {
+    e->cdev[i] = fake_disk(50e-6, 500e6);
+    e->spare[i] = fake_disk(lat_s, rate);
+  }
+  c->members = e->dev;
+  c->volume.members = n;
+  if (c->ncache_devs > 0)
+    c->cache_devs = e->cdev;
+  c->spares = e->spare;
+  c->nspares = 2;
+  struct stack_hooks h = {.ctx = e, .io_done = env_io_done, .cpu_work = env_cpu};
+  struct nw_err err;
+  e->s = stack_create(c, &h, &err);
+  ck_assert_msg(e->s != NULL, "stack_create: %s", err.msg);
+  return e;
+}
+
+static void env_free(struct env *e)
+{
+  stack_destroy(e->s);
+  for (int i = 0; i < e->ndev; i++) {
+    fake_destroy(e->dev[i]->priv);
+    free(e->dev[i]);
+  }
+  for (int i = 0; i < 2; i++) {
+    fake_destroy(e->cdev[i]->priv);
+    free(e->cdev[i]);
+    fake_destroy(e->spare[i]->priv);
+    free(e->spare[i]);
+  }
+  free(e->done);
+  free(e->submit_s);
+  free(e);
+}
+
+static uint64_t env_rand(struct env *e)
+{
+  e->rng = e->rng * 1103515245u + 12345u;
+  return e->rng >> 8;
+}
+
+/* Run until nothing is left (or t_end); keeps the closed-loop foreground. */
+static void env_run(struct env *e, double t_end)
+{
+  for (;;) {
+    double ts = stack_next_event_s(e->s);
+    int ci = -1;
+    double tc = INFINITY;
+    for (int i = 0; i < e->ncpu; i++)
+      if (e->cpu_t[i] < tc) {
+        tc = e->cpu_t[i];
+        ci = i;
+      }
+    double t = ts < tc ? ts : tc;
+    if (!(t < INFINITY) || t > t_end)
+      break;
+    ck_assert_msg(t >= e->now_s, "event at %.9f before now %.9f", t, e->now_s);
+    e->now_s = t;
+    if (tc <= ts) {
+      uint64_t tok = e->cpu_tok[ci];
+      e->cpu_t[ci] = e->cpu_t[e->ncpu - 1];
+      e->cpu_tok[ci] = e->cpu_tok[--e->ncpu];
+      stack_cpu_done(e->s, t, tok);
+    } else {
+      stack_advance(e->s, t);
+    }
+    /* closed-loop random 4 KiB reads while a background op runs */
+    while (e->qd_target > 0 && stack_ops_running(e->s) &&
+           e->nsub - e->ndone < (uint64_t)e->qd_target) {
+      uint64_t off = env_rand(e) % (e->fg_span_bytes / 4096) * 4096;
+      env_submit(e, off, 4096, 0, 0);
+    }
+  }
+}
+
+static uint64_t sum_reads(struct env *e)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < e->ndev; i++)
+    n += F(e->dev[i])->reads;
+  return n;
+}
+static uint64_t sum_writes(struct env *e)
+{
+  uint64_t n = 0;
+  for (int i = 0; i < e->ndev; i++)
+    n += F(e->dev[i])->writes;
+  return n;
+}
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* ---- tests ------------------------------------------------------------- */
+
+START_TEST(test_completions_once)
+{
+  for (int withpc = 0; withpc < 2; withpc++) {
+    struct stack_cfg c;
+    env_defaults(&c);
+    c.volume.level = 4; /* "5" */
+    c.member_bytes = (uint64_t)(1 * GiB);
+    c.volume.stripe_cache_entries = 17;
+    if (withpc)
+      c.pcache.ram_bytes = 64.0 * 1024 * 1024;
+    struct env *e = env_new(&c, 4, 5e-3, 150e6);
+    for (int i = 0; i < 2000; i++) {
+      uint64_t off = env_rand(e) % 20000 * 4096;
+      int w = (int)(env_rand(e) % 2);
+      env_submit(e, off, 4096 * (1 + env_rand(e) % 16), w, w && (i % 7 == 0));
+      if (i % 50 == 49)
+        env_run(e, e->now_s + 0.05);
+    }
+    env_run(e, INFINITY);
+    ck_assert_msg(e->ndone == e->nsub, "pc=%d: %llu of %llu completed", withpc,
+                  (unsigned long long)e->ndone, (unsigned long long)e->nsub);
+    ck_assert(isinf(stack_next_event_s(e->s)));
+    env_free(e);
+  }
+}
+END_TEST
+
+START_TEST(test_stack_amplification)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  struct env *e = env_new(&c, 5, 1e-3, 100e6);
+  env_submit(e, 0, 4096, 1, 0);
+  env_run(e, INFINITY);
+  ck_assert_msg(sum_reads(e) == 2 && sum_writes(e) == 2, "RAID-5 small write via stack: %llu+%llu",
+                (unsigned long long)sum_reads(e), (unsigned long long)sum_writes(e));
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_RAID] > 0, "parity costs CPU without an engine");
+  /* full stripe through the stack: no reads */
+  env_submit(e, 4 * 65536, 4 * 65536, 1, 0);
+  env_run(e, INFINITY);
+  ck_assert_uint_eq(sum_reads(e), 2);
+  ck_assert_uint_eq(sum_writes(e), 7);
+  ck_assert_uint_eq(e->ndone, 2);
+  env_free(e);
+}
+END_TEST
+
+/* Stripe cache: a burst of contiguous small writes waiting for entries
+ * coalesces into fewer, larger member writes. */
+START_TEST(test_stripe_cache_coalesce)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.volume.stripe_cache_entries = 17;
+  c.member_bytes = (uint64_t)GiB;
+  struct env *e = env_new(&c, 5, 5e-3, 100e6);
+  for (int i = 0; i < 256; i++)
+    env_submit(e, (uint64_t)i * 16384, 16384, 1, 0);
+  env_run(e, INFINITY);
+  ck_assert_uint_eq(e->ndone, 256);
+  ck_assert_msg(sum_writes(e) < 256, "coalescing: %llu member writes for 256 client writes",
+                (unsigned long long)sum_writes(e));
+  env_free(e);
+}
+END_TEST
+
+static double rebuild_time(double max_rate, struct accel *engine, double *wall)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)(16 * GiB);
+  if (max_rate > 0)
+    c.volume.speed_limit_max_bytes_per_s = max_rate;
+  c.parity_engine = engine;
+  struct env *e = env_new(&c, 4, 1e-3, 150e6);
+  struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 2};
+  struct nw_err err;
+  clock_t t0 = clock();
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_run(e, INFINITY);
+  *wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  struct stack_op_report r;
+  stack_op_get(e->s, 0, &r);
+  ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "rebuild did not end (%g)", r.progress);
+  ck_assert_uint_eq(F(e->dev[2])->write_bytes, c.member_bytes);
+  env_free(e);
+  return r.end_s - r.start_s;
+}
+
+START_TEST(test_rebuild_idle_duration)
+{
+  double wall;
+  double member = 16 * GiB;
+  /* disks (150 MB/s) slower than speed_limit_max (200000 KiB/s) */
+  double t = rebuild_time(0, NULL, &wall);
+  double want = member / 150e6;
+  ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (disk bound)", t, want);
+  /* speed_limit_max below the disks */
+  t = rebuild_time(50e6, NULL, &wall);
+  want = member / 50e6;
+  ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (speed_limit_max)", t,
+                want);
+  /* parity engine slower than the disks: engine bound (3 data bytes per member byte) */
+  struct accel eng;
+  accel_init(&eng, "xor", 300e6, 0);
+  t = rebuild_time(0, &eng, &wall);
+  want = member * 3 / 300e6;
+  ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (engine bound)", t, want);
+}
+END_TEST
+
+START_TEST(test_rebuild_under_load)
+{
+  double min_rate = 20e6;
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)(1 * GiB);
+  c.volume.speed_limit_min_bytes_per_s = min_rate;
+  struct env *e = env_new(&c, 4, 4e-3, 150e6);
+  e->qd_target = 8;
+  e->fg_span_bytes = 3 * (uint64_t)GiB;
+  struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 1};
+  struct nw_err err;
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_submit(e, 0, 4096, 0, 0);
+  env_run(e, INFINITY);
+  struct stack_op_report r;
+  stack_op_get(e->s, 0, &r);
+  double rate = (double)c.member_bytes / (r.end_s - r.start_s);
+  ck_assert_msg(rate < 0.5 * 150e6, "foreground load should slow the rebuild: %g B/s", rate);
+  ck_assert_msg(rate >= 0.98 * min_rate, "rebuild %g B/s below speed_limit_min %g", rate,
+                min_rate);
+  ck_assert_msg(e->ndone == e->nsub && e->nsub > 1000, "foreground %llu/%llu",
+                (unsigned long long)e->ndone, (unsigned long long)e->nsub);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_big_rebuild_events)
+{
+  /* 8 x 14 TB RAID-6 rebuild: windows of MiBs keep it to ~10^6 events */
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 5;
+  c.member_bytes = 14000000000000ull;
+  struct accel eng;
+  accel_init(&eng, "raid6", 2e9, 0);
+  c.parity_engine = &eng;
+  struct env *e = env_new(&c, 8, 1e-3, 250e6);
+  struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 3};
+  struct nw_err err;
+  clock_t t0 = clock();
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_run(e, INFINITY);
+  double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  struct stack_op_report r;
+  stack_op_get(e->s, 0, &r);
+  double want = 14e12 / (200000.0 * 1024); /* speed_limit_max < 250 MB/s */
+  ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.02, "14 TB rebuild %g s, want %g s",
+                r.end_s - r.start_s, want);
+  ck_assert_msg(wall < 5.0, "14 TB rebuild took %g s of wall time", wall);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_reshape_and_migration)
+{
+  struct nw_err err;
+  struct stack_op_report r;
+  /* RAID-5 4 -> 5 */
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)(2 * GiB);
+  struct env *e = env_new(&c, 4, 1e-3, 150e6);
+  uint64_t cap0 = stack_capacity_bytes(e->s);
+  struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 5};
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_submit(e, 0, 4096, 1, 1); /* foreground during the reshape */
+  env_run(e, INFINITY);
+  stack_op_get(e->s, 0, &r);
+  ck_assert(r.end_s > 0);
+  ck_assert_uint_eq(stack_capacity_bytes(e->s), cap0 / 3 * 4);
+  ck_assert_msg(F(e->spare[0])->write_bytes > 0, "new member written");
+  ck_assert_uint_eq(e->ndone, 1);
+  env_free(e);
+  /* single -> RAID-1 (copy), then RAID-1 -> RAID-5 on 3 disks */
+  env_defaults(&c);
+  c.volume.level = 0; /* single */
+  c.member_bytes = (uint64_t)(4 * GiB);
+  e = env_new(&c, 1, 1e-3, 150e6);
+  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 3, .new_members = 2};
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_run(e, INFINITY);
+  stack_op_get(e->s, 0, &r);
+  double want = 4 * GiB / 150e6;
+  ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.03, "copy %g s want %g s",
+                r.end_s - r.start_s, want);
+  ck_assert_uint_eq(F(e->spare[0])->write_bytes, 4 * (uint64_t)GiB);
+  ck_assert_uint_eq(stack_capacity_bytes(e->s), 4 * (uint64_t)GiB);
+  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 4, .new_members = 3};
+  ck_assert_int_eq(stack_start_op(e->s, e->now_s, &op, &err), 0);
+  env_run(e, INFINITY);
+  ck_assert_int_eq(stack_op_count(e->s), 2);
+  stack_op_get(e->s, 1, &r);
+  ck_assert(r.end_s > 0);
+  ck_assert_uint_eq(stack_capacity_bytes(e->s), 8 * (uint64_t)GiB);
+  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 5, .new_members = 9};
+  ck_assert_int_eq(stack_start_op(e->s, e->now_s, &op, &err), -1);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_lru_hand_count)
+{
+  /* 3 blocks of 4 KiB; stream of block numbers */
+  struct pcache *pc = pcache_create(3 * 4096, 4096);
+  int stream[] = {1, 2, 3, 1, 4, 2, 5, 1, 2, 3, 4, 5};
+  /* hand count (LRU, 3 entries):
+   * 1m 2m 3m 1h 4m(evict 2) 2m(evict 3) 5m(evict 1) 1m(evict 4) 2h 3m(evict 5) 4m(evict 1) 5m(evict 2)
+   * => 2 hits, 10 misses */
+  for (size_t i = 0; i < sizeof stream / sizeof stream[0]; i++) {
+    uint64_t h, t;
+    pcache_lookup(pc, (uint64_t)stream[i] * 4096, 4096, 1, &h, &t);
+    if (h == 0)
+      pcache_insert(pc, (uint64_t)stream[i] * 4096, 4096, 0, 0);
+  }
+  ck_assert_msg(pcache_hit_blocks(pc) == 2 && pcache_miss_blocks(pc) == 10, "hits %llu misses %llu",
+                (unsigned long long)pcache_hit_blocks(pc), (unsigned long long)pcache_miss_blocks(pc));
+  /* dirty blocks are not evicted; take_dirty returns the oldest run */
+  pcache_insert(pc, 100 * 4096, 2 * 4096, 1, 1.0);
+  ck_assert_uint_eq(pcache_insert(pc, 200 * 4096, 2 * 4096, 1, 2.0), 1);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 3 * 4096);
+  ck_assert_double_eq(pcache_oldest_dirty_s(pc), 1.0);
+  uint64_t off, len;
+  ck_assert(pcache_take_dirty(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 100 * 4096);
+  ck_assert_uint_eq(len, 2 * 4096);
+  pcache_destroy(pc);
+}
+END_TEST
+
+START_TEST(test_dirty_threshold)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)(4 * GiB);
+  c.pcache.ram_bytes = 256.0 * 1024 * 1024;
+  struct env *e = env_new(&c, 4, 2e-3, 50e6);
+  uint64_t limit = (uint64_t)(c.pcache.dirty_ratio * c.pcache.ram_bytes), maxd = 0;
+  /* a writer far faster than the disks: 1 GiB in 1 MiB writes, 2 in flight */
+  uint64_t off = 0;
+  while (off < (uint64_t)GiB || e->ndone < e->nsub) {
+    while (off < (uint64_t)GiB && e->nsub - e->ndone < 2) {
+      env_submit(e, off, 1 << 20, 1, 0);
+      off += 1 << 20;
+    }
+    uint64_t d = stack_dirty_bytes(e->s);
+    maxd = d > maxd ? d : maxd;
+    double t = stack_next_event_s(e->s);
+    if (e->ncpu > 0) {
+      env_run(e, t); /* lets CPU jobs run too */
+      continue;
+    }
+    e->now_s = t;
+    stack_advance(e->s, t);
+  }
+  ck_assert_msg(maxd <= limit, "dirty %llu above dirty_ratio limit %llu",
+                (unsigned long long)maxd, (unsigned long long)limit);
+  ck_assert_msg(maxd > limit / 2, "the writer should reach the limit (max dirty %llu)",
+                (unsigned long long)maxd);
+  ck_assert(e->cpu_cycles[STACK_THREAD_FLUSH] > 0);
+  env_run(e, INFINITY);
+  ck_assert_uint_eq(stack_dirty_bytes(e->s), 0);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_readahead_hits)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.pcache.ram_bytes = 64.0 * 1024 * 1024;
+  struct env *e = env_new(&c, 4, 2e-3, 100e6);
+  for (int i = 0; i < 256; i++) { /* sequential 4 KiB reads, QD 1 */
+    env_submit(e, (uint64_t)i * 4096, 4096, 0, 0);
+    env_run(e, INFINITY);
+  }
+  uint64_t r = sum_reads(e);
+  ck_assert_msg(r < 64, "read-ahead: %llu member reads for 256 sequential 4 KiB reads",
+                (unsigned long long)r);
+  ck_assert_uint_eq(e->ndone, 256);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_ssd_cache)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.ssdcache.mode = 1; /* read-only */
+  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
+  c.ncache_devs = 1;
+  struct env *e = env_new(&c, 4, 5e-3, 100e6);
+  /* working set of 256 x 64 KiB random blocks (16 MiB < cache): pass 1 fills, pass 2 hits */
+  for (int pass = 0; pass < 2; pass++) {
+    uint64_t before = sum_reads(e);
+    e->rng = 7;
+    for (int i = 0; i < 256; i++) {
+      env_submit(e, env_rand(e) % 4096 * 65536 * 2, 65536, 0, 0);
+      env_run(e, INFINITY);
+    }
+    if (pass == 1)
+      ck_assert_msg(sum_reads(e) - before < 10, "pass 2 should hit the SSD: %llu member reads",
+                    (unsigned long long)(sum_reads(e) - before));
+  }
+  ck_assert(F(e->cdev[0])->reads >= 240);
+  /* a long sequential stream bypasses the cache */
+  uint64_t cw = F(e->cdev[0])->writes;
+  for (int i = 0; i < 64; i++) {
+    env_submit(e, 512ull * 1024 * 1024 + (uint64_t)i * 262144, 262144, 0, 0);
+    env_run(e, INFINITY);
+  }
+  ck_assert_msg(F(e->cdev[0])->writes - cw <= 5, "sequential bypass: %llu fills",
+                (unsigned long long)(F(e->cdev[0])->writes - cw));
+  env_free(e);
+  /* read-write: writes mirrored to both SSDs, destaged to the array later */
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.ssdcache.mode = 2;
+  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
+  c.ncache_devs = 2;
+  e = env_new(&c, 4, 5e-3, 100e6);
+  for (int i = 0; i < 16; i++)
+    env_submit(e, (uint64_t)i * 10 * 65536, 4096, 1, 1);
+  env_run(e, INFINITY);
+  ck_assert_uint_eq(F(e->cdev[0])->writes, 16);
+  ck_assert_uint_eq(F(e->cdev[1])->writes, 16);
+  ck_assert_msg(sum_writes(e) >= 16, "destaged to the array: %llu", (unsigned long long)sum_writes(e));
+  ck_assert_uint_eq(e->ndone, 16);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_encryption_cost)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 3; /* RAID-1 */
+  c.member_bytes = (uint64_t)GiB;
+  c.crypt.enabled = 1;
+  c.crypt.cpu_cycles_per_byte = 20;
+  struct env *e = env_new(&c, 2, 1e-3, 100e6);
+  env_submit(e, 0, 65536, 1, 1);
+  env_run(e, INFINITY);
+  ck_assert_double_eq(e->cpu_cycles[STACK_THREAD_CRYPT], 65536.0 * 20);
+  env_submit(e, 0, 65536, 0, 0);
+  env_run(e, INFINITY);
+  ck_assert_double_eq(e->cpu_cycles[STACK_THREAD_CRYPT], 2 * 65536.0 * 20);
+  env_free(e);
+  /* with an engine: no CPU, the engine's clock moves */
+  env_defaults(&c);
+  c.volume.level = 3;
+  c.member_bytes = (uint64_t)GiB;
+  c.crypt.enabled = 1;
+  struct accel eng;
+  accel_init(&eng, "aes", 100e6, 0);
+  c.crypto_engine = &eng;
+  e = env_new(&c, 2, 1e-3, 100e6);
+  env_submit(e, 0, 65536, 1, 1);
+  env_run(e, INFINITY);
+  ck_assert_double_eq(e->cpu_cycles[STACK_THREAD_CRYPT], 0);
+  ck_assert_double_eq(eng.bytes, 65536.0);
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_check_rejections)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  struct disk *d[4] = {0};
+  c.members = d;
+  c.volume.level = 5; /* RAID-6 */
+  c.volume.members = 3;
+  c.member_bytes = (uint64_t)GiB;
+  struct nw_err err;
+  ck_assert_int_eq(stack_check(&c, &err), -1);
+  ck_assert_msg(strstr(err.msg, "got 3") != NULL, "%s", err.msg);
+  c.volume.members = 4;
+  c.ssdcache.mode = 2;
+  c.ssdcache.capacity_bytes = GiB;
+  c.ncache_devs = 1;
+  c.cache_devs = d;
+  ck_assert_int_eq(stack_check(&c, &err), -1);
+  ck_assert_msg(strstr(err.msg, "mirrored") != NULL, "%s", err.msg);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("stack");
+  TCase *tc = tcase_create("io");
+  tcase_add_test(tc, test_completions_once);
+  tcase_add_test(tc, test_stack_amplification);
+  tcase_add_test(tc, test_stripe_cache_coalesce);
+  tcase_add_test(tc, test_check_rejections);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("background");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_rebuild_idle_duration);
+  tcase_add_test(tc, test_rebuild_under_load);
+  tcase_add_test(tc, test_big_rebuild_events);
+  tcase_add_test(tc, test_reshape_and_migration);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("caches");
+  tcase_add_test(tc, test_lru_hand_count);
+  tcase_add_test(tc, test_dirty_threshold);
+  tcase_add_test(tc, test_readahead_hits);
+  tcase_add_test(tc, test_ssd_cache);
+  tcase_add_test(tc, test_encryption_cost);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
