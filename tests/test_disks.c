@@ -307,7 +307,7 @@ END_TEST
 START_TEST(test_ssd_parallelism)
 {
   struct pbuf pb;
-  int n = 20000;
+  int n = 4000;
   double prev = 0.0, iops = 0.0;
   for (int qd = 1; qd <= 32; qd *= 2) {
     struct disk *d = make_flash("sata_ssd", &pb, 550e6);
@@ -347,7 +347,7 @@ START_TEST(test_ssd_steady_state)
 {
   const struct disk_model *m = disk_model_find("sata_ssd");
   struct pbuf pb;
-  int n = 20000;
+  int n = 6000;
   struct disk *d = make_flash("sata_ssd", &pb, 550e6);
   double steady = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 3);
   disk_destroy(d);
