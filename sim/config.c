@@ -1,5 +1,7 @@
 #include "sim/config.h"
 
+#include "sim/workload_build.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -20,21 +22,8 @@ const struct param_desc system_param_table[] = {
 };
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 
-/* The embedded default scenario: the DS2015xs serving one CIFS client a
- * 1 MiB sequential read over its two 10GbE ports. */
-static const char cfg_default_text[] =
-    "# nastwin default scenario (embedded): one CIFS client reading\n"
-    "name: ds2015xs-cifs-seqread\n"
-    "system: ds2015xs\n"
-    "disks: {count: 8, drive: ocz-vector-120}\n"
-    "volume: {level: 5}\n"
-    "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 2,\n"
-    "          client_link_rate: 10Gbit/s, mtu: 9000}\n"
-    "protocol: {kind: smb}\n"
-    "clients: {count: 1}\n"
-    "workload: {rw: read, bs: 1m, iodepth: 4, size: 4g, time_based: 1, runtime: 5s}\n"
-    "time: 5s\n"
-    "seed: 1\n";
+/* The default scenario, compiled in from scenarios/default.yaml. */
+#include "default_scenario.h"
 
 const char *cfg_default_scenario(void)
 {
@@ -492,6 +481,7 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
               w->key_line[i], w->key_col[i], w->keys[i]);
   }
   snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
+  snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
   return 0;
 }
 

@@ -46,6 +46,7 @@ struct eng_req {
   int write;
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
+  int opens;        /* files opened (and closed) before this I/O: file copies */
   sg_sem_t waiter;   /* NFS: the nfsd thread waiting for the storage */
   struct eng_req *next;
 };
@@ -87,6 +88,7 @@ struct eng_job {
   double t_end;
   int pending_timer;        /* thinktime / open loop: issues owed */
   sg_sem_t timer_sem;
+  sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
 };
 
 struct eng_kthread {
@@ -123,6 +125,7 @@ struct eng {
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
+  int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   void **owned; /* small per-actor records, freed with the engine */
   int nowned, capowned;
 };
@@ -230,6 +233,7 @@ static void eng_cycles(const struct eng *e, const struct eng_req *r, double *rx,
   double fixed = proto_request_cycles(&s->proto, r->write, 0.0, s->net.mtu_bytes,
                                       (int)s->net.tcp_timestamps);
   double per_data = total - fixed;
+  fixed += r->opens * proto_open_cycles(&s->proto);
   /* The data is handled in the direction it travels (file/thin LUN
    * extras are part of the fixed cost, on the receive side). */
   double lun = proto_lun_extra_cycles(&s->proto, r->write);
@@ -484,6 +488,8 @@ static struct eng_req *eng_make_req(struct eng_job *j)
     j->next_off += bs;
     break;
   }
+  if (sp->file_bytes > 0 && fmod(off, sp->file_bytes) < bs)
+    r->opens = 1; /* the copy tool opens (and closes) the next file here */
   r->offset_bytes = (uint64_t)(j->region_start + off);
   r->len_bytes = (uint64_t)bs;
   r->t_issue_s = simgrid_get_clock();
@@ -546,7 +552,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
   j->completed++;
   if (j->mpio)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
-  if (now >= e->ramp_s && now <= e->t_end_s) {
+  if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     stats_hist_add(r->write ? e->h_write : e->h_read, lat);
     stats_hist_add(e->h_all, lat);
@@ -570,11 +576,30 @@ static void eng_account(struct eng *e, struct eng_req *r)
   e->free_reqs = r;
 }
 
+/* The last prep job is done: the measured jobs start now. */
+static void eng_open_gate(struct eng *e)
+{
+  double now = simgrid_get_clock();
+  double ramp = e->ramp_s;
+  e->ramp_s = now + ramp;
+  e->t_end_s = now + e->s->time_s;
+  for (int i = 0; i < e->njobs; i++) {
+    struct eng_job *j = &e->jobs[i];
+    if (j->spec->prep)
+      continue;
+    double run = j->spec->runtime_s > 0 && j->spec->runtime_s < e->s->time_s ? j->spec->runtime_s : e->s->time_s;
+    j->t_end = now + run;
+    sg_sem_release(j->gate);
+  }
+}
+
 static void eng_maybe_finish(struct eng_job *j)
 {
   if (!j->finished && j->outstanding == 0 && !eng_may_issue(j)) {
     j->finished = 1;
     sg_sem_release(j->done);
+    if (j->spec->prep && --j->e->nprep == 0)
+      eng_open_gate(j->e);
   }
 }
 
@@ -590,6 +615,8 @@ static void eng_lane_rx_main(int argc, char **argv)
   (void)argv;
   struct eng_lane *l = sg_actor_self_get_data();
   struct eng_job *j = l->job;
+  if (l->conn == 0 && !j->spec->prep && j->e->nprep > 0)
+    sg_sem_acquire(j->gate);
   if (l->conn == 0 && j->spec->rate_iops <= 0 && j->spec->thinktime_s <= 0) {
     eng_refill(j, 0);
     eng_maybe_finish(j);
@@ -632,6 +659,8 @@ static void eng_timer_main(int argc, char **argv)
   (void)argv;
   struct eng_job *j = sg_actor_self_get_data();
   const struct job *sp = j->spec;
+  if (!sp->prep && j->e->nprep > 0)
+    sg_sem_acquire(j->gate);
   if (sp->rate_iops > 0) {
     double period = 1.0 / sp->rate_iops;
     double next = simgrid_get_clock();
@@ -823,7 +852,32 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
   j->region_bytes = size;
 }
 
+static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out);
+
 int engine_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out)
+{
+  /* A step may name its own client count (IOMeter's ramp adds clients one
+   * at a time): simulate a copy of the scenario with that many clients. */
+  int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
+  if (with_workload && step >= 0 && step < s->workload.nsteps && s->workload.steps[step].clients > 0 &&
+      s->workload.steps[step].clients != s->nclients) {
+    struct scenario *copy = malloc(sizeof *copy);
+    if (!copy) {
+      memset(out, 0, sizeof *out);
+      out->failed = 1;
+      snprintf(out->failure, sizeof out->failure, "out of memory");
+      return 1;
+    }
+    *copy = *s; /* shares the workload: not freed through the copy */
+    copy->nclients = s->workload.steps[step].clients;
+    int rc = eng_run(copy, step, nlog, log_args, out);
+    free(copy);
+    return rc;
+  }
+  return eng_run(s, step, nlog, log_args, out);
+}
+
+static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out)
 {
   memset(out, 0, sizeof *out);
   snprintf(out->scenario, sizeof out->scenario, "%s", s->name);
@@ -988,6 +1042,11 @@ int engine_run(const struct scenario *s, int step, int nlog, char **log_args, st
           j->conn0 = local ? 0 : c * e->map.conns_per_client;
           j->done = sg_sem_init(0);
           j->timer_sem = sg_sem_init(0);
+          j->gate = sg_sem_init(0);
+          if (j->spec->prep) {
+            e->nprep++;
+            j->t_end = 1e12; /* a prep job lays out its whole region */
+          }
           eng_queue_init(&j->localq);
           if ((enum net_mode)s->net.mode == NET_MODE_MPIO && j->nconns > 1) {
             j->mpio = mpio_create(mpio_policy_names[(int)s->net.mpio_policy], j->nconns,
