@@ -1,0 +1,164 @@
+/* MVA: textbook closed networks solved exactly, multi-server stations
+ * against a birth-death chain, and a stochastic simulation. */
+#include <check.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <string.h>
+
+#include "sim/mva.h"
+
+static double mva_x(const struct mva_station *st, int n, int N, double Z, enum mva_method m)
+{
+  struct mva_result r;
+  struct nw_err err = {0};
+  int rc = mva_solve(st, n, N, Z, m, &r, &err);
+  ck_assert_msg(rc == 0, "mva_solve failed: %s", err.msg);
+  return r.throughput_per_s;
+}
+
+START_TEST(test_single_station)
+{
+  struct mva_station st[1] = {{.name = "cpu", .demand_s = 0.01, .servers = 1}};
+  double x1 = mva_x(st, 1, 1, 0.09, MVA_EXACT);
+  ck_assert_msg(fabs(x1 - 10.0) < 1e-12, "X(1) = 1/(D+Z) = 10, got %.15g", x1);
+  double x = mva_x(st, 1, 7, 0.0, MVA_EXACT);
+  ck_assert_msg(fabs(x - 100.0) < 1e-9, "no think: X(N) = 1/D = 100, got %.15g", x);
+  double xbig = mva_x(st, 1, 500, 0.09, MVA_EXACT);
+  ck_assert_msg(fabs(xbig - 100.0) < 1e-6, "X(N) -> 1/D for large N, got %.15g", xbig);
+  /* light load: X(N) close to N/(D+Z) */
+  double x2 = mva_x(st, 1, 2, 10.0, MVA_EXACT);
+  ck_assert_msg(x2 < 2 / 10.01 && x2 > 0.99 * 2 / 10.01, "X(2) ~ N/(D+Z), got %.15g", x2);
+}
+END_TEST
+
+START_TEST(test_two_stations_by_hand)
+{
+  /* D1 = 1, D2 = 0.5, Z = 0: X(1) = 2/3, X(2) = 6/7, X(3) = 14/15. */
+  struct mva_station st[2] = {{.name = "a", .demand_s = 1.0, .servers = 1},
+                              {.name = "b", .demand_s = 0.5, .servers = 1}};
+  const double want[4] = {0, 2.0 / 3.0, 6.0 / 7.0, 14.0 / 15.0};
+  for (int n = 1; n <= 3; n++) {
+    double x = mva_x(st, 2, n, 0.0, MVA_EXACT);
+    ck_assert_msg(fabs(x - want[n]) < 1e-12, "X(%d) want %.15g got %.15g", n, want[n], x);
+  }
+  /* Balanced network: K stations of demand D, X(N) = N / ((N + K - 1) D). */
+  struct mva_station b[4];
+  for (int k = 0; k < 4; k++)
+    b[k] = (struct mva_station){.name = "s", .demand_s = 0.002, .servers = 1};
+  for (int n = 1; n <= 20; n++) {
+    double x = mva_x(b, 4, n, 0.0, MVA_EXACT);
+    double w = n / ((n + 3) * 0.002);
+    ck_assert_msg(fabs(x - w) < 1e-9 * w, "balanced X(%d) want %.12g got %.12g", n, w, x);
+  }
+  /* A delay station equals think time. */
+  struct mva_station d[2] = {{.name = "a", .demand_s = 1.0, .servers = 1},
+                             {.name = "z", .demand_s = 2.0, .servers = 0}};
+  double xd = mva_x(d, 2, 5, 0.0, MVA_EXACT), xz = mva_x(d, 1, 5, 2.0, MVA_EXACT);
+  ck_assert_msg(fabs(xd - xz) < 1e-12, "delay station %.15g vs think %.15g", xd, xz);
+}
+END_TEST
+
+START_TEST(test_multiserver_exact)
+{
+  /* Machine repairman, N = 3, Z = 1, two servers of D = 1: birth-death
+   * chain pi = (1, 3, 3, 1.5) / 8.5, X = (3 + 6 + 3) / 8.5. */
+  struct mva_station st[1] = {{.name = "pool", .demand_s = 1.0, .servers = 2}};
+  double x = mva_x(st, 1, 3, 1.0, MVA_EXACT);
+  ck_assert_msg(fabs(x - 12.0 / 8.5) < 1e-12, "X want %.15g got %.15g", 12.0 / 8.5, x);
+  /* N <= m: no queueing at all. */
+  struct mva_station q[1] = {{.name = "pool", .demand_s = 0.004, .servers = 8}};
+  double x4 = mva_x(q, 1, 4, 0.0, MVA_EXACT);
+  ck_assert_msg(fabs(x4 - 1000.0) < 1e-9, "4 customers on 8 servers: %.15g", x4);
+  double xs = mva_x(q, 1, 400, 0.0, MVA_SEIDMANN);
+  ck_assert_msg(fabs(xs - 2000.0) < 1e-3 * 2000.0, "Seidmann saturation m/D, got %.12g", xs);
+  double xb = mva_bound_per_s(q, 1, 400, 0.0);
+  ck_assert_msg(fabs(xb - 2000.0) < 1e-9, "bound m/D, got %.12g", xb);
+}
+END_TEST
+
+START_TEST(test_rejections)
+{
+  struct mva_station st[1] = {{.name = "x", .demand_s = -1.0, .servers = 1}};
+  struct mva_result r;
+  struct nw_err err = {0};
+  ck_assert_int_eq(mva_solve(st, 1, 1, 0.0, MVA_EXACT, &r, &err), -1);
+  ck_assert_msg(strstr(err.msg, "'x' demand -1") != NULL, "message: %s", err.msg);
+  st[0].demand_s = 1.0;
+  ck_assert_int_eq(mva_solve(st, 1, 0, 0.0, MVA_EXACT, &r, &err), -1);
+  ck_assert_msg(strstr(err.msg, "0 customers") != NULL, "message: %s", err.msg);
+}
+END_TEST
+
+/* Simulate the closed network as a continuous-time Markov chain: customers
+ * visit stations 0..K-1 in turn, then think (exponential, mean Z). */
+static double mva_test_simulate(const struct mva_station *st, int K, int N, double Z, long events)
+{
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 12345);
+  int n[MVA_MAX_STATIONS + 1] = {0};
+  n[K] = N; /* everyone starts thinking */
+  double t_s = 0.0, done = 0.0, warm_t_s = 0.0;
+  for (long e = 0; e < events; e++) {
+    double rate[MVA_MAX_STATIONS + 1], total = 0.0;
+    for (int k = 0; k < K; k++) {
+      int busy = n[k] < st[k].servers ? n[k] : st[k].servers;
+      rate[k] = busy / st[k].demand_s;
+      total += rate[k];
+    }
+    rate[K] = Z > 0 ? n[K] / Z : (n[K] ? 1e12 : 0.0);
+    total += rate[K];
+    t_s += gsl_ran_exponential(rng, 1.0 / total);
+    double u = gsl_rng_uniform(rng) * total;
+    int k = 0;
+    while (k < K && u >= rate[k])
+      u -= rate[k++];
+    n[k]--;
+    n[(k + 1) % (K + 1)]++;
+    if (e == events / 10) {
+      warm_t_s = t_s;
+      done = 0.0;
+    }
+    if (k == K - 1)
+      done += 1.0;
+  }
+  gsl_rng_free(rng);
+  return done / (t_s - warm_t_s);
+}
+
+START_TEST(test_against_simulation)
+{
+  struct mva_station st[3] = {{.name = "smbd", .demand_s = 1.2e-3, .servers = 1},
+                              {.name = "cpu", .demand_s = 2.0e-3, .servers = 4},
+                              {.name = "disk", .demand_s = 0.8e-3, .servers = 1}};
+  const int Ns[3] = {1, 4, 16};
+  for (int i = 0; i < 3; i++) {
+    double xm = mva_x(st, 3, Ns[i], 1e-3, MVA_EXACT);
+    double xs = mva_test_simulate(st, 3, Ns[i], 1e-3, 400000);
+    ck_assert_msg(fabs(xm - xs) < 0.10 * xs, "N=%d: MVA %.6g vs simulated %.6g I/O/s", Ns[i], xm,
+                  xs);
+    double xsd = mva_x(st, 3, Ns[i], 1e-3, MVA_SEIDMANN);
+    ck_assert_msg(fabs(xsd - xs) < 0.15 * xs, "N=%d: Seidmann %.6g vs simulated %.6g", Ns[i], xsd,
+                  xs);
+  }
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("mva");
+  TCase *tc = tcase_create("textbook");
+  tcase_add_test(tc, test_single_station);
+  tcase_add_test(tc, test_two_stations_by_hand);
+  tcase_add_test(tc, test_multiserver_exact);
+  tcase_add_test(tc, test_rejections);
+  suite_add_tcase(s, tc);
+  TCase *ts = tcase_create("simulation");
+  tcase_add_test(ts, test_against_simulation);
+  suite_add_tcase(s, ts);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
