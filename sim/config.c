@@ -42,9 +42,15 @@ static int cfg_at(struct nw_err *err, const struct ynode *n, const char *fmt, co
   return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, fmt, a, b, c);
 }
 
-/* Position of key i of map m (the key, not the value). */
+/* Position of key i of map m.  The key's line and column are used when
+ * the value came from the same file as the map; after merging (system
+ * defaults overlaid by the scenario, --set) the value's own position is
+ * the one that names the right file. */
 static int cfg_key_fail(struct nw_err *err, const struct ynode *m, int i, const char *msg)
 {
+  const struct ynode *v = m->kids[i];
+  if (strcmp(v->file, m->file) != 0 || m->key_line[i] == 0)
+    return nw_fail(err, v->file, v->line, v->col, "%s", msg);
   return nw_fail(err, m->file, m->key_line[i], m->key_col[i], "%s", msg);
 }
 
@@ -624,6 +630,10 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *kref = NULL;
   if (cfg_word(prn, "protocol", "kind", 1, &kind, &kref, err) < 0)
     return -1;
+  const struct param_desc *kd = params_find(proto_param_table, proto_param_count, "kind");
+  double kind_index;
+  if (kd && cfg_value(kref, "protocol", kd, &kind_index, NULL, "", err) < 0)
+    return -1;
   /* kind local (a drive inside the client) has no protocol daemon and no
    * catalogue entry: nothing runs on a NAS CPU. */
   int local = strcmp(kind, "local") == 0;
@@ -771,6 +781,15 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
   R = defs ? ytree_clone(defs) : ytree_new_map(S->file, S->line, S->col);
   if (!R || R->kind != YNODE_MAP) {
     nw_fail(err, sys->file, sys->line, sys->col, "system '%s': defaults must be a map", sysname);
+    goto done;
+  }
+  /* R stands for the scenario file in messages about missing sections. */
+  free(R->file);
+  R->file = strdup(S->file);
+  R->line = S->line;
+  R->col = S->col;
+  if (!R->file) {
+    nw_fail(err, S->file, 0, 0, "out of memory");
     goto done;
   }
   ytree_overlay(R, S);

@@ -1,0 +1,112 @@
+/* Every file in scenarios/bad/ is rejected with exactly its expected
+ * message, exit code 2 and nothing on stdout. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+
+#include "cli_util.h"
+#include "cli_util.c.inc"
+
+static char *read_file(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = calloc(1, 65536);
+  size_t n = fread(buf, 1, 65535, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+START_TEST(test_bad_corpus)
+{
+  char dir[1024];
+  cli_source_path("scenarios/bad", dir, sizeof dir);
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "cannot open %s", dir);
+  int checked = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t len = strlen(de->d_name);
+    if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0)
+      continue;
+    char expected_path[1200];
+    snprintf(expected_path, sizeof expected_path, "%s/%.*s.expected", dir, (int)(len - 5), de->d_name);
+    char *expected = read_file(expected_path);
+    ck_assert_msg(expected != NULL, "%s has no .expected file", de->d_name);
+    const char *args[] = {"check", de->d_name, NULL};
+    struct cli_out r;
+    ck_assert_int_eq(cli_exec(dir, args, &r), 0);
+    ck_assert_msg(r.status == 2, "%s: exit %d, expected 2 (stderr: %s)", de->d_name, r.status, r.err);
+    ck_assert_msg(r.out[0] == '\0', "%s: stdout not empty: %s", de->d_name, r.out);
+    ck_assert_msg(strcmp(r.err, expected) == 0, "%s:\n got: %s want: %s", de->d_name, r.err, expected);
+    cli_out_free(&r);
+    free(expected);
+    checked++;
+  }
+  closedir(d);
+  ck_assert_msg(checked >= 20, "only %d bad scenarios found", checked);
+}
+END_TEST
+
+START_TEST(test_paths_that_are_not_files)
+{
+  const char *a1[] = {"check", "/", NULL};
+  struct cli_out r;
+  cli_exec(NULL, a1, &r);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "/: error: not a regular file (a directory)") != NULL, "%s", r.err);
+  cli_out_free(&r);
+  const char *a2[] = {"check", "/dev/null", NULL};
+  cli_exec(NULL, a2, &r);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "/dev/null: error: not a regular file") != NULL, "%s", r.err);
+  cli_out_free(&r);
+  const char *a3[] = {"check", "/nonexistent/x.yaml", NULL};
+  cli_exec(NULL, a3, &r);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "cannot open: No such file or directory") != NULL, "%s", r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
+START_TEST(test_bad_command_line)
+{
+  struct cli_out r;
+  const char *a1[] = {"run", "--set", "soc.cores", NULL};
+  cli_exec(NULL, a1, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "expected PATH=VALUE"), "%d %s", r.status, r.err);
+  cli_out_free(&r);
+  const char *a2[] = {"run", "--set", "soc.cores=many", NULL};
+  cli_exec(NULL, a2, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "--set soc.cores=many: error: soc.cores: 'many' is not a number"),
+                "%d %s", r.status, r.err);
+  ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
+  cli_out_free(&r);
+  const char *a3[] = {"frobnicate", NULL};
+  cli_exec(NULL, a3, &r);
+  ck_assert_int_eq(r.status, 2);
+  cli_out_free(&r);
+  const char *a4[] = {"run", "--set", "disks.count=7", "--set", "volume.level=6", "--set", "disks.count=3", NULL};
+  cli_exec(NULL, a4, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "level 6 needs 4..64 members, got 3"), "%d %s", r.status, r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("bad_scenarios");
+  TCase *tc = tcase_create("corpus");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_bad_corpus);
+  tcase_add_test(tc, test_paths_that_are_not_files);
+  tcase_add_test(tc, test_bad_command_line);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}

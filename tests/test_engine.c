@@ -1,0 +1,115 @@
+/* End to end through the real engine (forked simulations via the binary):
+ * a golden run checkable by hand, determinism, Little's law on closed
+ * loops, and the failure path for unfinished work. */
+#include <check.h>
+#include <math.h>
+
+#include "cli_util.h"
+#include "cli_util.c.inc"
+
+static struct cli_out run_json(const char *rel, const char *const *extra)
+{
+  char path[1024];
+  cli_source_path(rel, path, sizeof path);
+  const char *args[32] = {"run", "--json"};
+  int n = 2;
+  if (rel[0])
+    args[n++] = path;
+  for (int i = 0; extra && extra[i] && n < 31; i++)
+    args[n++] = extra[i];
+  args[n] = NULL;
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  return r;
+}
+
+START_TEST(test_golden_fixed_local)
+{
+  struct cli_out r = run_json("tests/scenarios/golden-fixed-local.yaml", NULL);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  /* 1 ms + 1 MiB / 100 MB/s = 11.48576 ms per read at QD1 */
+  double mean = cli_json_number(r.out, "\"read\": {", "mean");
+  ck_assert_msg(fabs(mean - 11.48576) < 1e-6, "mean latency %.9g ms, want 11.48576", mean);
+  double iops = cli_json_number(r.out, "\"read\": {", "iops");
+  /* 174 whole reads fit in the 2 s window: 2 / 0.01148576 = 174.1 */
+  ck_assert_msg(fabs(iops - 87.0) < 1e-9, "iops %.9g, want 87 (174 reads in 2 s)", iops);
+  double busy = cli_json_number(r.out, "\"resource\": \"disk0\"", "busy");
+  ck_assert_msg(busy > 0.99, "the only disk should be busy all the time, got %g", busy);
+  cli_out_free(&r);
+}
+END_TEST
+
+START_TEST(test_deterministic)
+{
+  struct cli_out a = run_json("", NULL), b = run_json("", NULL);
+  ck_assert_msg(a.status == 0 && b.status == 0, "exit %d/%d: %s", a.status, b.status, a.err);
+  ck_assert_msg(strcmp(a.out, b.out) == 0, "two runs of the default scenario differ");
+  const char *seed[] = {"--seed", "2", "--set", "workload.rw=randread", "--set", "workload.bs=4k", NULL};
+  struct cli_out c = run_json("", seed), d = run_json("", seed);
+  ck_assert_msg(strcmp(c.out, d.out) == 0, "two random runs with seed 2 differ");
+  cli_out_free(&a);
+  cli_out_free(&b);
+  cli_out_free(&c);
+  cli_out_free(&d);
+}
+END_TEST
+
+/* Little's law on a closed loop: X * R = N (N = clients x jobs x depth). */
+static void check_little(const char *rel, const char *const *extra, double n_expected)
+{
+  struct cli_out r = run_json(rel, extra);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  double iops = cli_json_number(r.out, "\"all\": {", "iops");
+  double mean_ms = cli_json_number(r.out, "\"all\": {", "mean");
+  double n = iops * mean_ms / 1e3;
+  ck_assert_msg(fabs(n / n_expected - 1.0) < 0.02, "%s: X*R = %.4g x %.4g ms = %.4g, want %g", rel, iops,
+                mean_ms, n, n_expected);
+  cli_out_free(&r);
+}
+
+START_TEST(test_littles_law)
+{
+  check_little("", NULL, 4.0); /* default: 1 CIFS client, QD4 */
+  const char *nfs[] = {"--set", "protocol.kind=nfs", "--set", "clients.count=3", "--set", "workload.rw=randrw",
+                       "--set", "workload.bs=8k", "--set", "workload.iodepth=5", "--set", "workload.numjobs=2",
+                       "--time", "1s", NULL};
+  check_little("", nfs, 30.0);
+  const char *iscsi[] = {"--set", "protocol.kind=iscsi", "--set", "workload.rw=randwrite", "--set",
+                         "workload.bs=64k", "--set", "workload.iodepth=16", "--time", "1s", NULL};
+  check_little("", iscsi, 16.0);
+}
+END_TEST
+
+START_TEST(test_json_contract)
+{
+  struct cli_out r = run_json("", NULL);
+  static const char *const keys[] = {"\"scenario\"", "\"seed\"", "\"simulated_s\"", "\"totals\"",
+                                     "\"latency_ms\"", "\"p999\"", "\"utilization\"", "\"bottleneck\"",
+                                     "\"power\"", "\"avg_W\"", "\"energy_J\"", "\"operations\"", NULL};
+  for (int i = 0; keys[i]; i++)
+    ck_assert_msg(strstr(r.out, keys[i]) != NULL, "JSON lacks %s", keys[i]);
+  double busy = cli_json_number(r.out, "\"bottleneck\"", "busy");
+  ck_assert_msg(busy > 0 && busy <= 1.0, "bottleneck busy %g not in (0, 1]", busy);
+  ck_assert_msg(strstr(r.out, "\"bottleneck\": {\"resource\": \"soc.smbd.c0.0\"") != NULL,
+                "the default scenario's bottleneck should be the client's smbd: %.400s",
+                strstr(r.out, "\"bottleneck\""));
+  cli_out_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("engine");
+  TCase *tc = tcase_create("end_to_end");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_golden_fixed_local);
+  tcase_add_test(tc, test_deterministic);
+  tcase_add_test(tc, test_littles_law);
+  tcase_add_test(tc, test_json_contract);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
