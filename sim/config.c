@@ -493,7 +493,7 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
 
 static const char *const cfg_top_keys[] = {
     "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
-    "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", NULL};
+    "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults", NULL};
 
 void cfg_free(struct scenario *s)
 {
@@ -685,6 +685,50 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_int(R, "scenario", "seed", 0, LONG_MAX, 0, 1, &seed, err) < 0)
     return -1;
   s->seed = (uint64_t)seed;
+
+  /* Faults */
+  const struct ynode *fl = ytree_get(R, "faults");
+  if (fl) {
+    if (fl->kind != YNODE_SEQ)
+      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s%s%s", ytree_kind_name(fl), "", "");
+    if (fl->n > CFG_MAX_FAULTS)
+      return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
+    static const char *const fkeys[] = {"kind", "target", "at", NULL};
+    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", NULL};
+    for (int i = 0; i < fl->n; i++) {
+      const struct ynode *f = fl->kids[i];
+      if (f->kind != YNODE_MAP)
+        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s%s%s", ytree_kind_name(f), "", "");
+      for (int k = 0; k < f->n; k++)
+        if (!cfg_in_list(fkeys, f->keys[k]))
+          return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
+      const char *k = NULL;
+      const struct ynode *kn = NULL;
+      if (cfg_word(f, "faults", "kind", 1, &k, &kn, err) < 0)
+        return -1;
+      int ki = -1;
+      for (int j = 0; fkinds[j]; j++)
+        if (!strcmp(fkinds[j], k))
+          ki = j;
+      if (ki < 0)
+        return nw_fail(err, kn->file, kn->line, kn->col,
+                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down", k);
+      struct cfg_fault *cf = &s->faults[s->nfaults++];
+      cf->kind = (enum cfg_fault_kind)ki;
+      long target;
+      long max = cf->kind == CFG_FAULT_PATH_DOWN ? 15 : s->ndisks - 1;
+      if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
+        return -1;
+      cf->target = (int)target;
+      const struct ynode *at = ytree_get(f, "at");
+      char msg[512];
+      if (!at || at->kind != YNODE_SCALAR || units_parse(at->scalar, UNITS_TIME, &cf->at_s, msg, sizeof msg) < 0 ||
+          cf->at_s < 0)
+        return nw_fail(err, at ? at->file : f->file, at ? at->line : f->line, at ? at->col : f->col,
+                       "faults.at: %s", at && at->kind == YNODE_SCALAR ? (cf->at_s < 0 ? "must be >= 0" : msg)
+                                                                       : "needs a time like 1.5s");
+    }
+  }
 
   /* Background operation */
   const struct ynode *on = ytree_get(R, "operation");

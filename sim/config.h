@@ -53,6 +53,17 @@ struct cfg_drive {
 
 enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };
 
+/* Injected faults (`faults:` list): a member disk fails (the array runs
+ * degraded), a disk hangs (requests never complete: the run must report
+ * unfinished work), a network path goes down (MPIO fails over). */
+enum cfg_fault_kind { CFG_FAULT_DISK_FAIL = 0, CFG_FAULT_DISK_HANG, CFG_FAULT_PATH_DOWN };
+#define CFG_MAX_FAULTS 8
+struct cfg_fault {
+  enum cfg_fault_kind kind;
+  int target;   /* disk index or path index */
+  double at_s;  /* simulated time of the fault */
+};
+
 struct scenario {
   char path[512];
   char name[128];
@@ -81,6 +92,8 @@ struct scenario {
   int op_from_members;  /* members before (the array's starting width) */
   int op_from_level;    /* level before (migrate) */
   int op_with_workload; /* 1: run the client workload during the operation */
+  int nfaults;
+  struct cfg_fault faults[CFG_MAX_FAULTS];
   int nfits;
   struct cfg_fit fits[CFG_MAX_FITS];
 };

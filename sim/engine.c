@@ -17,6 +17,7 @@
 #include <xbt/asserts.h>
 #include <xbt/log.h>
 
+#include "models/disks/fault.h"
 #include "models/net/mpio.h"
 #include "sim/analysis.h"
 #include "sim/platform.h"
@@ -721,6 +722,36 @@ static void eng_op_main(int argc, char **argv)
   }
 }
 
+/* Injects the scenario's disk failures and path losses at their times. */
+static void eng_faults_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng *e = sg_actor_self_get_data();
+  const struct scenario *s = e->s;
+  for (int done = 0; done < s->nfaults; done++) {
+    /* next fault in time order */
+    int next = -1;
+    for (int i = 0; i < s->nfaults; i++)
+      if (s->faults[i].at_s >= simgrid_get_clock() && (next < 0 || s->faults[i].at_s < s->faults[next].at_s))
+        next = i;
+    if (next < 0)
+      break;
+    const struct cfg_fault *f = &s->faults[next];
+    sg_actor_sleep_until(f->at_s);
+    if (f->kind == CFG_FAULT_DISK_FAIL) {
+      stack_fail_member(e->stack, simgrid_get_clock(), f->target);
+      eng_wake_storage(e);
+    } else if (f->kind == CFG_FAULT_PATH_DOWN) {
+      for (int j = 0; j < e->njobs; j++)
+        if (e->jobs[j].mpio && f->target < e->jobs[j].nconns)
+          mpio_fail_path(e->jobs[j].mpio, f->target);
+    }
+    /* disk hangs are in the device wrapper from the start */
+    sg_actor_sleep_for(1e-9);
+  }
+}
+
 /* ---- setup and results ------------------------------------------------- */
 
 static sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data,
@@ -768,6 +799,9 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
     char name[32];
     snprintf(name, sizeof name, "disk%d", i);
     e->disks[i] = disk_create(s->drive.model, s->drive.params, name, s->seed * 1000003u + (uint64_t)i);
+    for (int f = 0; f < s->nfaults && e->disks[i]; f++)
+      if (s->faults[f].kind == CFG_FAULT_DISK_HANG && s->faults[f].target == i)
+        e->disks[i] = disk_fault_hang(e->disks[i], s->faults[f].at_s);
     if (!e->disks[i])
       return nw_fail(err, s->path, 0, 0, "out of memory");
   }
@@ -1078,6 +1112,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   }
   if (s->op != CFG_OP_NONE)
     eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
+  if (s->nfaults > 0)
+    eng_spawn("faults", e->nas, eng_faults_main, e, 1);
 
   simgrid_run();
 

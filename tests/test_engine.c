@@ -97,6 +97,45 @@ START_TEST(test_json_contract)
 }
 END_TEST
 
+START_TEST(test_unfinished_work_fails)
+{
+  struct cli_out r = run_json("tests/scenarios/hung-disk.yaml", NULL);
+  ck_assert_msg(r.status == 1, "a hung disk must fail the run with exit 1, got %d", r.status);
+  ck_assert_msg(strstr(r.err, "simulation did not finish") != NULL, "stderr: %s", r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
+/* Payload rate of one 1GbE link at MTU 9000: 125e6 * 8960 / 9038 B/s. */
+#define ONE_GBE_MTU9000_MBPS (125.0 * 8960.0 / 9038.0)
+
+START_TEST(test_mpio_failover)
+{
+  struct cli_out r = run_json("tests/scenarios/mpio-failover.yaml", NULL);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.out, "\"failed\": false") != NULL, "run failed");
+  const char *series = strstr(r.out, "\"series_MBps\": [");
+  ck_assert_ptr_nonnull(series);
+  double first = 0, second = 0;
+  ck_assert_int_eq(sscanf(series, "\"series_MBps\": [%lf, %lf", &first, &second), 2);
+  ck_assert_msg(first > 1.6 * ONE_GBE_MTU9000_MBPS, "both paths: %g MB/s, want > 1.6 links", first);
+  ck_assert_msg(second <= 1.01 * ONE_GBE_MTU9000_MBPS && second > 0.8 * ONE_GBE_MTU9000_MBPS,
+                "after path 1 fails: %g MB/s, want about one link (%g)", second, ONE_GBE_MTU9000_MBPS);
+  cli_out_free(&r);
+}
+END_TEST
+
+START_TEST(test_degraded_continues)
+{
+  struct cli_out r = run_json("tests/scenarios/degraded-raid5.yaml", NULL);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.out, "\"failed\": false") != NULL, "run failed: %s", r.err);
+  double ios = cli_json_number(r.out, "\"read\": {", "ios");
+  ck_assert_msg(ios > 100, "foreground I/O should continue degraded, got %g I/Os", ios);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -106,6 +145,9 @@ int main(void)
   tcase_add_test(tc, test_deterministic);
   tcase_add_test(tc, test_littles_law);
   tcase_add_test(tc, test_json_contract);
+  tcase_add_test(tc, test_unfinished_work_fails);
+  tcase_add_test(tc, test_mpio_failover);
+  tcase_add_test(tc, test_degraded_continues);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
