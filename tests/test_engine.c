@@ -119,7 +119,9 @@ START_TEST(test_mpio_failover)
   double first = 0, second = 0;
   ck_assert_int_eq(sscanf(series, "\"series_MBps\": [%lf, %lf", &first, &second), 2);
   ck_assert_msg(first > 1.6 * ONE_GBE_MTU9000_MBPS, "both paths: %g MB/s, want > 1.6 links", first);
-  ck_assert_msg(second <= 1.01 * ONE_GBE_MTU9000_MBPS && second > 0.8 * ONE_GBE_MTU9000_MBPS,
+  /* The I/Os already on path 1 when it fails (at most 4 of 1 MiB) still
+   * complete in the second bin: allow their 4.2 MB above one link. */
+  ck_assert_msg(second <= ONE_GBE_MTU9000_MBPS + 4 * 1.048576 && second > 0.8 * ONE_GBE_MTU9000_MBPS,
                 "after path 1 fails: %g MB/s, want about one link (%g)", second, ONE_GBE_MTU9000_MBPS);
   cli_out_free(&r);
 }
