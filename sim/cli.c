@@ -6,5 +6,9 @@
 const struct cli_command cli_commands[] = {
     {"run", cli_run},
     {"check", cli_check},
+    {"sweep", cli_sweep},
+    {"merge", cli_merge},
+    {"explain", cli_explain},
+    {"size", cli_size},
     {NULL, NULL},
 };

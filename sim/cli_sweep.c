@@ -1,0 +1,504 @@
+/* nastwin sweep / merge: run a what-if grid through the run pool. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/cli.h"
+#include "sim/engine.h"
+#include "sim/htmlreport.h"
+#include "sim/runpool.h"
+#include "sim/sweep.h"
+
+#define CLI_SWEEP_ROW_BYTES 8192
+
+struct cli_sweep_opts {
+  const char *file, *csv, *json, *html, *catalog;
+  int jobs, shard_i, shard_n, resume, list, quiet, analytic, sample;
+  double timeout_s;
+};
+
+struct cli_sweep_task {
+  long point;
+  int step;
+};
+
+struct cli_sweep_ctx {
+  const struct sweep *sw;
+  const struct cli_sweep_opts *o;
+  const struct cli_sweep_task *tasks; /* pending tasks */
+  int journal_fd;                     /* -1: none */
+  double start_s;
+  int tty;
+};
+
+static double cli_sweep_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void cli_sweep_usage(FILE *out)
+{
+  fputs("usage: nastwin sweep SWEEP.yaml [options]\n"
+        "\n"
+        "Runs every point of a what-if grid (one simulation per point and workload step)\n"
+        "and writes one CSV row per (point, step), sorted by point whatever -j or sharding.\n"
+        "\n"
+        "options:\n"
+        "  -j N            simulations at once (default: CPUs)\n"
+        "  --shard I/N     run only points with index % N == I (0 <= I < N); merge the\n"
+        "                  shards' CSVs with `nastwin merge OUT.csv IN.csv...`\n"
+        "  --csv FILE      write the CSV atomically to FILE (default: stdout); finished\n"
+        "                  rows are journaled in FILE.partial while the sweep runs\n"
+        "  --resume        keep the rows already in FILE.partial, run only the rest\n"
+        "  --json FILE     the same rows as a JSON array\n"
+        "  --html DIR      DIR/index.html: plots vs the first axis (inline SVG)\n"
+        "  --timeout S     seconds per simulation before it counts as failed\n"
+        "  --list          print the expanded points and exit\n"
+        "  --quiet         no progress on stderr\n"
+        "  --catalog DIR   catalogue folder\n"
+        "\n"
+        "Sweep file: base: SCENARIO.yaml; axes: [{path: P, values: [...]} | {path: P,\n"
+        "range: [from, to, step]} | {zip: [{path, values}, ...]}]; sets: {P: V};\n"
+        "metrics: [read_MBps, ...].  See sim/sweep.h and scenarios/sweeps/.\n",
+        out);
+}
+
+static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->shard_n = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = NULL;
+    int needs = !strcmp(a, "-j") || !strcmp(a, "--shard") || !strcmp(a, "--csv") ||
+                !strcmp(a, "--json") || !strcmp(a, "--html") || !strcmp(a, "--timeout") ||
+                !strcmp(a, "--catalog");
+    if (needs) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
+        return 2;
+      }
+      val = argv[++i];
+    }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      cli_sweep_usage(stdout);
+      return 1;
+    } else if (!strcmp(a, "-j")) {
+      char *end;
+      long j = strtol(val, &end, 10);
+      if (*end || j < 1 || j > 64) {
+        fprintf(stderr, "nastwin: error: -j '%s': must be a whole number between 1 and 64\n", val);
+        return 2;
+      }
+      o->jobs = (int)j;
+    } else if (!strcmp(a, "--shard")) {
+      int si, sn;
+      char tail;
+      if (sscanf(val, "%d/%d%c", &si, &sn, &tail) != 2 || sn < 1 || si < 0 || si >= sn) {
+        fprintf(stderr, "nastwin: error: --shard '%s': expected I/N with 0 <= I < N, e.g. 0/4\n",
+                val);
+        return 2;
+      }
+      o->shard_i = si;
+      o->shard_n = sn;
+    } else if (!strcmp(a, "--csv"))
+      o->csv = val;
+    else if (!strcmp(a, "--json"))
+      o->json = val;
+    else if (!strcmp(a, "--html"))
+      o->html = val;
+    else if (!strcmp(a, "--catalog"))
+      o->catalog = val;
+    else if (!strcmp(a, "--timeout")) {
+      char *end;
+      o->timeout_s = strtod(val, &end);
+      if (*end || !(o->timeout_s > 0)) {
+        fprintf(stderr, "nastwin: error: --timeout '%s': must be a number of seconds > 0\n", val);
+        return 2;
+      }
+    } else if (!strcmp(a, "--resume"))
+      o->resume = 1;
+    else if (!strcmp(a, "--list"))
+      o->list = 1;
+    else if (!strcmp(a, "--quiet"))
+      o->quiet = 1;
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "nastwin: error: unknown option '%s' (see nastwin sweep --help)\n", a);
+      return 2;
+    } else if (!o->file)
+      o->file = a;
+    else {
+      fprintf(stderr, "nastwin: error: more than one sweep file ('%s' and '%s')\n", o->file, a);
+      return 2;
+    }
+  }
+  if (!o->file) {
+    fprintf(stderr, "nastwin: error: sweep needs a sweep file (see nastwin sweep --help)\n");
+    return 2;
+  }
+  if (o->resume && !o->csv) {
+    fprintf(stderr, "nastwin: error: --resume needs --csv FILE (the journal is FILE.partial)\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* Load point p's scenario (sets + axis values). */
+static int cli_sweep_load(const struct sweep *sw, const char *catalog, long p, struct scenario *s,
+                          struct nw_err *err)
+{
+  struct cfg_set sets[CFG_MAX_SETS];
+  int n = sweep_point_sets(sw, p, sets, CFG_MAX_SETS);
+  if (n < 0)
+    return nw_fail(err, sw->file, 0, 0, "sweep: point %ld has more than %d overrides", p,
+                   CFG_MAX_SETS);
+  return cfg_load(sw->base, catalog, sets, n, NULL, s, err);
+}
+
+static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
+{
+  struct cli_sweep_ctx *c = vctx;
+  const struct cli_sweep_task *t = &c->tasks[task];
+  struct scenario s;
+  struct nw_err err = {0};
+  memset(out, 0, sizeof *out);
+  if (cli_sweep_load(c->sw, c->o->catalog, t->point, &s, &err) < 0) {
+    out->failed = 1;
+    snprintf(out->failure, sizeof out->failure, "%.500s", err.msg);
+    return;
+  }
+  engine_run(&s, t->step, 0, NULL, out);
+  cfg_free(&s);
+  if (c->journal_fd >= 0) {
+    char row[CLI_SWEEP_ROW_BYTES];
+    int len = sweep_csv_row(c->sw, t->point, t->step, out, row, sizeof row);
+    /* One O_APPEND write per row: rows from concurrent children never interleave. */
+    if (len > 0 && write(c->journal_fd, row, (size_t)len) == len)
+      fsync(c->journal_fd);
+  }
+}
+
+static void cli_sweep_progress(void *vctx, int done, int total)
+{
+  struct cli_sweep_ctx *c = vctx;
+  if (c->o->quiet)
+    return;
+  double el = cli_sweep_now() - c->start_s;
+  double rate = el > 0 ? done / el : 0.0;
+  double eta = rate > 0 ? (total - done) / rate : 0.0;
+  if (c->tty) {
+    char bar[31];
+    int fill = total ? done * 30 / total : 30;
+    for (int i = 0; i < 30; i++)
+      bar[i] = i < fill ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\r[%s] %d/%d  %.2f sim/s  ETA %.0f s ", bar, done, total, rate, eta);
+    if (done == total)
+      fputc('\n', stderr);
+  } else
+    fprintf(stderr, "sweep: %d/%d done (%.2f sim/s, ETA %.0f s)\n", done, total, rate, eta);
+  fflush(stderr);
+}
+
+/* Rows as a JSON array of objects (numbers where the cell is a number). */
+static char *cli_sweep_json(const char *header, char **rows, int nrows, size_t *lenp)
+{
+  size_t cap = 4096, len = 0;
+  char *out = malloc(cap);
+  char hcopy[CLI_SWEEP_ROW_BYTES], rcopy[CLI_SWEEP_ROW_BYTES];
+  char *hc[256], *rc[256];
+  snprintf(hcopy, sizeof hcopy, "%s", header);
+  int nh = sweep_csv_split(hcopy, hc, 256);
+  if (!out || nh < 0) {
+    free(out);
+    return NULL;
+  }
+  len += (size_t)snprintf(out, cap, "[");
+  for (int i = 0; i < nrows; i++) {
+    snprintf(rcopy, sizeof rcopy, "%s", rows[i]);
+    int nr = sweep_csv_split(rcopy, rc, 256);
+    for (int k = 0; k < nh && k < nr; k++) {
+      /* worst case every char escaped */
+      size_t need = len + 2 * strlen(hc[k]) + 2 * strlen(rc[k]) + 32;
+      if (need >= cap) {
+        while (cap <= need)
+          cap *= 2;
+        char *no = realloc(out, cap);
+        if (!no) {
+          free(out);
+          return NULL;
+        }
+        out = no;
+      }
+      char *end;
+      strtod(rc[k], &end);
+      int num = rc[k][0] && !*end && strcmp(rc[k], "nan") && strcmp(rc[k], "inf");
+      len += (size_t)snprintf(out + len, cap - len, "%s\"", k ? ", " : (i ? ",\n {" : "\n {"));
+      for (const char *p = hc[k]; *p; p++)
+        len += (size_t)snprintf(out + len, cap - len, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+      len += (size_t)snprintf(out + len, cap - len, "\": %s", num ? "" : "\"");
+      for (const char *p = rc[k]; *p; p++)
+        len += (size_t)snprintf(out + len, cap - len, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+      len += (size_t)snprintf(out + len, cap - len, "%s", num ? "" : "\"");
+    }
+    len += (size_t)snprintf(out + len, cap - len, "}");
+  }
+  if (len + 4 >= cap) {
+    char *no = realloc(out, cap + 8);
+    if (!no) {
+      free(out);
+      return NULL;
+    }
+    out = no;
+    cap += 8;
+  }
+  len += (size_t)snprintf(out + len, cap - len, "\n]\n");
+  *lenp = len;
+  return out;
+}
+
+/* Read the journal: rows land in rows[task] for tasks it holds. */
+static int cli_sweep_read_journal(const char *jpath, const char *header,
+                                  const struct cli_sweep_task *tasks, int ntasks, char **rows)
+{
+  FILE *f = fopen(jpath, "r");
+  if (!f)
+    return 0;
+  char line[CLI_SWEEP_ROW_BYTES];
+  int lineno = 0, kept = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    size_t len = strlen(line);
+    if (len == 0 || line[len - 1] != '\n')
+      continue; /* a row cut short by the interruption */
+    if (lineno == 1) {
+      if (line[0] != '#' || strcmp(line + 2, header)) {
+        fclose(f);
+        fprintf(stderr,
+                "nastwin: error: %s: journal of a different sweep (header differs); remove it "
+                "or run without --resume\n",
+                jpath);
+        return -1;
+      }
+      continue;
+    }
+    long p;
+    int st;
+    if (sweep_row_key(line, &p, &st) < 0)
+      continue;
+    for (int t = 0; t < ntasks; t++)
+      if (tasks[t].point == p && tasks[t].step == st && !rows[t]) {
+        rows[t] = strdup(line);
+        kept++;
+        break;
+      }
+  }
+  fclose(f);
+  return kept;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+  struct cli_sweep_opts o;
+  int rc = cli_sweep_parse(argc, argv, &o);
+  if (rc)
+    return rc == 1 ? 0 : rc;
+  struct sweep sw;
+  struct nw_err err = {0};
+  if (sweep_load(o.file, &sw, &err) < 0) {
+    nw_err_print(&err, stderr);
+    return 2;
+  }
+  if (o.list) {
+    sweep_print_points(stdout, &sw);
+    sweep_free(&sw);
+    return 0;
+  }
+  char header[CLI_SWEEP_ROW_BYTES];
+  sweep_csv_header(&sw, header, sizeof header);
+  /* Check every point of the shard and count its steps before running anything. */
+  struct cli_sweep_task *tasks = NULL;
+  char **rows = NULL;
+  struct run_result *results = NULL;
+  struct cli_sweep_task *pending = NULL;
+  int ntasks = 0, cap = 0, journal_fd = -1, failed = 0;
+  rc = 2;
+  for (long p = o.shard_i; p < sw.npoints; p += o.shard_n) {
+    struct scenario s;
+    if (cli_sweep_load(&sw, o.catalog, p, &s, &err) < 0) {
+      fprintf(stderr, "nastwin: error: sweep point %ld:\n", p);
+      nw_err_print(&err, stderr);
+      goto done;
+    }
+    int nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+    cfg_free(&s);
+    for (int st = 0; st < nsteps; st++) {
+      if (ntasks == cap) {
+        cap = cap ? cap * 2 : 64;
+        struct cli_sweep_task *nt = realloc(tasks, (size_t)cap * sizeof *nt);
+        if (!nt) {
+          rc = 1;
+          goto done;
+        }
+        tasks = nt;
+      }
+      tasks[ntasks++] = (struct cli_sweep_task){.point = p, .step = st};
+    }
+  }
+  rc = 1;
+  rows = calloc((size_t)ntasks + 1, sizeof *rows);
+  pending = calloc((size_t)ntasks + 1, sizeof *pending);
+  if (!rows || !pending)
+    goto done;
+  char jpath[1100] = "";
+  if (o.csv) {
+    snprintf(jpath, sizeof jpath, "%s.partial", o.csv);
+    int kept = 0;
+    if (o.resume) {
+      kept = cli_sweep_read_journal(jpath, header, tasks, ntasks, rows);
+      if (kept < 0) {
+        rc = 2;
+        goto done;
+      }
+      if (!o.quiet)
+        fprintf(stderr, "sweep: resuming: %d of %d row(s) already in %s\n", kept, ntasks, jpath);
+    }
+    /* Rewrite the journal with its header and the rows kept (drops cut rows). */
+    size_t jlen = strlen(header) + 3;
+    for (int t = 0; t < ntasks; t++)
+      jlen += rows[t] ? strlen(rows[t]) : 0;
+    char *jtext = malloc(jlen);
+    if (!jtext)
+      goto done;
+    size_t off = (size_t)sprintf(jtext, "# %s", header);
+    for (int t = 0; t < ntasks; t++)
+      if (rows[t])
+        off += (size_t)sprintf(jtext + off, "%s", rows[t]);
+    int wr = sweep_write_atomic(jpath, jtext, off);
+    free(jtext);
+    if (wr < 0 || (journal_fd = open(jpath, O_WRONLY | O_APPEND)) < 0) {
+      fprintf(stderr, "nastwin: error: %s: cannot write the journal: %s\n", jpath,
+              strerror(errno));
+      goto done;
+    }
+  }
+  int npending = 0;
+  for (int t = 0; t < ntasks; t++)
+    if (!rows[t])
+      pending[npending++] = tasks[t];
+  results = calloc((size_t)npending + 1, sizeof *results);
+  if (!results)
+    goto done;
+  struct cli_sweep_ctx ctx = {.sw = &sw, .o = &o, .tasks = pending, .journal_fd = journal_fd,
+                              .start_s = cli_sweep_now(), .tty = isatty(2)};
+  if (!o.quiet)
+    fprintf(stderr, "sweep: %ld point(s) in the grid, %d simulation(s) in this shard, %d to run\n",
+            sw.npoints, ntasks, npending);
+  if (npending)
+    runpool_run(npending, o.jobs, o.timeout_s, cli_sweep_task_fn, &ctx, results,
+                cli_sweep_progress);
+  for (int t = 0, k = 0; t < ntasks; t++) {
+    if (rows[t])
+      continue;
+    char row[CLI_SWEEP_ROW_BYTES];
+    struct run_result *r = &results[k++];
+    if (r->failed) {
+      failed++;
+      fprintf(stderr, "nastwin: error: point %ld step %d: %s\n", tasks[t].point, tasks[t].step,
+              r->failure);
+    }
+    if (sweep_csv_row(&sw, tasks[t].point, tasks[t].step, r, row, sizeof row) < 0)
+      snprintf(row, sizeof row, "%ld,%d,row too long\n", tasks[t].point, tasks[t].step);
+    rows[t] = strdup(row);
+    if (!rows[t])
+      goto done;
+  }
+  for (int t = 0; t < ntasks; t++)
+    if (strstr(rows[t], ",failed\n") && !failed)
+      failed++;
+  /* The CSV. */
+  size_t total = strlen(header) + 1;
+  for (int t = 0; t < ntasks; t++)
+    total += strlen(rows[t]);
+  char *text = malloc(total);
+  if (!text)
+    goto done;
+  size_t len = (size_t)sprintf(text, "%s", header);
+  for (int t = 0; t < ntasks; t++)
+    len += (size_t)sprintf(text + len, "%s", rows[t]);
+  if (o.csv) {
+    if (sweep_write_atomic(o.csv, text, len) < 0) {
+      fprintf(stderr, "nastwin: error: %s: %s\n", o.csv, strerror(errno));
+      free(text);
+      goto done;
+    }
+  } else
+    fwrite(text, 1, len, stdout);
+  free(text);
+  if (o.json) {
+    char hline[CLI_SWEEP_ROW_BYTES];
+    snprintf(hline, sizeof hline, "%s", header);
+    hline[strcspn(hline, "\n")] = 0;
+    for (int t = 0; t < ntasks; t++)
+      rows[t][strcspn(rows[t], "\n")] = 0;
+    size_t jl = 0;
+    char *js = cli_sweep_json(hline, rows, ntasks, &jl);
+    if (!js || sweep_write_atomic(o.json, js, jl) < 0) {
+      fprintf(stderr, "nastwin: error: %s: cannot write JSON\n", o.json);
+      free(js);
+      goto done;
+    }
+    free(js);
+  }
+  if (o.html) {
+    if (htmlreport_sweep(o.html, &sw, header, rows, ntasks, &err) < 0) {
+      nw_err_print(&err, stderr);
+      goto done;
+    }
+  }
+  if (journal_fd >= 0 && !failed) {
+    close(journal_fd);
+    journal_fd = -1;
+    unlink(jpath);
+  }
+  rc = failed ? 1 : 0;
+done:
+  if (journal_fd >= 0)
+    close(journal_fd);
+  if (rows)
+    for (int t = 0; t < ntasks; t++)
+      free(rows[t]);
+  free(rows);
+  free(tasks);
+  free(pending);
+  free(results);
+  sweep_free(&sw);
+  return rc;
+}
+
+int cli_merge(int argc, char **argv)
+{
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    puts("usage: nastwin merge OUT.csv IN.csv...\n"
+         "Merge the CSVs of sweep shards (or a sweep and its resumption): same header\n"
+         "required, rows sorted by (point, step), duplicates dropped; written atomically.");
+    return 0;
+  }
+  if (argc < 3) {
+    fprintf(stderr, "nastwin: error: usage: nastwin merge OUT.csv IN.csv...\n");
+    return 2;
+  }
+  struct nw_err err = {0};
+  if (sweep_merge(argv[1], argc - 2, argv + 2, &err) < 0) {
+    nw_err_print(&err, stderr);
+    return 2;
+  }
+  return 0;
+}
