@@ -6,6 +6,7 @@
 const struct cli_command cli_commands[] = {
     {"run", cli_run},
     {"check", cli_check},
+    {"validate", cli_validate},
     {"sweep", cli_sweep},
     {"merge", cli_merge},
     {"explain", cli_explain},

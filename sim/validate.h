@@ -34,7 +34,7 @@ struct val_point {
   char skewed[256];           /* "" when not skewed */
   const struct ynode *result; /* the reviews.yaml result map (for JSON) */
   enum val_status status;
-  char note[512];             /* unsupported reason / failure */
+  char note[1024];            /* unsupported reason / failure */
   enum val_kind kind;
   char field[32];             /* points.yaml field */
   char scenario[512];         /* resolved path ("" when unmapped) */
