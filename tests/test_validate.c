@@ -1,0 +1,204 @@
+/* test_validate.c - `nastwin validate` end to end on tiny data files.
+ *
+ * The measured figures below are made up (not review figures): they only
+ * serve to check the arithmetic error = predicted / measured - 1. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TV_OUT_MAX (1 << 20)
+
+struct tv_run {
+  int rc;
+  char out[TV_OUT_MAX];
+  char err[8192];
+};
+
+/* Run `nastwin ARGS` (a shell-quoted string); capture stdout and stderr. */
+static void tv_run(const char *args, struct tv_run *r)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char errpath[] = "/tmp/tv_errXXXXXX";
+  int fd = mkstemp(errpath);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", bin, args, errpath);
+  FILE *p = popen(cmd, "r");
+  ck_assert_msg(p != NULL, "popen %s", cmd);
+  size_t n = fread(r->out, 1, sizeof r->out - 1, p);
+  r->out[n] = '\0';
+  int st = pclose(p);
+  r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  FILE *e = fopen(errpath, "r");
+  size_t m = e ? fread(r->err, 1, sizeof r->err - 1, e) : 0;
+  r->err[m] = '\0';
+  if (e)
+    fclose(e);
+  unlink(errpath);
+}
+
+/* Write text to a fresh temp file; path into buf. */
+static void tv_write(char *buf, size_t len, const char *text)
+{
+  snprintf(buf, len, "/tmp/tv_dataXXXXXX");
+  int fd = mkstemp(buf);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq((int)write(fd, text, strlen(text)), (int)strlen(text));
+  close(fd);
+}
+
+/* The number after "key": in s (first occurrence); NAN when absent. */
+static double tv_num(const char *s, const char *key)
+{
+  char pat[128];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = strstr(s, pat);
+  if (!p)
+    return NAN;
+  return strtod(p + strlen(pat), NULL);
+}
+
+static const char tv_one_point[] =
+    "version: 1\n"
+    "experiments:\n"
+    "  - id: ds1511plus-ts859pro-iscsi-single-link\n"
+    "    source: test\n"
+    "    systems: [ds1511plus, ts859pro]\n"
+    "    results:\n"
+    "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n"
+    "  - id: ds2015xs-iperf\n"
+    "    system: ds2015xs\n"
+    "    results:\n"
+    "      - {metric: aggregate_Gbps, value: 3, approx: true, skewed: \"test\"}\n";
+
+START_TEST(test_validate_json_keys_and_error)
+{
+  char path[64];
+  tv_write(path, sizeof path, tv_one_point);
+  char args[256];
+  snprintf(args, sizeof args, "validate --data %s --json -j 2", path);
+  static struct tv_run r;
+  tv_run(args, &r);
+  unlink(path);
+  ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
+  static const char *const keys[] = {"\"points\": [", "\"summary\": {", "\"experiment\": ", "\"case\": ",
+                                     "\"system\": \"ds1511plus\"", "\"protocol\": ", "\"cache\": ",
+                                     "\"tool\": \"ATTO\"", "\"metric\": \"read_MBps\"", "\"measured\": 100",
+                                     "\"predicted\": ", "\"error\": ", "\"note\": ", "\"status\": \"unsupported\"",
+                                     "\"throughput\": {\"points\": 1", NULL};
+  for (int i = 0; keys[i]; i++)
+    ck_assert_msg(strstr(r.out, keys[i]) != NULL, "missing %s in: %.2000s", keys[i], r.out);
+  double pred = tv_num(r.out, "predicted");
+  double error = tv_num(r.out, "error");
+  ck_assert_msg(isfinite(pred) && pred > 0, "predicted %g", pred);
+  ck_assert_msg(fabs(error - (pred / 100.0 - 1.0)) < 1e-9 * fmax(1.0, fabs(error)),
+                "error %.10g != predicted %.10g / 100 - 1", error, pred);
+}
+END_TEST
+
+START_TEST(test_validate_table)
+{
+  char path[64];
+  tv_write(path, sizeof path, tv_one_point);
+  char args[256];
+  snprintf(args, sizeof args, "validate --data %s --only ds2015xs-iperf", path);
+  static struct tv_run r;
+  tv_run(args, &r);
+  unlink(path);
+  ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
+  ck_assert_msg(strstr(r.out, "not modelled") && strstr(r.out, "skewed"), "table: %s", r.out);
+  ck_assert_msg(strstr(r.out, "median") && strstr(r.out, "p90"), "no summary: %s", r.out);
+}
+END_TEST
+
+START_TEST(test_validate_bad_input)
+{
+  static const char *const bad[] = {
+      /* value not a number, on line 5 */
+      "experiments:\n  - id: ds2015xs-iperf\n    system: ds2015xs\n    results:\n      - {metric: aggregate_Gbps, value: lots}\n",
+      /* results is a scalar */
+      "experiments:\n  - id: x\n    results: 3\n",
+      /* not YAML */
+      "experiments: [\n",
+  };
+  static const char *const where[] = {":5:", ":3:", ":"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char path[64];
+    tv_write(path, sizeof path, bad[i]);
+    char args[256];
+    snprintf(args, sizeof args, "validate --data %s", path);
+    static struct tv_run r;
+    tv_run(args, &r);
+    unlink(path);
+    ck_assert_msg(r.rc == 2, "case %zu: exit %d, stderr: %s", i, r.rc, r.err);
+    char pos[128];
+    snprintf(pos, sizeof pos, "%s%s", path, where[i]);
+    ck_assert_msg(strstr(r.err, pos) && strstr(r.err, "error:"), "case %zu: no %s...error in: %s", i, pos, r.err);
+    ck_assert_msg(r.out[0] == '\0', "case %zu: stdout not empty: %s", i, r.out);
+  }
+  static struct tv_run r;
+  tv_run("validate --only no-such-experiment", &r);
+  ck_assert_msg(r.rc == 2, "--only unknown: exit %d", r.rc);
+}
+END_TEST
+
+START_TEST(test_validate_html)
+{
+  char path[64];
+  tv_write(path, sizeof path, tv_one_point);
+  char dir[] = "/tmp/tv_htmlXXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char args[512];
+  snprintf(args, sizeof args, "validate --data %s --html %s -j 2", path, dir);
+  static struct tv_run r;
+  tv_run(args, &r);
+  unlink(path);
+  ck_assert_msg(r.rc == 0, "exit %d: %s", r.rc, r.err);
+  char file[600];
+  snprintf(file, sizeof file, "%s/index.html", dir);
+  FILE *f = fopen(file, "r");
+  ck_assert_msg(f != NULL, "no %s", file);
+  static char html[1 << 16];
+  size_t n = fread(html, 1, sizeof html - 1, f);
+  html[n] = '\0';
+  fclose(f);
+  unlink(file);
+  rmdir(dir);
+  ck_assert_msg(strstr(html, "<svg") && strstr(html, "<circle") && strstr(html, "</html>"), "html: %.500s", html);
+}
+END_TEST
+
+static Suite *validate_suite(void)
+{
+  Suite *s = suite_create("validate");
+  TCase *tc = tcase_create("json");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_validate_json_keys_and_error);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("table");
+  tcase_add_test(tc, test_validate_table);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("bad_input");
+  tcase_add_test(tc, test_validate_bad_input);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("html");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_validate_html);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(validate_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
