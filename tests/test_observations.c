@@ -1,0 +1,319 @@
+/* test_observations.c - the behaviours reviews.yaml states in words
+ * (`observations`), each pinned by a run of the built binary.
+ *
+ * No measured figure is a target here: each test compares simulations
+ * with each other (more disks vs fewer, cache on vs off, LACP vs MPIO) or
+ * checks where the bottleneck is.  Each runs `nastwin run --json` on a
+ * scenario written here and reads the few numbers it needs. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define OB_OUT_MAX (1 << 21)
+
+static char ob_out[OB_OUT_MAX];
+
+/* Run `nastwin run FILE --json ARGS` on scenario text; JSON in ob_out. */
+static void ob_run(const char *yaml, const char *args)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char path[] = "/tmp/ob_scnXXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq((int)write(fd, yaml, strlen(yaml)), (int)strlen(yaml));
+  close(fd);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' run '%s' --json -j 2 %s 2>/dev/null", bin, path, args ? args : "");
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(ob_out, 1, sizeof ob_out - 1, p);
+  ob_out[n] = '\0';
+  int st = pclose(p);
+  unlink(path);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "nastwin run %s failed (status %d)", args ? args : "", st);
+}
+
+/* The number after `key` that follows `anchor` (anchor "" = start). */
+static double ob_num(const char *anchor, const char *key)
+{
+  const char *a = strstr(ob_out, anchor);
+  ck_assert_msg(a != NULL, "no %s in output", anchor);
+  char pat[96];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = strstr(a, pat);
+  ck_assert_msg(p != NULL, "no %s after %s", key, anchor);
+  return strtod(p + strlen(pat), NULL);
+}
+
+static double ob_read_MBps(void) { return ob_num("\"totals\": {\"read\": {", "MBps"); }
+static double ob_write_MBps(void) { return ob_num("\"write\": {\"ios\"", "MBps"); }
+static double ob_all_MBps(void) { return ob_num("\"all\": {\"ios\"", "MBps"); }
+static double ob_read_iops(void) { return ob_num("\"totals\": {\"read\": {", "iops"); }
+
+/* busy of one resource (first step). */
+static double ob_busy(const char *res)
+{
+  char a[128];
+  snprintf(a, sizeof a, "\"resource\": \"%s\"", res);
+  return ob_num(a, "busy");
+}
+
+/* Highest busy of resources whose name starts with prefix (first step). */
+static double ob_max_busy(const char *prefix, char *name, size_t len)
+{
+  char a[128];
+  snprintf(a, sizeof a, "\"resource\": \"%s", prefix);
+  const char *end = strstr(ob_out, "\"bottleneck\": ");
+  double best = -1;
+  for (const char *p = strstr(ob_out, a); p && (!end || p < end); p = strstr(p + 1, a)) {
+    const char *b = strstr(p, "\"busy\": ");
+    double x = strtod(b + 8, NULL);
+    if (x > best) {
+      best = x;
+      const char *q = p + 13;
+      const char *e = strchr(q, '"');
+      snprintf(name, len, "%.*s", (int)(e - q), q);
+    }
+  }
+  return best;
+}
+
+/* Bottleneck resource name of the first step. */
+static void ob_bottleneck(char *buf, size_t len)
+{
+  const char *p = strstr(ob_out, "\"bottleneck\": {\"resource\": \"");
+  ck_assert_msg(p != NULL, "no bottleneck in output");
+  p += strlen("\"bottleneck\": {\"resource\": \"");
+  const char *e = strchr(p, '"');
+  snprintf(buf, len, "%.*s", (int)(e - p), p);
+}
+
+/* DS2015xs, 8 SSD RAID-5, 2x10GbE LACP, one client: the default shape. */
+static const char ob_ds2015xs[] =
+    "name: ob-ds2015xs\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
+    "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 2, client_link_rate: 10Gbit/s, mtu: 9000}\n"
+    "protocol: {kind: smb}\nclients: {count: 1}\n"
+    "workload: {rw: read, bs: 1m, iodepth: 4, size: 4g, time_based: 1, runtime: 1s}\ntime: 1s\nseed: 1\n";
+
+START_TEST(test_smbd_single_core)
+{
+  ob_run(ob_ds2015xs, NULL);
+  char name[96], bn[96];
+  double smbd = ob_max_busy("soc.smbd", name, sizeof name);
+  double cpu = ob_busy("soc.cpu");
+  ob_bottleneck(bn, sizeof bn);
+  ck_assert_msg(smbd >= 0.95, "busiest smbd thread %s busy %.3f < 0.95", name, smbd);
+  ck_assert_msg(cpu < 0.40, "aggregate SoC CPU busy %.3f >= 0.40", cpu);
+  ck_assert_msg(strstr(bn, "smbd") != NULL, "bottleneck is %s, not the smbd thread", bn);
+}
+END_TEST
+
+START_TEST(test_iscsi_single_core)
+{
+  /* One iSCSI session over the 2x10GbE bond: a write stream arrives through iscsi_trx. */
+  ob_run(ob_ds2015xs, "--set protocol.kind=iscsi --set workload.rw=write");
+  char name[96], bn[96];
+  double thr = ob_max_busy("soc.iscsi", name, sizeof name);
+  ob_bottleneck(bn, sizeof bn);
+  ck_assert_msg(thr >= 0.95 && strstr(bn, "iscsi") != NULL,
+                "busiest iSCSI thread %s busy %.3f; bottleneck %s (expected an iscsi thread saturating one core)", name,
+                thr, bn);
+}
+END_TEST
+
+static const char ob_multi[] =
+    "name: ob-multi\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
+    "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 1500}\n"
+    "protocol: {kind: smb}\nclients: {count: 25}\n"
+    "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
+
+static double ob_multi_MBps(const char *trace, int clients, double *cpu)
+{
+  char y[2048];
+  snprintf(y, sizeof y, ob_multi, trace, clients, clients);
+  ob_run(y, NULL);
+  if (cpu)
+    *cpu = ob_busy("soc.cpu");
+  return ob_all_MBps();
+}
+
+START_TEST(test_multiclient_seq_saturation)
+{
+  double a20 = ob_multi_MBps("seq-read", 20, NULL);
+  double a25 = ob_multi_MBps("seq-read", 25, NULL);
+  /* Saturation: five more 1GbE clients (+25 % offered) add almost nothing. */
+  ck_assert_msg(a25 < 1.05 * a20, "aggregate still growing: 20 clients %.1f MB/s, 25 clients %.1f MB/s", a20, a25);
+}
+END_TEST
+
+START_TEST(test_multiclient_random_drop)
+{
+  double cpu5, cpu8;
+  double a5 = ob_multi_MBps("random-8k-70r", 5, &cpu5);
+  double a8 = ob_multi_MBps("random-8k-70r", 8, &cpu8);
+  ck_assert_msg(a8 < a5, "no drop past 5 clients: 5 -> %.1f MB/s, 8 -> %.1f MB/s", a5, a8);
+  ck_assert_msg(cpu8 >= 0.95, "with 8 clients the SoC is only %.1f %% busy: the drop is not the smbd processes saturating all cores",
+                100 * cpu8);
+}
+END_TEST
+
+START_TEST(test_encryption_write_only)
+{
+  ob_run(ob_ds2015xs, NULL);
+  double r0 = ob_read_MBps();
+  ob_run(ob_ds2015xs, "--set encryption.enabled=1");
+  double r1 = ob_read_MBps();
+  ob_run(ob_ds2015xs, "--set workload.rw=write");
+  double w0 = ob_write_MBps();
+  ob_run(ob_ds2015xs, "--set workload.rw=write --set encryption.enabled=1");
+  double w1 = ob_write_MBps();
+  ck_assert_msg(w1 < 0.9 * w0, "encrypted write %.1f MB/s not slower than plain %.1f MB/s", w1, w0);
+  ck_assert_msg(r1 >= 0.95 * r0, "encrypted read %.1f MB/s slower than plain %.1f MB/s", r1, r0);
+}
+END_TEST
+
+/* RAID operations on the DS2015xs with the review's 120 GB SSDs. */
+static const char ob_raid[] =
+    "name: ob-raid\nsystem: ds2015xs\ndisks: {count: %d, drive: ocz-vector-120}\nvolume: {level: 5}\n"
+    "protocol: {kind: smb}\nclients: {count: 1}\noperation: {kind: %s, from_members: %d}\n"
+    "workload: {rw: read, bs: 1m, size: 1g}\ntime: 20000s\nseed: 1\n";
+
+static double ob_raid_op(int disks, const char *kind, int from, double *power_W)
+{
+  char y[1024];
+  snprintf(y, sizeof y, ob_raid, disks, kind, from);
+  ob_run(y, NULL);
+  *power_W = ob_num("\"operations\": [", "avg_power_W");
+  return ob_num("\"operations\": [", "duration_s");
+}
+
+START_TEST(test_raid_reshape_flat)
+{
+  double p4, p5, p8, pr;
+  double d4 = ob_raid_op(4, "reshape", 3, &p4);
+  double d5 = ob_raid_op(5, "reshape", 4, &p5);
+  double d8 = ob_raid_op(8, "reshape", 7, &p8);
+  double dr = ob_raid_op(8, "rebuild", 8, &pr);
+  double lo = fmin(d4, fmin(d5, d8)), hi = fmax(d4, fmax(d5, d8));
+  ck_assert_msg(hi < 1.3 * lo, "reshape not flat in disk count: 3->4 %.0f s, 4->5 %.0f s, 7->8 %.0f s", d4, d5, d8);
+  ck_assert_msg(p4 < p5 && p5 < p8, "power does not rise with disks: %.2f, %.2f, %.2f W", p4, p5, p8);
+  ck_assert_msg(dr < lo, "rebuild %.0f s not faster than the fastest reshape %.0f s", dr, lo);
+}
+END_TEST
+
+START_TEST(test_ds414slim_cpu_bound)
+{
+  static const char y[] =
+      "name: ob-slim\nsystem: ds414slim\ndisks: {count: 4, drive: sandisk-ultra-plus-256}\nvolume: {level: 5}\n"
+      "network: {mode: lacp, nas_links: 2, nas_link_rate: 1Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 9000}\n"
+      "protocol: {kind: nfs}\nclients: {count: 1}\n"
+      "workload: {preset: vmware-io-analyzer, bs: 4KiB, rw: write, runtime: 1s}\ntime: 1s\nseed: 1\n";
+  ob_run(y, NULL);
+  char bn[96], name[96];
+  ob_bottleneck(bn, sizeof bn);
+  double soc = ob_max_busy("soc.", name, sizeof name);
+  ck_assert_msg(!strncmp(bn, "soc.", 4) && soc >= 0.95,
+                "heavy 4K random writes: bottleneck %s, busiest SoC resource %s at %.1f %% (expected the CPU/flusher at ~99 %%)",
+                bn, name, 100 * soc);
+}
+END_TEST
+
+static const char ob_lacp[] =
+    "name: ob-lacp\nsystem: ds1511plus\ndisks: {count: 10, drive: hitachi-7k3000-3tb}\nvolume: {level: 5}\n"
+    "network: {mode: lacp, nas_links: 2, nas_link_rate: 1Gbit/s, client_nics: 2, client_link_rate: 1Gbit/s, mtu: 9000}\n"
+    "protocol: {kind: iscsi}\nclients: {count: 1}\n"
+    "workload: {rw: read, bs: 1m, iodepth: 8, size: 2g, time_based: 1, runtime: 1s}\ntime: 1s\nseed: 1\n";
+
+START_TEST(test_lacp_single_stream)
+{
+  ob_run(ob_lacp, NULL);
+  double lacp = ob_read_MBps();
+  ob_run(ob_lacp, "--set network.mode=mpio");
+  double mpio = ob_read_MBps();
+  double link_MBps = 1e9 / 8 / 1e6; /* one 1GbE link's line rate: payload can only be less */
+  ck_assert_msg(lacp <= link_MBps, "LACP single initiator %.1f MB/s exceeds one link (%.1f MB/s)", lacp, link_MBps);
+  ck_assert_msg(mpio > 1.6 * lacp, "MPIO %.1f MB/s not > 1.6 x LACP %.1f MB/s", mpio, lacp);
+}
+END_TEST
+
+START_TEST(test_volume_width_network_bound)
+{
+  const char *one = "--set network.mode=single --set network.nas_links=1 --set network.client_nics=1";
+  char args[512];
+  ob_run(ob_lacp, one);
+  double w10 = ob_read_MBps();
+  snprintf(args, sizeof args, "%s --set disks.count=5", one);
+  ob_run(ob_lacp, args);
+  double w5 = ob_read_MBps();
+  ck_assert_msg(fabs(w10 / w5 - 1) <= 0.05, "10 disks %.1f MB/s vs 5 disks %.1f MB/s differ by more than 5 %%", w10, w5);
+}
+END_TEST
+
+static const char ob_cache[] =
+    "name: ob-cache\nsystem: ds1819plus\ndisks: {count: 8, drive: wd-red-14tb}\nvolume: {level: 6}\n"
+    "ssd_cache: {mode: %s, count: 2, drive: synology-snv3400-400g, capacity: 400GB}\n"
+    "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
+    "protocol: {kind: iscsi}\nclients: {count: 1}\n"
+    "workload: {rw: %s, bs: %s, iodepth: 16, numjobs: 16, size: 4g, time_based: 1, runtime: 1s}\ntime: 1s\nseed: 1\n";
+
+START_TEST(test_ssd_cache_random_not_sequential)
+{
+  char y[2048];
+  snprintf(y, sizeof y, ob_cache, "none", "randread", "4k");
+  ob_run(y, NULL);
+  double r0 = ob_read_iops();
+  snprintf(y, sizeof y, ob_cache, "read-write", "randread", "4k");
+  ob_run(y, NULL);
+  double r1 = ob_read_iops();
+  snprintf(y, sizeof y, ob_cache, "none", "read", "128k");
+  ob_run(y, NULL);
+  double s0 = ob_read_MBps();
+  snprintf(y, sizeof y, ob_cache, "read-write", "read", "128k");
+  ob_run(y, NULL);
+  double s1 = ob_read_MBps();
+  ck_assert_msg(r1 >= 3 * r0, "4K random read IOPS: cache off %.0f, on %.0f (expected many times more)", r0, r1);
+  ck_assert_msg(fabs(s1 / s0 - 1) <= 0.10, "128K sequential read: cache off %.1f MB/s, on %.1f MB/s (expected within 10 %%)",
+                s0, s1);
+}
+END_TEST
+
+static Suite *observations_suite(void)
+{
+  Suite *s = suite_create("observations");
+  struct {
+    const char *name;
+    const TTest *t;
+  } const cases[] = {
+      {"smbd-single-core", test_smbd_single_core},
+      {"iscsi-single-core", test_iscsi_single_core},
+      {"multiclient-seq-saturation", test_multiclient_seq_saturation},
+      {"multiclient-random-drop", test_multiclient_random_drop},
+      {"encryption-write-only", test_encryption_write_only},
+      {"raid-reshape-flat", test_raid_reshape_flat},
+      {"ds414slim-cpu-bound", test_ds414slim_cpu_bound},
+      {"lacp-single-stream", test_lacp_single_stream},
+      {"volume-width-network-bound", test_volume_width_network_bound},
+      {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    TCase *tc = tcase_create(cases[i].name);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cases[i].t);
+    suite_add_tcase(s, tc);
+  }
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(observations_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
