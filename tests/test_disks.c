@@ -549,7 +549,7 @@ static double cat_value(const struct param_desc *d, const char *text, const char
 static void cat_param(yaml_parser_t *p, const struct disk_model *m, struct pbuf *pb,
                       const char *entry, const char *key, int *seen)
 {
-  char where[160];
+  char where[256];
   snprintf(where, sizeof where, "%s.%s", entry, key);
   const struct param_desc *d = params_find(m->params, m->nparams, key);
   ck_assert_msg(d != NULL, "%s: not a param of model %s", where, m->name);
