@@ -208,7 +208,7 @@ static int hostile_each(const char *dir, const char *suffix, void (*fn)(const ch
   while ((e = readdir(d)) != NULL) {
     if (!hostile_has_suffix(e->d_name, suffix))
       continue;
-    char path[1024];
+    char path[1536];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     fn(path, NULL);
     n++;
