@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libsimgrid-dev libyaml-dev libgsl-dev check)
+# Extra packages a caller needs (the test script's fuzz smoke run wants clang).
+read -r -a extra <<< "${NASTWIN_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
