@@ -179,3 +179,20 @@ double disk_seed_unit(uint64_t seed)
   z ^= z >> 31;
   return (double)(z >> 11) * 0x1.0p-53;
 }
+
+int disk_heap_pop_due(struct disk_heap *h, double now_s, struct disk_io *done,
+                      struct disk_stats *counts)
+{
+  struct disk_heap_ent e;
+  if (disk_heap_min_s(h) > now_s || !disk_heap_pop(h, &e))
+    return 0;
+  *done = e.io;
+  if (e.io.write) {
+    counts->writes++;
+    counts->write_bytes += e.io.len_bytes;
+  } else {
+    counts->reads++;
+    counts->read_bytes += e.io.len_bytes;
+  }
+  return 1;
+}

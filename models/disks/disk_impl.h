@@ -38,6 +38,11 @@ int disk_heap_push(struct disk_heap *h, double key_s, const struct disk_io *io);
 double disk_heap_min_s(const struct disk_heap *h);
 /* Remove the smallest entry into *out (may be NULL).  1, or 0 when empty. */
 int disk_heap_pop(struct disk_heap *h, struct disk_heap_ent *out);
+/* Pop the earliest completion due at or before now_s into *done and count
+ * it in counts (reads/writes and their bytes; other fields untouched).
+ * 1, or 0 when none is due.  The pop_completion of every model. */
+int disk_heap_pop_due(struct disk_heap *h, double now_s, struct disk_io *done,
+                      struct disk_stats *counts);
 
 /* Length (s) of the union of intervals [start, end] added with
  * nondecreasing starts: the time with at least one request in service. */

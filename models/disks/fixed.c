@@ -46,7 +46,7 @@ struct fixed {
   struct disk_busy busy;
   struct disk_power power;
   struct iface_link *link;
-  uint64_t reads, writes, read_bytes, write_bytes;
+  struct disk_stats counts; /* reads, writes and their bytes */
 };
 
 static int fixed_check(const void *params, char *msg, size_t msg_len)
@@ -112,27 +112,16 @@ static double fixed_next_completion_s(const void *priv)
 static int fixed_pop_completion(void *priv, double now_s, struct disk_io *done)
 {
   struct fixed *f = priv;
-  struct disk_heap_ent e;
-  if (disk_heap_min_s(&f->done) > now_s || !disk_heap_pop(&f->done, &e))
-    return 0;
-  *done = e.io;
-  if (e.io.write) {
-    f->writes++;
-    f->write_bytes += e.io.len_bytes;
-  } else {
-    f->reads++;
-    f->read_bytes += e.io.len_bytes;
-  }
-  return 1;
+  return disk_heap_pop_due(&f->done, now_s, done, &f->counts);
 }
 
 static void fixed_stats(const void *priv, double now_s, struct disk_stats *out)
 {
   const struct fixed *f = priv;
-  out->reads = f->reads;
-  out->writes = f->writes;
-  out->read_bytes = f->read_bytes;
-  out->write_bytes = f->write_bytes;
+  out->reads = f->counts.reads;
+  out->writes = f->counts.writes;
+  out->read_bytes = f->counts.read_bytes;
+  out->write_bytes = f->counts.write_bytes;
   out->busy_s = disk_busy_at(&f->busy, now_s);
   out->energy_J = disk_power_energy_J(&f->power, now_s, out->busy_s, now_s);
 }

@@ -151,7 +151,7 @@ struct hdd {
   struct disk_heap done;
   struct disk_busy busy;
   struct disk_power power;
-  uint64_t reads, writes, read_bytes, write_bytes;
+  struct disk_stats counts; /* reads, writes and their bytes */
 };
 
 /* ---- seek curve ---- */
@@ -555,27 +555,16 @@ static int hdd_pop_completion(void *priv, double now_s, struct disk_io *done)
 {
   struct hdd *h = priv;
   hdd_advance(h, now_s);
-  struct disk_heap_ent e;
-  if (disk_heap_min_s(&h->done) > now_s || !disk_heap_pop(&h->done, &e))
-    return 0;
-  *done = e.io;
-  if (e.io.write) {
-    h->writes++;
-    h->write_bytes += e.io.len_bytes;
-  } else {
-    h->reads++;
-    h->read_bytes += e.io.len_bytes;
-  }
-  return 1;
+  return disk_heap_pop_due(&h->done, now_s, done, &h->counts);
 }
 
 static void hdd_stats(const void *priv, double now_s, struct disk_stats *out)
 {
   const struct hdd *h = priv;
-  out->reads = h->reads;
-  out->writes = h->writes;
-  out->read_bytes = h->read_bytes;
-  out->write_bytes = h->write_bytes;
+  out->reads = h->counts.reads;
+  out->writes = h->counts.writes;
+  out->read_bytes = h->counts.read_bytes;
+  out->write_bytes = h->counts.write_bytes;
   out->busy_s = disk_busy_at(&h->busy, now_s);
   double idle_since = h->mech_free_s < now_s ? h->mech_free_s : now_s;
   if (h->hq_n > 0 || h->dq_n > 0)

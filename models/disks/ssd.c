@@ -21,7 +21,7 @@ struct flash {
   struct disk_power power;
   uint64_t last_write_end_bytes;
   int have_last_write;
-  uint64_t reads, writes, read_bytes, write_bytes;
+  struct disk_stats counts; /* reads, writes and their bytes */
 };
 
 /* An integer-valued count parameter: 0, or -1 with a message. */
@@ -214,27 +214,16 @@ double flash_next_completion_s(const void *priv)
 int flash_pop_completion(void *priv, double now_s, struct disk_io *done)
 {
   struct flash *f = priv;
-  struct disk_heap_ent e;
-  if (disk_heap_min_s(&f->done) > now_s || !disk_heap_pop(&f->done, &e))
-    return 0;
-  *done = e.io;
-  if (e.io.write) {
-    f->writes++;
-    f->write_bytes += e.io.len_bytes;
-  } else {
-    f->reads++;
-    f->read_bytes += e.io.len_bytes;
-  }
-  return 1;
+  return disk_heap_pop_due(&f->done, now_s, done, &f->counts);
 }
 
 void flash_stats(const void *priv, double now_s, struct disk_stats *out)
 {
   const struct flash *f = priv;
-  out->reads = f->reads;
-  out->writes = f->writes;
-  out->read_bytes = f->read_bytes;
-  out->write_bytes = f->write_bytes;
+  out->reads = f->counts.reads;
+  out->writes = f->counts.writes;
+  out->read_bytes = f->counts.read_bytes;
+  out->write_bytes = f->counts.write_bytes;
   out->busy_s = disk_busy_at(&f->busy, now_s);
   double idle_since = f->busy.cover_end_s < now_s ? f->busy.cover_end_s : now_s;
   out->energy_J = disk_power_energy_J(&f->power, now_s, out->busy_s, idle_since);
