@@ -234,49 +234,14 @@ void flash_attach_link(void *priv, struct iface_link *link)
   ((struct flash *)priv)->link = link;
 }
 
-#define FLASH_OFF(field) offsetof(struct flash_params, field)
-
 static const struct param_desc sata_ssd_params_table[] = {
-    {.key = "capacity", .dim = UNITS_BYTES, .offset = FLASH_OFF(capacity_bytes), .min = 1e9,
-     .max = 1e14, .help = "user capacity (bytes)"},
-    {.key = "read_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(read_latency_s), .min = 5e-6,
-     .max = 2e-3, .help = "flash unit busy time per page read (s)"},
-    {.key = "write_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(write_latency_s), .min = 5e-6,
-     .max = 1e-2, .help = "flash unit busy time per full page programmed, fresh drive (s)"},
-    {.key = "cmd_time", .dim = UNITS_TIME, .offset = FLASH_OFF(cmd_time_s), .min = 0.0,
-     .max = 1e-3, .optional = 1, .def = 0.0,
-     .help = "controller processing time per command, serial (s)"},
-    {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32,
-     .help = "flash channels"},
-    {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel),
-     .min = 1, .max = 64, .help = "independent flash units (dies/planes) per channel"},
-    {.key = "page", .dim = UNITS_BYTES, .offset = FLASH_OFF(page_bytes), .min = 2048,
-     .max = 65536, .optional = 1, .def = 16384, .help = "flash page (bytes)"},
-    {.key = "read_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(read_rate_bytes_per_s),
-     .min = 10e6, .max = 20e9, .help = "internal sequential read bandwidth cap (bytes/s)"},
-    {.key = "write_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(write_rate_bytes_per_s),
-     .min = 10e6, .max = 20e9, .help = "internal sequential write bandwidth cap (bytes/s)"},
+    FLASH_MEDIA_PARAMS
     {.key = "link_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(link_rate_bytes_per_s),
      .min = 1.5e9 / 8, .max = 6e9 / 8, .optional = 1, .def = 6e9 / 8,
      .help = "SATA line rate, 1.5/3/6 Gbit/s (payload = 80 % after 8b/10b)"},
     {.key = "ncq_depth", .dim = UNITS_NUMBER, .offset = FLASH_OFF(ncq_depth), .min = 1, .max = 32,
      .optional = 1, .def = 32, .help = "NCQ depth: commands held by the drive"},
-    {.key = "preconditioned", .dim = UNITS_NUMBER, .offset = FLASH_OFF(preconditioned), .min = 0,
-     .max = 1, .optional = 1, .def = 1,
-     .help = "1: steady state (written full before), 0: fresh out of box"},
-    {.key = "steady_state_write_factor", .dim = UNITS_NUMBER,
-     .offset = FLASH_OFF(steady_state_write_factor), .min = 1, .max = 20, .optional = 1, .def = 3,
-     .help = "write amplification of random writes in steady state"},
-    {.key = "power_active", .dim = UNITS_POWER, .offset = FLASH_OFF(power_active_W), .min = 0.05,
-     .max = 25, .help = "power while serving requests (W)"},
-    {.key = "power_idle", .dim = UNITS_POWER, .offset = FLASH_OFF(power_idle_W), .min = 0.01,
-     .max = 15, .help = "power when idle (W)"},
-    {.key = "power_standby", .dim = UNITS_POWER, .offset = FLASH_OFF(power_standby_W), .min = 0,
-     .max = 15, .optional = 1, .def = 0, .help = "power in the low-power state (W)"},
-    {.key = "standby_after", .dim = UNITS_TIME, .offset = FLASH_OFF(standby_after_s), .min = 0,
-     .max = 86400, .optional = 1, .def = 0, .help = "idle time before low power (s), 0 = never"},
-    {.key = "wake_time", .dim = UNITS_TIME, .offset = FLASH_OFF(wake_time_s), .min = 0, .max = 1,
-     .optional = 1, .def = 0, .help = "exit latency from low power (s)"},
+    FLASH_STATE_PARAMS
 };
 
 const struct disk_model sata_ssd_model = {
