@@ -49,7 +49,6 @@ static void cli_run_usage(FILE *out, const char *cmd)
 static int cli_parse(int argc, char **argv, struct cli_opts *o)
 {
   memset(o, 0, sizeof *o);
-  static char seed_buf[64], time_buf[64];
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = NULL;
@@ -91,14 +90,12 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->sets[o->nsets++].value = eq + 1;
     } else if (!strcmp(a, "--seed")) {
       NEXT_VAL();
-      snprintf(seed_buf, sizeof seed_buf, "%s", val);
       if (o->nsets < CFG_MAX_SETS)
-        o->sets[o->nsets++] = (struct cfg_set){.path = strdup("seed"), .value = seed_buf};
+        o->sets[o->nsets++] = (struct cfg_set){.path = strdup("seed"), .value = val};
     } else if (!strcmp(a, "--time")) {
       NEXT_VAL();
-      snprintf(time_buf, sizeof time_buf, "%s", val);
       if (o->nsets < CFG_MAX_SETS)
-        o->sets[o->nsets++] = (struct cfg_set){.path = strdup("time"), .value = time_buf};
+        o->sets[o->nsets++] = (struct cfg_set){.path = strdup("time"), .value = val};
     } else if (!strcmp(a, "--fio")) {
       NEXT_VAL();
       o->fio = val;

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,10 +37,16 @@ const char *cfg_catalog_dir(void)
   return env && env[0] ? env : NASTWIN_SOURCE_DIR "/catalog";
 }
 
-static int cfg_at(struct nw_err *err, const struct ynode *n, const char *fmt, const char *a,
-                  const char *b, const char *c)
+/* Fail at node n's position. */
+__attribute__((format(printf, 3, 4))) static int cfg_at(struct nw_err *err, const struct ynode *n,
+                                                        const char *fmt, ...)
 {
-  return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, fmt, a, b, c);
+  char msg[sizeof err->msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, "%s", msg);
 }
 
 /* Position of key i of map m.  The key's line and column are used when
@@ -212,7 +219,7 @@ int cfg_fill(const struct ynode *map, const char *where, const struct param_desc
   if (!map)
     return 0;
   if (map->kind != YNODE_MAP)
-    return cfg_at(err, map, "%s: expected a map of keys, got %s%s", where, ytree_kind_name(map), "");
+    return cfg_at(err, map, "%s: expected a map of keys, got %s", where, ytree_kind_name(map));
   for (int i = 0; i < map->n; i++) {
     if (cfg_in_list(extra, map->keys[i]))
       continue;
@@ -378,8 +385,8 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
   snprintf(d->name, sizeof d->name, "%s", name);
   const char *model = cfg_scalar(ytree_get(e, "model"));
   if (!model)
-    return cfg_at(err, e, "drive '%s': catalogue entry needs 'model:' (%s)%s", name,
-                  disk_model_names(), "");
+    return cfg_at(err, e, "drive '%s': catalogue entry needs 'model:' (%s)", name,
+                  disk_model_names());
   d->model = disk_model_find(model);
   if (!d->model) {
     const struct ynode *mn = ytree_get(e, "model");
@@ -387,7 +394,7 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
                    name, model, disk_model_names());
   }
   if (d->model->params_size > sizeof d->params)
-    return cfg_at(err, e, "drive model '%s' has too many parameters%s%s", model, "", "");
+    return cfg_at(err, e, "drive model '%s' has too many parameters", model);
   params_defaults(d->model->params, d->model->nparams, d->params);
   const struct ynode *p = ytree_get(e, "params");
   static const char *const entry_keys[] = {"model", "description", "params", "source", NULL};
@@ -527,8 +534,8 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     socref = ytree_get(sys, "soc");
     socname = cfg_scalar(socref);
     if (!socname)
-      return cfg_at(err, sys, "system '%s' needs 'soc:' naming a catalog/socs.yaml entry%s%s",
-                    sysname, "", "");
+      return cfg_at(err, sys, "system '%s' needs 'soc:' naming a catalog/socs.yaml entry",
+                    sysname);
   }
   const struct ynode *soce = cfg_entry(cat->socs, "socs", "soc", socref, socname, err);
   if (!soce)
@@ -549,7 +556,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (!dn)
     return nw_fail(err, R->file, R->line, R->col, "missing required section 'disks'");
   if (dn->kind != YNODE_MAP)
-    return cfg_at(err, dn, "disks: expected a map, got %s%s%s", ytree_kind_name(dn), "", "");
+    return cfg_at(err, dn, "disks: expected a map, got %s", ytree_kind_name(dn));
   long count;
   if (cfg_int(dn, "disks", "count", 1, 64, 1, 0, &count, err) < 0)
     return -1;
@@ -571,7 +578,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     return -1;
   if (vn && ytree_get(vn, "members"))
     return cfg_at(err, ytree_get(vn, "members"),
-                  "volume.members is set by disks.count (or operation.from_members)%s%s%s", "", "", "");
+                  "volume.members is set by disks.count (or operation.from_members)");
   const struct ynode *vmaps[1] = {vn};
   if (cfg_require_skip(vmaps, 1, vn ? vn : R, "volume", volume_param_table, volume_param_count,
                        no_members, err) < 0)
@@ -659,7 +666,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   long nclients = 1;
   if (cl) {
     if (cl->kind != YNODE_MAP)
-      return cfg_at(err, cl, "clients: expected a map like {count: 4}, got %s%s%s", ytree_kind_name(cl), "", "");
+      return cfg_at(err, cl, "clients: expected a map like {count: 4}, got %s", ytree_kind_name(cl));
     static const char *const ckeys[] = {"count", NULL};
     for (int i = 0; i < cl->n; i++)
       if (!cfg_in_list(ckeys, cl->keys[i]))
@@ -690,7 +697,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *fl = ytree_get(R, "faults");
   if (fl) {
     if (fl->kind != YNODE_SEQ)
-      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s%s%s", ytree_kind_name(fl), "", "");
+      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s", ytree_kind_name(fl));
     if (fl->n > CFG_MAX_FAULTS)
       return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
     static const char *const fkeys[] = {"kind", "target", "at", NULL};
@@ -698,7 +705,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     for (int i = 0; i < fl->n; i++) {
       const struct ynode *f = fl->kids[i];
       if (f->kind != YNODE_MAP)
-        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s%s%s", ytree_kind_name(f), "", "");
+        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s", ytree_kind_name(f));
       for (int k = 0; k < f->n; k++)
         if (!cfg_in_list(fkeys, f->keys[k]))
           return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
@@ -736,7 +743,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   s->op_from_level = (int)s->volume.level;
   if (on) {
     if (on->kind != YNODE_MAP)
-      return cfg_at(err, on, "operation: expected a map, got %s%s%s", ytree_kind_name(on), "", "");
+      return cfg_at(err, on, "operation: expected a map, got %s", ytree_kind_name(on));
     static const char *const okeys[] = {"kind", "from_members", "from_level", "with_workload", NULL};
     for (int i = 0; i < on->n; i++)
       if (!cfg_in_list(okeys, on->keys[i]))

@@ -48,6 +48,7 @@ struct eng_req {
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
+  double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   sg_sem_t waiter;   /* NFS: the nfsd thread waiting for the storage */
   struct eng_req *next;
 };
@@ -126,6 +127,7 @@ struct eng {
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
+  double fixed_cycles[2], lun_cycles[2]; /* per request, by direction, without LUN extras */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   void **owned; /* small per-actor records, freed with the engine */
   int nowned, capowned;
@@ -224,23 +226,22 @@ static struct eng_req *eng_req_new(struct eng *e)
 /* ---- CPU cost of one request ------------------------------------------- */
 
 /* Reference cycles the daemon spends on the request direction (receiving
- * the command and, for writes, its data) and on the response direction. */
-static void eng_cycles(const struct eng *e, const struct eng_req *r, double *rx, double *tx)
+ * the command and, for writes, its data) and on the response direction,
+ * stored in the request.  The size-independent part depends only on the
+ * direction, so it is computed once per run (e->fixed_cycles). */
+static void eng_cycles(const struct eng *e, struct eng_req *r)
 {
   const struct scenario *s = e->s;
   double data = (double)r->len_bytes;
   double total = proto_request_cycles(&s->proto, r->write, data, s->net.mtu_bytes,
                                       (int)s->net.tcp_timestamps);
-  double fixed = proto_request_cycles(&s->proto, r->write, 0.0, s->net.mtu_bytes,
-                                      (int)s->net.tcp_timestamps);
-  double per_data = total - fixed;
+  double fixed = e->fixed_cycles[r->write], lun = e->lun_cycles[r->write];
+  double per_data = total - fixed - lun;
   fixed += r->opens * proto_open_cycles(&s->proto);
   /* The data is handled in the direction it travels (file/thin LUN
-   * extras are part of the fixed cost, on the receive side). */
-  double lun = proto_lun_extra_cycles(&s->proto, r->write);
-  fixed -= lun;
-  *rx = fixed / 2 + lun + (r->write ? per_data : 0.0);
-  *tx = fixed / 2 + (r->write ? 0.0 : per_data);
+   * extras are on the receive side). */
+  r->rx_cycles = fixed / 2 + lun + (r->write ? per_data : 0.0);
+  r->tx_cycles = fixed / 2 + (r->write ? 0.0 : per_data);
 }
 
 /* ---- storage event source ---------------------------------------------- */
@@ -360,9 +361,8 @@ static void eng_smbd_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = sg_mailbox_get(c->srv);
     e = r->job->e;
-    double rx, tx;
-    eng_cycles(e, r, &rx, &tx);
-    eng_exec(e, c->daemon, rx + tx);
+    eng_cycles(e, r);
+    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
     eng_submit(e, r);
   }
 }
@@ -376,9 +376,8 @@ static void eng_iscsi_trx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = sg_mailbox_get(c->srv);
     struct eng *e = r->job->e;
-    double rx, tx;
-    eng_cycles(e, r, &rx, &tx);
-    eng_exec(e, c->daemon, rx);
+    eng_cycles(e, r);
+    eng_exec(e, c->daemon, r->rx_cycles);
     eng_submit(e, r);
   }
 }
@@ -392,9 +391,7 @@ static void eng_iscsi_ttx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->txq);
     struct eng *e = r->job->e;
-    double rx, tx;
-    eng_cycles(e, r, &rx, &tx);
-    eng_exec(e, c->tx, tx);
+    eng_exec(e, c->tx, r->tx_cycles);
     eng_send_reply(e, r);
   }
 }
@@ -415,9 +412,8 @@ static void eng_nfsd_main(int argc, char **argv)
   sg_sem_t wait = sg_sem_init(0);
   for (;;) {
     struct eng_req *r = sg_mailbox_get(e->nfsd);
-    double rx, tx;
-    eng_cycles(e, r, &rx, &tx);
-    eng_exec(e, n->t, rx + tx);
+    eng_cycles(e, r);
+    eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
     r->waiter = wait;
     eng_submit(e, r);
     sg_sem_acquire(wait);
@@ -922,6 +918,11 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->s = s;
   e->proto = (enum proto_kind)s->proto.kind;
   e->header_bytes = eng_header_bytes[e->proto];
+  for (int w = 0; w < 2; w++) {
+    e->lun_cycles[w] = proto_lun_extra_cycles(&s->proto, w);
+    e->fixed_cycles[w] = proto_request_cycles(&s->proto, w, 0.0, s->net.mtu_bytes, (int)s->net.tcp_timestamps) -
+                         e->lun_cycles[w];
+  }
   int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
   if (with_workload) {
     if (step < 0 || step >= s->workload.nsteps) {
@@ -1107,7 +1108,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
           if (timer)
             eng_spawn("job-timer", local ? sg_host_by_name("c0") : e->conns[j->conn0].host,
                       eng_timer_main, j, 1);
-          eng_spawn("job", sg_host_by_name(local ? "c0" : "c0"), eng_job_main, j, 0);
+          eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
         }
   }
   if (s->op != CFG_OP_NONE)

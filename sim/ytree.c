@@ -22,10 +22,9 @@ static struct ynode *ytree_node(enum ynode_kind kind, const char *file, int line
   return n;
 }
 
-void ytree_free(struct ynode *n)
+/* Free what a node owns, not the node itself. */
+static void ytree_free_content(struct ynode *n)
 {
-  if (!n)
-    return;
   for (int i = 0; i < n->n; i++) {
     ytree_free(n->kids[i]);
     if (n->keys)
@@ -37,6 +36,13 @@ void ytree_free(struct ynode *n)
   free(n->key_col);
   free(n->scalar);
   free(n->file);
+}
+
+void ytree_free(struct ynode *n)
+{
+  if (!n)
+    return;
+  ytree_free_content(n);
   free(n);
 }
 
@@ -375,15 +381,9 @@ static void ytree_replace(struct ynode *dst, const struct ynode *src)
   struct ynode *copy = ytree_clone(src);
   if (!copy)
     return;
-  struct ynode old = *dst;
+  ytree_free_content(dst);
   *dst = *copy;
   free(copy);
-  /* free old content */
-  struct ynode *tmp = malloc(sizeof *tmp);
-  if (tmp) {
-    *tmp = old;
-    ytree_free(tmp);
-  }
 }
 
 void ytree_overlay(struct ynode *dst, const struct ynode *src)
