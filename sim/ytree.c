@@ -187,6 +187,12 @@ static struct ynode *ytree_parse_node(struct ytree_parser *tp, yaml_event_t *ev,
           nw_fail(tp->err, tp->name, kline, kcol, "out of memory");
           return NULL;
         }
+        if (n->n >= YTREE_MAX_KEYS) {
+          nw_fail(tp->err, tp->name, kline, kcol, "a map may hold at most %d keys", YTREE_MAX_KEYS);
+          free(key);
+          ytree_free(n);
+          return NULL;
+        }
         if (ytree_index(n, key) >= 0) {
           nw_fail(tp->err, tp->name, kline, kcol, "duplicate key '%s'", key);
           free(key);

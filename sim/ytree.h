@@ -6,7 +6,7 @@
  * override) still point at the right place.  Hostile input is refused
  * with a message: aliases/anchors (no alias bombs), nesting deeper than
  * YTREE_MAX_DEPTH, more than YTREE_MAX_NODES nodes, files larger than
- * YTREE_MAX_FILE_BYTES, empty documents, non-regular files, duplicate keys. */
+ * YTREE_MAX_FILE_BYTES, maps of more than YTREE_MAX_KEYS keys, empty documents, non-regular files, duplicate keys. */
 #ifndef NASTWIN_YTREE_H
 #define NASTWIN_YTREE_H
 
@@ -14,6 +14,7 @@
 
 #define YTREE_MAX_DEPTH 32
 #define YTREE_MAX_NODES 200000
+#define YTREE_MAX_KEYS 4096 /* keys in one map: far above any scenario, and keeps the duplicate check cheap */
 #define YTREE_MAX_FILE_BYTES (8 * 1024 * 1024)
 
 enum ynode_kind { YNODE_SCALAR, YNODE_MAP, YNODE_SEQ };
