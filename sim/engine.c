@@ -109,7 +109,7 @@ struct eng {
   sg_host_t nas;            /* where daemons and the storage run */
   struct stack *stack;
   struct disk **disks, **cache;
-  struct accel parity, crypto;
+  struct accel parity, crypto, mem_bus;
   sg_sem_t storage_wake;
   double storage_deadline;
   struct eng_kthread kthreads[STACK_THREAD_COUNT];
@@ -830,6 +830,10 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
                s->soc.crypto_engine_setup_s);
     cfg.crypto_engine = &e->crypto;
   }
+  /* RAM copies of page-cache hits share the SoC's memory bandwidth (in
+   * local mode, the client's: the client-pc system's SoC entry). */
+  accel_init(&e->mem_bus, "soc.memory", 1.0 / soc_mem_copy_s(&s->soc, 1.0), 0.0);
+  cfg.mem_bus = &e->mem_bus;
   struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu};
   e->stack = stack_create(&cfg, &hooks, err);
   return e->stack ? 0 : -1;
@@ -1228,6 +1232,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
                  accel_utilization(&e->parity, now) * T);
   if (s->soc.crypto_engine_rate_bytes_per_s > 0)
     analysis_add(out, RES_ENGINE, "soc.crypto_engine", "AES offload", accel_utilization(&e->crypto, now) * T);
+  analysis_add(out, RES_ENGINE, "soc.memory", "page-cache copies over the memory bus",
+               accel_utilization(&e->mem_bus, now) * T);
   analysis_finish(out);
 
   /* Power: SoC from SimGrid's energy plugin, drives from their models,

@@ -484,8 +484,12 @@ static void stk_lower(struct stack *s, struct stk_req *r, double t)
   stk_run(s, r, t);
 }
 
-static void stk_immediate(struct stack *s, uint64_t tag, double t)
+/* A request served from RAM (page-cache hit, write absorbed by the page
+ * cache): it completes once its bytes are copied over the memory bus. */
+static void stk_immediate(struct stack *s, uint64_t tag, double t, uint64_t bytes)
 {
+  if (s->cfg.mem_bus != NULL)
+    t = accel_submit(s->cfg.mem_bus, t, (double)bytes);
   struct stk_req *r = stk_req_new(s, RQ_CLIENT, 0, 0, 0);
   if (r == NULL)
     return;
@@ -500,7 +504,7 @@ static int stk_write_cached(struct stack *s, const struct stack_io *io, double t
   if (pcache_dirty_bytes(s->pc) + io->len_bytes > s->dirty_limit)
     return 0;
   pcache_insert(s->pc, io->offset_bytes, io->len_bytes, 1, t);
-  stk_immediate(s, io->tag, t);
+  stk_immediate(s, io->tag, t, io->len_bytes);
   stk_flush_kick(s, t);
   return 1;
 }
@@ -939,7 +943,7 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
 {
   uint64_t off = io->offset_bytes, len = io->len_bytes;
   if (len == 0 || off >= s->capacity) {
-    stk_immediate(s, io->tag, now_s);
+    stk_immediate(s, io->tag, now_s, io->len_bytes);
     return;
   }
   if (off + len > s->capacity)
@@ -985,7 +989,7 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   uint64_t ra = (uint64_t)s->cfg.pcache.readahead_bytes;
   struct stk_req *r = NULL;
   if (hit == total) {
-    stk_immediate(s, io->tag, now_s);
+    stk_immediate(s, io->tag, now_s, io->len_bytes);
   } else if (s->ra_req != NULL && off >= s->ra_req->off &&
              off + len <= s->ra_req->off + s->ra_req->len) {
     r = stk_req_new(s, RQ_CLIENT, off, len, 0); /* wait for the read-ahead in flight */

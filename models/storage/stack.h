@@ -104,6 +104,8 @@ struct stack_cfg {
   struct crypt_params crypt;
   struct accel *parity_engine; /* NULL: parity on the CPU (STACK_THREAD_RAID) */
   struct accel *crypto_engine; /* NULL: AES on the CPU (STACK_THREAD_CRYPT) */
+  struct accel *mem_bus;       /* page-cache hits and absorbed writes copy their bytes
+                                  through it (FIFO at the memory bandwidth); NULL: free */
   struct disk **members;       /* volume members, volume.members of them */
   struct disk **cache_devs;    /* SSD cache devices (mirrored in read-write mode) */
   int ncache_devs;
