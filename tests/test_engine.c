@@ -138,6 +138,22 @@ START_TEST(test_degraded_continues)
 }
 END_TEST
 
+/* Open loop: rate_iops fixes the arrival rate whatever the latency. */
+START_TEST(test_open_loop_rate)
+{
+  const char *extra[] = {"--set", "workload.rate_iops=200", "--set", "workload.bs=64k", "--set",
+                         "workload.iodepth=8", "--time", "2s", NULL};
+  struct cli_out r = run_json("", extra);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  double iops = cli_json_number(r.out, "\"all\": {", "iops");
+  ck_assert_msg(fabs(iops / 200.0 - 1.0) < 0.01, "open loop at 200 IOPS gave %g IOPS", iops);
+  /* far below saturation, nothing queues: X * R < the depth limit */
+  double mean_ms = cli_json_number(r.out, "\"all\": {", "mean");
+  ck_assert_msg(iops * mean_ms / 1e3 < 1.0, "population %g should stay below 1", iops * mean_ms / 1e3);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -150,6 +166,7 @@ int main(void)
   tcase_add_test(tc, test_unfinished_work_fails);
   tcase_add_test(tc, test_mpio_failover);
   tcase_add_test(tc, test_degraded_continues);
+  tcase_add_test(tc, test_open_loop_rate);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
