@@ -11,6 +11,7 @@
 #include "sim/engine.h"
 #include "sim/report.h"
 #include "sim/runpool.h"
+#include "sim/svg.h"
 
 const char *const val_kind_names[VAL_NKINDS] = {
     [VAL_THROUGHPUT] = "throughput", [VAL_IOPS] = "IOPS",         [VAL_LAT_MEAN] = "mean latency",
@@ -184,6 +185,30 @@ static int val_get_cfg(struct val_set *v, const char *path, const char *sets, co
     return -1;
   }
   return v->ncfgs++;
+}
+
+int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const struct cfg_set *extra,
+                   int nextra, struct scenario *out, struct nw_err *err)
+{
+  const struct val_cfg *c = &v->cfgs[cfg];
+  struct cfg_set cs[CFG_MAX_SETS];
+  char buf[1024];
+  val_copy(buf, sizeof buf, c->sets);
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, "\n", &save); tok && n < CFG_MAX_SETS;
+       tok = strtok_r(NULL, "\n", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      continue;
+    *eq = '\0';
+    cs[n++] = (struct cfg_set){.path = tok, .value = eq + 1};
+  }
+  for (int i = 0; i < nextra; i++) {
+    if (n >= CFG_MAX_SETS)
+      return nw_fail(err, c->scenario, 0, 0, "more than %d --set overrides", CFG_MAX_SETS);
+    cs[n++] = extra[i];
+  }
+  return cfg_load(c->scenario, catalog, cs, n, NULL, out, err);
 }
 
 /* Resolve a points entry's steps into tasks of point p. */
@@ -423,6 +448,11 @@ int val_run(struct val_set *v, int njobs, int quiet)
   if (v->ntasks > 0)
     runpool_run(v->ntasks, njobs, 300.0, val_task_fn, v, v->results,
                 quiet || !isatty(STDERR_FILENO) ? NULL : val_progress);
+  return val_score(v);
+}
+
+int val_score(struct val_set *v)
+{
   int failed = 0;
   for (int i = 0; i < v->npoints; i++) {
     struct val_point *p = &v->pts[i];
@@ -634,8 +664,6 @@ static void val_html_text(FILE *out, const char *s)
 
 static void val_html_body(const struct val_set *v, FILE *out)
 {
-  static const char *const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-  const int ncol = (int)(sizeof colours / sizeof colours[0]);
   char systems[16][64];
   int nsys = 0;
   double lo = INFINITY, hi = -INFINITY;
@@ -657,30 +685,24 @@ static void val_html_body(const struct val_set *v, FILE *out)
         "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}</style></head><body>\n"
         "<h1>nastwin: predicted vs measured</h1>\n",
         out);
-  if (!(lo < hi)) {
-    lo = 1;
-    hi = 10;
+  /* Scatter: predicted vs measured, log-log, one colour per system. */
+  struct svg_chart c;
+  svg_chart_init(&c, 830, 660, 160);
+  c.x.log = c.y.log = 1;
+  c.x.label = "measured";
+  c.y.label = "predicted";
+  if (lo < hi) {
+    svg_range_add(&c.x, lo);
+    svg_range_add(&c.x, hi);
+  } else {
+    svg_range_add(&c.x, 1);
+    svg_range_add(&c.x, 10);
   }
-  double l0 = floor(log10(lo)), l1 = ceil(log10(hi));
-  if (l1 <= l0)
-    l1 = l0 + 1;
-  const double W = 560, M = 50;
-#define VAL_X(val) (M + (log10(val) - l0) / (l1 - l0) * W)
-#define VAL_Y(val) (M + W - (log10(val) - l0) / (l1 - l0) * W)
-  fprintf(out, "<h2>All points (log-log)</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\">\n",
-          W + 2 * M + 160, W + 2 * M);
-  fprintf(out, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"#999\"/>\n", M, M, W, W);
-  for (double d = l0; d <= l1 + 1e-9; d += 1) {
-    double x = VAL_X(pow(10, d)), y = VAL_Y(pow(10, d));
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" stroke=\"#eee\"/>", x, M, x, M + W);
-    fprintf(out, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#eee\"/>", M, y, M + W, y);
-    fprintf(out, "<text x=\"%.1f\" y=\"%g\" font-size=\"10\" text-anchor=\"middle\">1e%g</text>", x, M + W + 14, d);
-    fprintf(out, "<text x=\"%g\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">1e%g</text>\n", M - 4, y + 3, d);
-  }
-  fprintf(out, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#000\" stroke-dasharray=\"4\"/>\n", M, M + W, M + W, M);
-  fprintf(out, "<text x=\"%g\" y=\"%g\" font-size=\"12\" text-anchor=\"middle\">measured</text>", M + W / 2, M + W + 32);
-  fprintf(out, "<text x=\"14\" y=\"%g\" font-size=\"12\" transform=\"rotate(-90 14 %g)\" text-anchor=\"middle\">predicted</text>\n",
-          M + W / 2, M + W / 2);
+  c.y.lo = c.x.lo;
+  c.y.hi = c.x.hi;
+  fputs("<h2>All points (log-log)</h2>\n", out);
+  svg_chart_begin(out, &c, "Predicted vs measured, all points (log-log)");
+  svg_chart_line(out, &c, c.x.lo, c.y.lo, c.x.hi, c.y.hi);
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     if (p->status != VAL_OK || p->predicted <= 0)
@@ -689,53 +711,47 @@ static void val_html_body(const struct val_set *v, FILE *out)
     for (s = 0; s < nsys; s++)
       if (!strcmp(systems[s], p->system))
         break;
-    char label[512];
+    char label[512], tip[1024];
     val_label(p, label, sizeof label);
-    fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" fill-opacity=\"%s\"><title>", VAL_X(p->measured),
-            VAL_Y(p->predicted), colours[s % ncol], p->skewed[0] ? "0.2" : "0.8");
-    val_html_text(out, p->experiment);
-    fputs(" ", out);
-    val_html_text(out, p->metric);
-    fputs(" ", out);
-    val_html_text(out, label);
-    fprintf(out, ": measured %.5g, predicted %.5g (%+.1f%%)</title></circle>\n", p->measured, p->predicted,
-            100 * p->error);
+    snprintf(tip, sizeof tip, "%s %s %s: measured %.5g, predicted %.5g (%+.1f%%)", p->experiment,
+             p->metric, label, p->measured, p->predicted, 100 * p->error);
+    svg_chart_point(out, &c, p->measured, p->predicted, 4, s, p->skewed[0] ? 0.2 : 0.8, tip);
   }
-  for (int s = 0; s < nsys; s++) {
-    fprintf(out, "<circle cx=\"%g\" cy=\"%g\" r=\"5\" fill=\"%s\"/><text x=\"%g\" y=\"%g\" font-size=\"12\">", M + W + 20,
-            M + 10 + 18 * s, colours[s % ncol], M + W + 30, M + 14 + 18 * s);
-    val_html_text(out, systems[s]);
-    fputs("</text>\n", out);
-  }
-  fputs("</svg>\n", out);
-#undef VAL_X
-#undef VAL_Y
+  for (int s = 0; s < nsys; s++)
+    svg_chart_legend(out, &c, s, s, systems[s]);
+  svg_chart_end(out);
   /* Per-experiment bars: median |error| of its OK, non-skewed points. */
   const struct ynode *exps = ytree_get(v->data, "experiments");
   int nexp = exps ? exps->n : 0;
-  fprintf(out, "<h2>Median |error| per experiment</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"%d\">\n",
-          20 * nexp + 30);
+  fputs("<h2>Median |error| per experiment</h2>\n", out);
   double *e = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *e);
-  for (int x = 0; x < nexp && e; x++) {
+  double *med = calloc((size_t)nexp + 1, sizeof *med);
+  const char **ids = calloc((size_t)nexp + 1, sizeof *ids);
+  const char **notes = calloc((size_t)nexp + 1, sizeof *notes);
+  char (*note)[48] = calloc((size_t)nexp + 1, sizeof *note);
+  for (int x = 0; x < nexp && e && med && ids && notes && note; x++) {
     const char *id = val_scalar(exps->kids[x], "id");
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
-      if (!strcmp(v->pts[i].experiment, id) && v->pts[i].status == VAL_OK && !v->pts[i].skewed[0])
+      if (id && !strcmp(v->pts[i].experiment, id) && v->pts[i].status == VAL_OK && !v->pts[i].skewed[0])
         e[n++] = fabs(v->pts[i].error);
-    double med = 0;
     if (n > 0) {
       qsort(e, (size_t)n, sizeof *e, val_cmp_double);
-      med = val_quantile(e, n, 0.5);
+      med[x] = 100 * val_quantile(e, n, 0.5);
     }
-    double len = fmin(med, 2.0) / 2.0 * 400;
-    fprintf(out, "<text x=\"290\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", 20 * x + 34);
-    val_html_text(out, id);
-    fprintf(out, "</text><rect x=\"300\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"#4a7\"/>"
-                 "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s%.1f%% (%d)</text>\n",
-            20 * x + 22, len, 305 + len, 20 * x + 34, n ? "" : "no points ", 100 * med, n);
+    ids[x] = id ? id : "?";
+    snprintf(note[x], sizeof note[x], "%s(%d point%s)", n ? "" : "no points ", n, n == 1 ? "" : "s");
+    notes[x] = note[x];
   }
+  if (e && med && ids && notes && note)
+    svg_hbars(out, "Median |error| per experiment (%, bar capped at 200%)", ids, med, notes, nexp, 200.0, "%",
+              2);
   free(e);
-  fputs("</svg>\n<h2>Points</h2>\n<table><tr><th>experiment</th><th>metric</th><th>case</th><th>measured</th>"
+  free(med);
+  free(ids);
+  free(notes);
+  free(note);
+  fputs("<h2>Points</h2>\n<table><tr><th>experiment</th><th>metric</th><th>case</th><th>measured</th>"
         "<th>predicted</th><th>error</th><th>flags</th></tr>\n",
         out);
   for (int i = 0; i < v->npoints; i++) {
