@@ -66,6 +66,8 @@ struct eng_conn {
   struct eng_thread *daemon;    /* smbd / iscsi_trx */
   struct eng_thread *tx;        /* iscsi_ttx */
   struct eng_queue txq;         /* iSCSI: completions waiting for iscsi_ttx */
+  struct eng_queue rxq;         /* requests received on this connection's socket */
+  struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the nfsd pool's */
   double bytes_up, bytes_down;  /* payload carried in the window */
 };
 
@@ -118,7 +120,7 @@ struct eng {
   int njobs;
   struct eng_thread *threads[4096];
   int nthreads;
-  sg_mailbox_t nfsd;
+  struct eng_queue nfsq;    /* requests waiting for a thread of the nfsd pool */
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
@@ -127,6 +129,7 @@ struct eng {
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
+  int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
   double fixed_cycles[2], lun_cycles[2]; /* per request, by direction, without LUN extras */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   void **owned; /* small per-actor records, freed with the engine */
@@ -349,6 +352,29 @@ static void eng_submit(struct eng *e, struct eng_req *r)
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
 
+/* The kernel side of a connection's socket: it receives the byte stream
+ * whatever the daemon is doing, so a request's transfer overlaps the
+ * daemon's work on the previous one (a SimGrid mailbox alone is a
+ * rendezvous: the transfer would start only when the daemon asks).  Two
+ * receives stay posted so back-to-back messages of one TCP stream do not
+ * pay the route latency between them. */
+#define ENG_SOCKET_POSTED 2
+static void eng_socket_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  void *data[ENG_SOCKET_POSTED];
+  sg_comm_t comms[ENG_SOCKET_POSTED];
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+  for (;;) {
+    ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
+    eng_queue_push(c->deliver, data[i]);
+    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+  }
+}
+
 /* smbd: one single-threaded process per client connection.  Samba hands
  * file I/O to a helper pool (aio), so the process does not wait for the
  * disks, but every request's CPU work is serial on one core. */
@@ -359,7 +385,7 @@ static void eng_smbd_main(int argc, char **argv)
   struct eng_conn *c = sg_actor_self_get_data();
   struct eng *e = NULL;
   for (;;) {
-    struct eng_req *r = sg_mailbox_get(c->srv);
+    struct eng_req *r = eng_queue_pop(&c->rxq);
     e = r->job->e;
     eng_cycles(e, r);
     eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
@@ -374,7 +400,7 @@ static void eng_iscsi_trx_main(int argc, char **argv)
   (void)argv;
   struct eng_conn *c = sg_actor_self_get_data();
   for (;;) {
-    struct eng_req *r = sg_mailbox_get(c->srv);
+    struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
     eng_cycles(e, r);
     eng_exec(e, c->daemon, r->rx_cycles);
@@ -396,6 +422,25 @@ static void eng_iscsi_ttx_main(int argc, char **argv)
   }
 }
 
+/* iperf server: one thread per TCP connection; it receives (or sends) the
+ * stream and touches no storage, so only the network stack's per-byte and
+ * per-packet work runs on its core. */
+static void eng_iperf_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&c->rxq);
+    struct eng *e = r->job->e;
+    struct proto_cycles pc;
+    proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
+                       (int)e->s->net.tcp_timestamps, &pc);
+    eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.rx_packet_cycles + pc.csum_cycles);
+    eng_send_reply(e, r);
+  }
+}
+
 /* nfsd: a kernel thread of the pool; it blocks on the file system until
  * the storage is done, so the pool size bounds requests in service. */
 struct eng_nfsd {
@@ -411,7 +456,7 @@ static void eng_nfsd_main(int argc, char **argv)
   struct eng *e = n->e;
   sg_sem_t wait = sg_sem_init(0);
   for (;;) {
-    struct eng_req *r = sg_mailbox_get(e->nfsd);
+    struct eng_req *r = eng_queue_pop(&e->nfsq);
     eng_cycles(e, r);
     eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
     r->waiter = wait;
@@ -527,9 +572,8 @@ static void eng_issue(struct eng_job *j, int self)
     return;
   }
   struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-  sg_mailbox_t box = e->proto == PROTO_NFS ? e->nfsd : c->srv;
   double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-  sg_comm_detach(sg_mailbox_put_init(box, r, (long)size), NULL);
+  sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
 }
 
 /* Issue while the job's window allows (closed loop). */
@@ -643,9 +687,8 @@ static void eng_lane_tx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
     struct eng_conn *c = &e->conns[j->conn0 + l->conn];
-    sg_mailbox_t box = e->proto == PROTO_NFS ? e->nfsd : c->srv;
     double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-    sg_comm_detach(sg_mailbox_put_init(box, r, (long)size), NULL);
+    sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
   }
 }
 
@@ -935,6 +978,16 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       return 1;
     }
     e->step = &s->workload.steps[step];
+    for (int i = 0; i < e->step->njobs; i++)
+      e->net_only |= e->step->jobs[i].net_only;
+    if (e->net_only) {
+      e->header_bytes = 0.0; /* a raw stream: no protocol messages */
+      if (e->proto == PROTO_LOCAL) {
+        snprintf(out->failure, sizeof out->failure, "an iperf step needs a network: protocol kind local has none");
+        out->failed = 1;
+        return 1;
+      }
+    }
     snprintf(out->step, sizeof out->step, "%s", e->step->name);
     snprintf(out->metric, sizeof out->metric, "%s", e->step->metric);
   } else {
@@ -1008,8 +1061,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   if (!e->conns)
     goto fail_oom;
   char name[96], who[96];
-  if (e->proto == PROTO_NFS) {
-    e->nfsd = sg_mailbox_by_name("nfsd");
+  eng_queue_init(&e->nfsq);
+  if (e->proto == PROTO_NFS && !e->net_only) {
     int nt = (int)s->proto.nfs_threads;
     for (int i = 0; i < nt; i++) {
       snprintf(name, sizeof name, "soc.nfsd%d", i);
@@ -1031,7 +1084,15 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     snprintf(name, sizeof name, "srv-%s", c->pc->host);
     c->srv = sg_mailbox_by_name(name);
     eng_queue_init(&c->txq);
-    if (e->proto == PROTO_SMB) {
+    eng_queue_init(&c->rxq);
+    c->deliver = e->proto == PROTO_NFS && !e->net_only ? &e->nfsq : &c->rxq;
+    eng_spawn("socket", e->nas, eng_socket_main, c, 1);
+    if (e->net_only) {
+      snprintf(name, sizeof name, "soc.iperf.c%d.%d", c->pc->client, c->pc->index);
+      snprintf(who, sizeof who, "iperf server thread for client %d", c->pc->client);
+      c->daemon = eng_thread_new(e, name, who, speed);
+      eng_spawn("iperf", e->nas, eng_iperf_main, c, 1);
+    } else if (e->proto == PROTO_SMB) {
       snprintf(name, sizeof name, "soc.smbd.c%d.%d", c->pc->client, c->pc->index);
       snprintf(who, sizeof who, "smbd for client %d%s", c->pc->client,
                e->map.conns_per_client > 1 ? " (one channel)" : "");

@@ -546,6 +546,47 @@ static int vmio_expand(struct preset_ctx *c)
   return 0;
 }
 
+/* -------------------------------------------------------------------- iperf */
+
+/* iperf: raw TCP streams between the clients and the NAS, no storage, to
+ * check the network (and the per-packet CPU cost) on its own.  One stream
+ * per client host (step clients), each its own TCP connection served by
+ * one server thread, as iperf's server does.  Defaults are iperf 2's:
+ * 128 KiB writes, 10 s. */
+static const char *const iperf_dir_words[] = {"to-nas", "from-nas", NULL};
+enum { IP_STREAMS, IP_DIR, IP_LEN, IP_WINDOW_MSGS, IP_RUNTIME, IP_N };
+static const struct preset_setting iperf_settings[] = {
+    [IP_STREAMS] = {.key = "streams", .kind = PS_INT, .min = 1, .max = 1024, .def = 1,
+                    .help = "parallel streams, one client host and TCP connection each"},
+    [IP_DIR] = {.key = "direction", .kind = PS_WORD, .words = iperf_dir_words, .def = 0,
+                .help = "to-nas (client sends) or from-nas (iperf -R)"},
+    [IP_LEN] = {.key = "len", .kind = PS_BYTES, .min = 1024, .max = 16 * MIB, .def = 128 * KIB,
+                .help = "bytes per write (iperf -l, default 128 KiB)"},
+    [IP_WINDOW_MSGS] = {.key = "in_flight", .kind = PS_INT, .min = 1, .max = 4096, .def = 16,
+                        .help = "writes in flight per stream (socket buffer / len)"},
+    [IP_RUNTIME] = {.key = "runtime", .kind = PS_TIME, .min = 0.001, .max = 86400, .def = 10,
+                    .help = "test time (iperf -t, default 10 s)"},
+};
+
+static int iperf_expand(struct preset_ctx *c)
+{
+  const struct preset_values *pv = c->pv;
+  int to_nas = (int)pv->v[IP_DIR] == 0;
+  struct job j;
+  preset_job(&j, to_nas ? "iperf-to-nas" : "iperf-from-nas", to_nas ? 0.0 : 1.0, JOB_SEQ,
+             pv->v[IP_LEN], (int)pv->v[IP_WINDOW_MSGS], 1, 1.0 * GIB, 1);
+  j.net_only = 1;
+  j.time_based = 1;
+  j.runtime_s = pv->v[IP_RUNTIME];
+  struct workload_step *s = preset_step(c, "MBps", NULL, "iperf-%d-streams-%s", (int)pv->v[IP_STREAMS],
+                                        iperf_dir_words[(int)pv->v[IP_DIR]]);
+  if (!s)
+    return -1;
+  s->clients = (int)pv->v[IP_STREAMS];
+  preset_add_jobs(s, &j, 1);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- registry */
 
 #define PRESET_DEF(nm, tbl, comb, fn) \
@@ -558,12 +599,13 @@ static const struct preset_def preset_defs[] = {
     PRESET_DEF("storagereview", sr_settings, COMBINE_EACH, sr_expand),
     PRESET_DEF("filecopy", filecopy_settings, COMBINE_EACH, filecopy_expand),
     PRESET_DEF("vmware-io-analyzer", vmio_settings, COMBINE_EACH, vmio_expand),
+    PRESET_DEF("iperf", iperf_settings, COMBINE_EACH, iperf_expand),
 };
 #define PRESET_NDEFS ((int)(sizeof preset_defs / sizeof preset_defs[0]))
 
 const char *workload_preset_names(void)
 {
-  return "atto, crystaldiskmark, iometer, iozone, storagereview, filecopy, vmware-io-analyzer";
+  return "atto, crystaldiskmark, iometer, iozone, storagereview, filecopy, vmware-io-analyzer, iperf";
 }
 
 static int preset_word_index(const char *const *words, const char *w)

@@ -50,6 +50,7 @@ struct job {
   double seq_frac;          /* JOB_RANDOM only: fraction of I/Os that continue
                                sequentially (1 - fio percentage_random/100); 0 = all random */
   int fsync_every;          /* fio fsync=N: flush the file after every N writes; 0 = never */
+  int net_only;             /* 1: raw TCP stream (iperf): the NAS discards the data, no storage */
   int prep;                 /* 1: preparatory job (lays out / warms the region, e.g. the
                                write before IOZone's re-read); excluded from the step's figures */
 };

@@ -154,6 +154,20 @@ START_TEST(test_open_loop_rate)
 }
 END_TEST
 
+START_TEST(test_iperf_link_rate)
+{
+  struct cli_out r = run_json("tests/scenarios/iperf-1g.yaml", NULL);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  double mbps = cli_json_number(r.out, "\"write\": {", "MBps");
+  double link = 125.0 * 1460.0 / 1538.0;
+  ck_assert_msg(fabs(mbps / link - 1.0) < 0.02, "iperf over 1GbE: %g MB/s, link payload %g MB/s", mbps, link);
+  ck_assert_msg(strstr(r.out, "\"bottleneck\": {\"resource\": \"net.nas0.rx\"") != NULL ||
+                    strstr(r.out, "\"bottleneck\": {\"resource\": \"net.client0.nic0.tx\"") != NULL,
+                "the link should be the bottleneck: %.300s", strstr(r.out, "\"bottleneck\""));
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -167,6 +181,7 @@ int main(void)
   tcase_add_test(tc, test_mpio_failover);
   tcase_add_test(tc, test_degraded_continues);
   tcase_add_test(tc, test_open_loop_rate);
+  tcase_add_test(tc, test_iperf_link_rate);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

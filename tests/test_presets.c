@@ -51,6 +51,23 @@ static int preset_count_group(const struct workload *w, const char *group)
   return n;
 }
 
+START_TEST(test_iperf)
+{
+  struct workload w;
+  const char *k[] = {"streams", "direction", "runtime"};
+  const char *v[] = {"3", "from-nas", "5s"};
+  preset_ok("iperf", k, v, 3, &w);
+  ck_assert_int_eq(w.nsteps, 1);
+  const struct workload_step *st = &w.steps[0];
+  ck_assert_msg(st->clients == 3 && st->njobs == 1, "3 streams = 3 client hosts, got %d", st->clients);
+  const struct job *j = &st->jobs[0];
+  ck_assert_msg(j->net_only && j->read_frac == 1.0 && j->bs_bytes[0] == 128 * KIB && j->time_based &&
+                    j->runtime_s == 5.0,
+                "iperf -R: raw stream from the NAS in 128 KiB writes for 5 s");
+  workload_free(&w);
+}
+END_TEST
+
 START_TEST(test_atto)
 {
   struct workload w;
@@ -332,6 +349,7 @@ int main(void)
   tcase_add_test(tc, test_iozone);
   tcase_add_test(tc, test_storagereview);
   tcase_add_test(tc, test_filecopy_vmio);
+  tcase_add_test(tc, test_iperf);
   suite_add_tcase(s, tc);
   TCase *te = tcase_create("errors");
   tcase_add_test(te, test_errors);

@@ -396,6 +396,109 @@ START_TEST(test_encryption_cost)
 }
 END_TEST
 
+
+START_TEST(test_ssd_precondition)
+{
+  /* read-only cache, 4 MiB cache: a preconditioned random job hits from the first request */
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.ssdcache.mode = 1;
+  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
+  c.ncache_devs = 1;
+  struct env *e = env_new(&c, 4, 5e-3, 100e6);
+  struct stack_precond pc = {.offset_bytes = 0, .len_bytes = 16u << 20, .write_fraction = 0,
+                             .run_bytes = 4096};
+  stack_precondition(e->s, &pc);
+  for (int i = 0; i < 200; i++) {
+    env_submit(e, env_rand(e) % 4096 * 4096, 4096, 0, 0);
+    env_run(e, INFINITY);
+  }
+  ck_assert_msg(sum_reads(e) == 0, "preconditioned: %llu member reads, expected 0",
+                (unsigned long long)sum_reads(e));
+  ck_assert_msg(F(e->cdev[0])->reads == 200, "cache device reads %llu, expected 200",
+                (unsigned long long)F(e->cdev[0])->reads);
+  /* a sequential job is refused by the bypass: nothing cached, reads go to the array */
+  pc = (struct stack_precond){.offset_bytes = 32u << 20, .len_bytes = 16u << 20, .run_bytes = 16u << 20};
+  stack_precondition(e->s, &pc);
+  env_submit(e, (32u << 20) + 65536 * 7, 4096, 0, 0);
+  env_run(e, INFINITY);
+  ck_assert_msg(sum_reads(e) == 1, "sequential region must not be cached: %llu member reads",
+                (unsigned long long)sum_reads(e));
+  env_free(e);
+  /* read-write: dirty at the destage threshold (half the capacity) when the region is larger */
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.ssdcache.mode = 2;
+  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
+  c.ncache_devs = 2;
+  e = env_new(&c, 4, 5e-3, 100e6);
+  pc = (struct stack_precond){.offset_bytes = 0, .len_bytes = 256u << 20, .write_fraction = 0.3,
+                              .run_bytes = 4096};
+  stack_precondition(e->s, &pc);
+  /* the most recent 64 MiB are cached: a read there hits, a read at the start misses */
+  env_submit(e, (256u << 20) - 65536, 4096, 0, 0);
+  env_run(e, 1e-6);
+  uint64_t mr = sum_reads(e);
+  ck_assert_msg(mr == 0, "read at the end of the region should hit: %llu member reads", (unsigned long long)mr);
+  env_run(e, INFINITY);
+  /* idle afterwards: the destager writes the dirty half back to the array */
+  ck_assert_msg(sum_writes(e) > 0, "dirty preconditioned data never destaged");
+  env_free(e);
+  /* no SSD cache: a no-op */
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  e = env_new(&c, 4, 5e-3, 100e6);
+  stack_precondition(e->s, &pc);
+  stack_precondition(NULL, &pc);
+  ck_assert(isinf(stack_next_event_s(e->s)));
+  env_free(e);
+}
+END_TEST
+
+START_TEST(test_decrypt_cost)
+{
+  /* CPU: reads use the decryption cost, writes the encryption cost */
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 3;
+  c.member_bytes = (uint64_t)GiB;
+  c.crypt.enabled = 1;
+  c.crypt.cpu_cycles_per_byte = 20;
+  c.crypt.cpu_decrypt_cycles_per_byte = 5;
+  struct env *e = env_new(&c, 2, 1e-3, 100e6);
+  env_submit(e, 0, 65536, 1, 1);
+  env_run(e, INFINITY);
+  env_submit(e, 0, 65536, 0, 0);
+  env_run(e, INFINITY);
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_CRYPT] == 65536.0 * 25, "crypt cycles %g, expected %g",
+                e->cpu_cycles[STACK_THREAD_CRYPT], 65536.0 * 25);
+  env_free(e);
+  /* engine: a decryption job occupies it 1/speedup of an encryption job */
+  env_defaults(&c);
+  c.volume.level = 3;
+  c.member_bytes = (uint64_t)GiB;
+  c.crypt.enabled = 1;
+  struct accel eng;
+  accel_init(&eng, "aes", 100e6, 0);
+  c.crypto_engine = &eng;
+  c.crypto_engine_decrypt_speedup = 4;
+  e = env_new(&c, 2, 1e-3, 100e6);
+  env_submit(e, 0, 65536, 0, 0);
+  env_run(e, INFINITY);
+  ck_assert_msg(fabs(eng.busy_s - 65536.0 / 4 / 100e6) < 1e-12, "engine busy %g s for a 64 KiB decrypt",
+                eng.busy_s);
+  env_submit(e, 0, 65536, 1, 1);
+  env_run(e, INFINITY);
+  ck_assert_msg(fabs(eng.busy_s - 65536.0 * 1.25 / 100e6) < 1e-12, "engine busy %g s after the encrypt",
+                eng.busy_s);
+  env_free(e);
+}
+END_TEST
+
 START_TEST(test_check_rejections)
 {
   struct stack_cfg c;
@@ -439,6 +542,8 @@ int main(void)
   tcase_add_test(tc, test_readahead_hits);
   tcase_add_test(tc, test_ssd_cache);
   tcase_add_test(tc, test_encryption_cost);
+  tcase_add_test(tc, test_decrypt_cost);
+  tcase_add_test(tc, test_ssd_precondition);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
