@@ -8,9 +8,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef NASTWIN_HAVE_MPI
+#include <mpi.h>
+#endif
+
 #include "sim/cli.h"
 #include "sim/engine.h"
+#include "sim/explain.h"
 #include "sim/htmlreport.h"
+#include "sim/mva.h"
 #include "sim/runpool.h"
 #include "sim/sweep.h"
 
@@ -25,6 +31,13 @@ struct cli_sweep_opts {
 struct cli_sweep_task {
   long point;
   int step;
+  int clients;    /* the point's client count (analytic mode) */
+  double think_s; /* the step's think time (analytic mode) */
+};
+
+/* MPI state: rank 0 hands out simulations, the other ranks run them. */
+struct cli_sweep_mpi {
+  int rank, size, active, stopped;
 };
 
 struct cli_sweep_ctx {
@@ -60,9 +73,19 @@ static void cli_sweep_usage(FILE *out)
         "  --json FILE     the same rows as a JSON array\n"
         "  --html DIR      DIR/index.html: plots vs the first axis (inline SVG)\n"
         "  --timeout S     seconds per simulation before it counts as failed\n"
+        "  --analytic      simulate every K-th point only (about 10 %, at least 2 points)\n"
+        "                  and predict the others by MVA from the nearest simulated\n"
+        "                  point's service demands (population axes clients.count,\n"
+        "                  workload.iodepth, workload.numjobs scale N); the CSV has\n"
+        "                  a source column (sim|mva) and MVA vs simulation on the\n"
+        "                  simulated points.  See sim/ANALYTIC.md\n"
+        "  --sample K      the K of --analytic\n"
         "  --list          print the expanded points and exit\n"
         "  --quiet         no progress on stderr\n"
         "  --catalog DIR   catalogue folder\n"
+        "\n"
+        "Under mpirun (built with MPI) rank 0 hands points out to the other ranks and\n"
+        "writes the outputs, byte-identical to -j 1.\n"
         "\n"
         "Sweep file: base: SCENARIO.yaml; axes: [{path: P, values: [...]} | {path: P,\n"
         "range: [from, to, step]} | {zip: [{path, values}, ...]}]; sets: {P: V};\n"
@@ -79,7 +102,7 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
     const char *val = NULL;
     int needs = !strcmp(a, "-j") || !strcmp(a, "--shard") || !strcmp(a, "--csv") ||
                 !strcmp(a, "--json") || !strcmp(a, "--html") || !strcmp(a, "--timeout") ||
-                !strcmp(a, "--catalog");
+                !strcmp(a, "--catalog") || !strcmp(a, "--sample");
     if (needs) {
       if (i + 1 >= argc) {
         fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
@@ -123,7 +146,17 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
         fprintf(stderr, "nastwin: error: --timeout '%s': must be a number of seconds > 0\n", val);
         return 2;
       }
-    } else if (!strcmp(a, "--resume"))
+    } else if (!strcmp(a, "--sample")) {
+      char *end;
+      long k = strtol(val, &end, 10);
+      if (*end || k < 1 || k > 1000000) {
+        fprintf(stderr, "nastwin: error: --sample '%s': must be a whole number >= 1\n", val);
+        return 2;
+      }
+      o->sample = (int)k;
+    } else if (!strcmp(a, "--analytic"))
+      o->analytic = 1;
+    else if (!strcmp(a, "--resume"))
       o->resume = 1;
     else if (!strcmp(a, "--list"))
       o->list = 1;
@@ -141,6 +174,11 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
   }
   if (!o->file) {
     fprintf(stderr, "nastwin: error: sweep needs a sweep file (see nastwin sweep --help)\n");
+    return 2;
+  }
+  if (o->analytic && (o->resume || o->shard_n > 1)) {
+    fprintf(stderr, "nastwin: error: --analytic runs the whole grid's sample: no --resume or "
+                    "--shard\n");
     return 2;
   }
   if (o->resume && !o->csv) {
@@ -304,7 +342,311 @@ static int cli_sweep_read_journal(const char *jpath, const char *header,
   return kept;
 }
 
-int cli_sweep(int argc, char **argv)
+/* ---- execution: the run pool, or MPI ranks ----------------------------- */
+
+#ifdef NASTWIN_HAVE_MPI
+enum { CLI_SWEEP_TAG_WORK = 1, CLI_SWEEP_TAG_STOP = 2, CLI_SWEEP_TAG_IDX = 3,
+       CLI_SWEEP_TAG_RES = 4 };
+
+static void cli_sweep_mpi_stop(struct cli_sweep_mpi *mpi)
+{
+  if (!mpi->active || mpi->rank != 0 || mpi->stopped)
+    return;
+  long msg[3] = {-1, -1, -1};
+  for (int w = 1; w < mpi->size; w++)
+    MPI_Send(msg, 3, MPI_LONG, w, CLI_SWEEP_TAG_STOP, MPI_COMM_WORLD);
+  mpi->stopped = 1;
+}
+
+/* Rank > 0: run what rank 0 sends until it says stop. */
+static int cli_sweep_mpi_worker(const struct sweep *sw, const struct cli_sweep_opts *o)
+{
+  struct run_result *res = calloc(1, sizeof *res);
+  if (!res)
+    return 1;
+  for (;;) {
+    long msg[3];
+    MPI_Status st;
+    MPI_Recv(msg, 3, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    if (st.MPI_TAG != CLI_SWEEP_TAG_WORK)
+      break;
+    struct cli_sweep_task one = {.point = msg[1], .step = (int)msg[2]};
+    struct cli_sweep_ctx ctx = {.sw = sw, .o = o, .tasks = &one, .journal_fd = -1};
+    runpool_run(1, 1, o->timeout_s, cli_sweep_task_fn, &ctx, res, NULL);
+    int idx = (int)msg[0];
+    MPI_Send(&idx, 1, MPI_INT, 0, CLI_SWEEP_TAG_IDX, MPI_COMM_WORLD);
+    MPI_Send(res, (int)sizeof *res, MPI_BYTE, 0, CLI_SWEEP_TAG_RES, MPI_COMM_WORLD);
+  }
+  free(res);
+  return 0;
+}
+
+/* Rank 0: hand out task indices as ranks become free; results in task order. */
+static void cli_sweep_mpi_master(struct cli_sweep_ctx *c, struct cli_sweep_mpi *mpi, int n,
+                                 struct run_result *results)
+{
+  int next = 0, busy = 0, done = 0;
+  for (int w = 1; w < mpi->size && next < n; w++, next++, busy++) {
+    long msg[3] = {next, c->tasks[next].point, c->tasks[next].step};
+    MPI_Send(msg, 3, MPI_LONG, w, CLI_SWEEP_TAG_WORK, MPI_COMM_WORLD);
+  }
+  while (busy > 0) {
+    int idx;
+    MPI_Status st;
+    MPI_Recv(&idx, 1, MPI_INT, MPI_ANY_SOURCE, CLI_SWEEP_TAG_IDX, MPI_COMM_WORLD, &st);
+    int src = st.MPI_SOURCE;
+    MPI_Recv(&results[idx], (int)sizeof results[idx], MPI_BYTE, src, CLI_SWEEP_TAG_RES,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    busy--;
+    done++;
+    if (c->journal_fd >= 0) {
+      char row[CLI_SWEEP_ROW_BYTES];
+      int len = sweep_csv_row(c->sw, c->tasks[idx].point, c->tasks[idx].step, &results[idx], row,
+                              sizeof row);
+      if (len > 0 && write(c->journal_fd, row, (size_t)len) == len)
+        fsync(c->journal_fd);
+    }
+    cli_sweep_progress(c, done, n);
+    if (next < n) {
+      long msg[3] = {next, c->tasks[next].point, c->tasks[next].step};
+      MPI_Send(msg, 3, MPI_LONG, src, CLI_SWEEP_TAG_WORK, MPI_COMM_WORLD);
+      next++;
+      busy++;
+    }
+  }
+  cli_sweep_mpi_stop(mpi);
+}
+#endif
+
+/* Run tasks c->tasks[0..n-1] into results[] (task order). */
+static void cli_sweep_execute(struct cli_sweep_ctx *c, struct cli_sweep_mpi *mpi, int n,
+                              struct run_result *results)
+{
+#ifdef NASTWIN_HAVE_MPI
+  if (mpi->active && mpi->size > 1) {
+    cli_sweep_mpi_master(c, mpi, n, results);
+    return;
+  }
+#else
+  (void)mpi;
+#endif
+  runpool_run(n, c->o->jobs, c->o->timeout_s, cli_sweep_task_fn, c, results, cli_sweep_progress);
+}
+
+/* ---- analytic mode --------------------------------------------------- */
+
+/* Is this axis column a closed-loop population (changes N proportionally)? */
+static int cli_sweep_population(const char *path)
+{
+  return !strcmp(path, "clients.count") || !strcmp(path, "workload.iodepth") ||
+         !strcmp(path, "workload.numjobs");
+}
+
+/* Sample stride: about 10 % of the points and at least 2 of them. */
+static long cli_sweep_stride(const struct sweep *sw, int sample)
+{
+  if (sample > 0)
+    return sample;
+  long k = 10;
+  if (sw->npoints >= 2 && (sw->npoints + k - 1) / k < 2)
+    k = sw->npoints - 1;
+  return k < 1 ? 1 : k;
+}
+
+/* Index of group gi's value at point p (the last axis varies fastest). */
+static int cli_sweep_digit(const struct sweep *sw, long p, int gi)
+{
+  long div = 1;
+  for (int i = sw->ngroups - 1; i > gi; i--)
+    div *= sw->groups[i].nvalues;
+  return (int)((p / div) % sw->groups[gi].nvalues);
+}
+
+/* Distance between points: a population axis is cheap to move along (N
+ * is scaled), any other axis costs ten times more per step of its range. */
+static double cli_sweep_distance(const struct sweep *sw, long a, long b)
+{
+  double d = 0.0;
+  for (int g = 0; g < sw->ngroups; g++) {
+    int n = sw->groups[g].nvalues;
+    double step = fabs((double)(cli_sweep_digit(sw, a, g) - cli_sweep_digit(sw, b, g))) /
+                  (n > 1 ? n - 1 : 1);
+    d += step * (cli_sweep_population(sw->groups[g].path[0]) ? 1.0 : 10.0);
+  }
+  return d;
+}
+
+/* Append a CSV cell. */
+static size_t cli_sweep_cell(char *buf, size_t n, size_t len, const char *t, int first)
+{
+  if (len >= n)
+    return len;
+  if (!first)
+    len += (size_t)snprintf(buf + len, n - len, ",");
+  int q = strpbrk(t, ",\"\n") != NULL;
+  if (len < n && q)
+    len += (size_t)snprintf(buf + len, n - len, "\"");
+  for (; *t && len < n; t++)
+    len += (size_t)snprintf(buf + len, n - len, *t == '"' ? "\"\"" : "%c", *t);
+  if (len < n && q)
+    len += (size_t)snprintf(buf + len, n - len, "\"");
+  return len;
+}
+
+static size_t cli_sweep_num(char *buf, size_t n, size_t len, double v)
+{
+  char t[64];
+  if (!isfinite(v))
+    t[0] = 0;
+  else
+    snprintf(t, sizeof t, "%.6g", v == 0.0 ? 0.0 : v);
+  return cli_sweep_cell(buf, n, len, t, 0);
+}
+
+/* MVA for stations st at population N, think Z. */
+static int cli_sweep_mva(const struct mva_station *st, int nst, double N, double Z,
+                         struct mva_result *m, const char **bott)
+{
+  struct nw_err err = {0};
+  int n = (int)lround(N);
+  if (n < 1)
+    n = 1;
+  if (n > MVA_MAX_CUSTOMERS)
+    n = MVA_MAX_CUSTOMERS;
+  if (nst < 1 || mva_solve(st, nst, n, Z, MVA_EXACT, m, &err) < 0)
+    return -1;
+  int b = 0;
+  for (int k = 1; k < nst; k++)
+    if (m->utilisation[k] > m->utilisation[b])
+      b = k;
+  *bott = st[b].name;
+  return 0;
+}
+
+/* Header and one row per task: simulated rows for the sample, MVA for the rest. */
+static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_sweep_task *tasks,
+                                   int ntasks, const int *res_of, const struct run_result *results,
+                                   char *header, size_t hn, char **rows, int quiet)
+{
+  size_t len = 0;
+  len = cli_sweep_cell(header, hn, len, "point", 1);
+  len = cli_sweep_cell(header, hn, len, "step", 0);
+  len = cli_sweep_cell(header, hn, len, "step_name", 0);
+  for (int c = 0; c < sweep_ncols(sw); c++)
+    len = cli_sweep_cell(header, hn, len, sweep_col_path(sw, c), 0);
+  static const char *const cols[] = {"source", "from_point", "iops", "all_MBps", "lat_mean_ms",
+                                     "bottleneck", "mva_iops", "mva_lat_mean_ms", "mva_err_pct",
+                                     NULL};
+  for (int k = 0; cols[k]; k++)
+    len = cli_sweep_cell(header, hn, len, cols[k], 0);
+  snprintf(header + len, hn > len ? hn - len : 0, "\n");
+  struct mva_station st[MVA_MAX_STATIONS];
+  struct mva_result m;
+  double err_sum = 0.0, err_max = -1.0;
+  long err_at = -1;
+  int nerr = 0;
+  for (int t = 0; t < ntasks; t++) {
+    char row[CLI_SWEEP_ROW_BYTES];
+    const struct cli_sweep_task *tk = &tasks[t];
+    /* the task whose simulation this row uses: itself, or the nearest sampled one */
+    int from = -1;
+    if (res_of[t] >= 0)
+      from = t;
+    else {
+      double best = INFINITY;
+      for (int u = 0; u < ntasks; u++) {
+        if (res_of[u] < 0 || tasks[u].step != tk->step || results[res_of[u]].failed)
+          continue;
+        double d = cli_sweep_distance(sw, tk->point, tasks[u].point);
+        if (d < best) {
+          best = d;
+          from = u;
+        }
+      }
+    }
+    const struct run_result *r = from >= 0 ? &results[res_of[from]] : NULL;
+    size_t rl = (size_t)snprintf(row, sizeof row, "%ld,%d", tk->point, tk->step);
+    rl = cli_sweep_cell(row, sizeof row, rl, r ? r->step : "", 0);
+    for (int c = 0; c < sweep_ncols(sw); c++)
+      rl = cli_sweep_cell(row, sizeof row, rl, sweep_value(sw, tk->point, c), 0);
+    const char *bott = "none";
+    if (r && from == t) {
+      /* simulated: the run's numbers, then MVA on its own demands */
+      int nst = explain_stations(r, st, MVA_MAX_STATIONS);
+      int ok = !r->failed &&
+               cli_sweep_mva(st, nst, (double)r->clients * r->outstanding_per_client,
+                             tk->think_s, &m, &bott) == 0;
+      char fp[32];
+      snprintf(fp, sizeof fp, "%ld", tk->point);
+      rl = cli_sweep_cell(row, sizeof row, rl, r->failed ? "sim-failed" : "sim", 0);
+      rl = cli_sweep_cell(row, sizeof row, rl, fp, 0);
+      rl = cli_sweep_num(row, sizeof row, rl, r->all.iops);
+      rl = cli_sweep_num(row, sizeof row, rl, r->all.MBps);
+      rl = cli_sweep_num(row, sizeof row, rl, r->all.lat_mean_s * 1e3);
+      rl = cli_sweep_cell(row, sizeof row, rl,
+                          r->bottleneck >= 0 && r->bottleneck < r->nres
+                              ? r->res[r->bottleneck].name
+                              : "none",
+                          0);
+      double e = ok && r->all.iops > 0 ? 100.0 * (m.throughput_per_s / r->all.iops - 1.0) : NAN;
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, e);
+      if (isfinite(e)) {
+        err_sum += fabs(e);
+        nerr++;
+        if (fabs(e) > err_max) {
+          err_max = fabs(e);
+          err_at = tk->point;
+        }
+      }
+    } else {
+      /* predicted: the nearest simulated point's demands, N scaled by population axes */
+      int ok = 0;
+      char fp[32] = "";
+      if (r) {
+        const struct cli_sweep_task *tf = &tasks[from];
+        double N = (double)r->clients * r->outstanding_per_client;
+        for (int c = 0; c < sweep_ncols(sw); c++) {
+          if (!cli_sweep_population(sweep_col_path(sw, c)))
+            continue;
+          double a = strtod(sweep_value(sw, tk->point, c), NULL);
+          double b = strtod(sweep_value(sw, tf->point, c), NULL);
+          if (a > 0 && b > 0)
+            N *= a / b;
+        }
+        int nst = explain_stations_for(r, tk->clients, st, MVA_MAX_STATIONS);
+        ok = cli_sweep_mva(st, nst, N, tk->think_s, &m, &bott) == 0;
+        snprintf(fp, sizeof fp, "%ld", tf->point);
+      }
+      double bytes_per_io = r && r->all.iops > 0 ? r->all.MBps / r->all.iops : NAN;
+      rl = cli_sweep_cell(row, sizeof row, rl, ok ? "mva" : "mva-failed", 0);
+      rl = cli_sweep_cell(row, sizeof row, rl, fp, 0);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s * bytes_per_io : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
+      rl = cli_sweep_cell(row, sizeof row, rl, ok ? bott : "", 0);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
+      rl = cli_sweep_num(row, sizeof row, rl, NAN);
+    }
+    if (rl + 2 >= sizeof row)
+      snprintf(row, sizeof row, "%ld,%d,row too long", tk->point, tk->step);
+    else
+      snprintf(row + rl, sizeof row - rl, "\n");
+    rows[t] = strdup(row);
+    if (!rows[t])
+      return -1;
+  }
+  if (!quiet)
+    fprintf(stderr,
+            "sweep --analytic: MVA vs simulation on the %d simulated row(s): mean |error| %.1f%%, "
+            "max %.1f%% (point %ld)\n",
+            nerr, nerr ? err_sum / nerr : 0.0, err_max > 0 ? err_max : 0.0, err_at);
+  return 0;
+}
+
+static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
 {
   struct cli_sweep_opts o;
   int rc = cli_sweep_parse(argc, argv, &o);
@@ -317,10 +659,18 @@ int cli_sweep(int argc, char **argv)
     return 2;
   }
   if (o.list) {
-    sweep_print_points(stdout, &sw);
+    if (mpi->rank == 0)
+      sweep_print_points(stdout, &sw);
     sweep_free(&sw);
     return 0;
   }
+#ifdef NASTWIN_HAVE_MPI
+  if (mpi->active && mpi->rank > 0) {
+    rc = cli_sweep_mpi_worker(&sw, &o);
+    sweep_free(&sw);
+    return rc;
+  }
+#endif
   char header[CLI_SWEEP_ROW_BYTES];
   sweep_csv_header(&sw, header, sizeof header);
   /* Check every point of the shard and count its steps before running anything. */
@@ -338,6 +688,10 @@ int cli_sweep(int argc, char **argv)
       goto done;
     }
     int nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+    double think_s[64];
+    for (int st = 0; st < nsteps && st < 64; st++)
+      think_s[st] = explain_think_s(&s, st);
+    int nclients = s.nclients;
     cfg_free(&s);
     for (int st = 0; st < nsteps; st++) {
       if (ntasks == cap) {
@@ -349,7 +703,8 @@ int cli_sweep(int argc, char **argv)
         }
         tasks = nt;
       }
-      tasks[ntasks++] = (struct cli_sweep_task){.point = p, .step = st};
+      tasks[ntasks++] = (struct cli_sweep_task){
+          .point = p, .step = st, .clients = nclients, .think_s = st < 64 ? think_s[st] : 0.0};
     }
   }
   rc = 1;
@@ -358,7 +713,11 @@ int cli_sweep(int argc, char **argv)
   if (!rows || !pending)
     goto done;
   char jpath[1100] = "";
-  if (o.csv) {
+  int *res_of = calloc((size_t)ntasks + 1, sizeof *res_of);
+  if (!res_of)
+    goto done;
+  long stride = o.analytic ? cli_sweep_stride(&sw, o.sample) : 1;
+  if (o.csv && !o.analytic) {
     snprintf(jpath, sizeof jpath, "%s.partial", o.csv);
     int kept = 0;
     if (o.resume) {
@@ -390,20 +749,34 @@ int cli_sweep(int argc, char **argv)
     }
   }
   int npending = 0;
-  for (int t = 0; t < ntasks; t++)
-    if (!rows[t])
+  for (int t = 0; t < ntasks; t++) {
+    res_of[t] = -1;
+    if (!rows[t] && tasks[t].point % stride == 0) {
+      res_of[t] = npending;
       pending[npending++] = tasks[t];
+    }
+  }
   results = calloc((size_t)npending + 1, sizeof *results);
   if (!results)
     goto done;
   struct cli_sweep_ctx ctx = {.sw = &sw, .o = &o, .tasks = pending, .journal_fd = journal_fd,
                               .start_s = cli_sweep_now(), .tty = isatty(2)};
   if (!o.quiet)
-    fprintf(stderr, "sweep: %ld point(s) in the grid, %d simulation(s) in this shard, %d to run\n",
-            sw.npoints, ntasks, npending);
+    fprintf(stderr, "sweep: %ld point(s) in the grid, %d simulation(s) in this shard, %d to run%s\n",
+            sw.npoints, ntasks, npending, o.analytic ? " (the analytic sample)" : "");
   if (npending)
-    runpool_run(npending, o.jobs, o.timeout_s, cli_sweep_task_fn, &ctx, results,
-                cli_sweep_progress);
+    cli_sweep_execute(&ctx, mpi, npending, results);
+  if (o.analytic) {
+    for (int t = 0; t < ntasks; t++)
+      if (res_of[t] >= 0 && results[res_of[t]].failed) {
+        failed++;
+        fprintf(stderr, "nastwin: error: point %ld step %d: %s\n", tasks[t].point, tasks[t].step,
+                results[res_of[t]].failure);
+      }
+    if (cli_sweep_analytic_rows(&sw, tasks, ntasks, res_of, results, header, sizeof header, rows,
+                                o.quiet) < 0)
+      goto done;
+  }
   for (int t = 0, k = 0; t < ntasks; t++) {
     if (rows[t])
       continue;
@@ -470,6 +843,10 @@ int cli_sweep(int argc, char **argv)
   }
   rc = failed ? 1 : 0;
 done:
+#ifdef NASTWIN_HAVE_MPI
+  cli_sweep_mpi_stop(mpi);
+#endif
+  free(res_of);
   if (journal_fd >= 0)
     close(journal_fd);
   if (rows)
@@ -480,6 +857,26 @@ done:
   free(pending);
   free(results);
   sweep_free(&sw);
+  return rc;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+  struct cli_sweep_mpi mpi = {.rank = 0, .size = 1};
+#ifdef NASTWIN_HAVE_MPI
+  /* Only under a launcher: a plain run never initialises MPI. */
+  if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK")) {
+    MPI_Init(NULL, NULL);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi.size);
+    mpi.active = 1;
+  }
+#endif
+  int rc = cli_sweep_main(argc, argv, &mpi);
+#ifdef NASTWIN_HAVE_MPI
+  if (mpi.active)
+    MPI_Finalize();
+#endif
   return rc;
 }
 

@@ -48,6 +48,71 @@ int explain_stations(const struct run_result *r, struct mva_station *st, int max
   return n;
 }
 
+/* A resource that exists once per client ("net.client3.nic0.rx", "soc.smbd.c2.0"). */
+static int explain_per_client(const char *name)
+{
+  for (const char *q = name; (q = strstr(q, "client")) != NULL; q++)
+    if (q[6] >= '0' && q[6] <= '9')
+      return 1;
+  for (const char *q = name; (q = strstr(q, ".c")) != NULL; q++)
+    if (q[2] >= '0' && q[2] <= '9')
+      return 1;
+  return 0;
+}
+
+int explain_stations_for(const struct run_result *r, int clients, struct mva_station *st,
+                         int max)
+{
+  if (clients <= 0 || clients == r->clients || r->clients <= 0)
+    return explain_stations(r, st, max);
+  int n = 0, ncores = 0, nthreads = 0, ncthreads = 0, ndisks = 0, nclink = 0;
+  double thread_s = 0.0, cthread_s = 0.0, disk_s = 0.0, clink_s = 0.0;
+  for (int i = 0; i < r->nres; i++) {
+    const struct res_resource *x = &r->res[i];
+    ncores += x->kind == RES_CORE;
+    if (!explain_is_station(x))
+      continue;
+    int pc = explain_per_client(x->name);
+    if (x->kind == RES_THREAD) {
+      thread_s += x->demand_s_per_io;
+      nthreads += !pc;
+      ncthreads += pc;
+      cthread_s += pc ? x->demand_s_per_io : 0.0;
+    } else if (x->kind == RES_DISK) {
+      ndisks++;
+      disk_s += x->demand_s_per_io;
+    } else if (pc) {
+      nclink++;
+      clink_s += x->demand_s_per_io;
+    }
+  }
+  /* per-client resources scale with the client count */
+  int cthreads = (int)lround((double)ncthreads * clients / r->clients);
+  int clinks = (int)lround((double)nclink * clients / r->clients);
+  int pool = ncores > 0 && nthreads + cthreads > ncores;
+  if (pool && n < max)
+    st[n++] = (struct mva_station){.name = "soc.cpu (threads pooled)", .demand_s = thread_s,
+                                   .servers = ncores};
+  if (!pool && ncthreads && n < max)
+    st[n++] = (struct mva_station){.name = "per-client threads", .demand_s = cthread_s,
+                                   .servers = cthreads > 0 ? cthreads : 1};
+  if (ndisks && n < max)
+    st[n++] = (struct mva_station){.name = "member disks", .demand_s = disk_s, .servers = ndisks};
+  if (nclink && n < max)
+    st[n++] = (struct mva_station){.name = "per-client links", .demand_s = clink_s,
+                                   .servers = clinks > 0 ? clinks : 1};
+  for (int i = 0; i < r->nres && n < max; i++) {
+    const struct res_resource *x = &r->res[i];
+    if (!explain_is_station(x) || x->kind == RES_DISK || (pool && x->kind == RES_THREAD) ||
+        explain_per_client(x->name))
+      continue;
+    st[n] = (struct mva_station){.demand_s = x->demand_s_per_io, .servers = 1};
+    snprintf(st[n].name, sizeof st[n].name, "%s", x->name);
+    n++;
+  }
+  return n;
+}
+
 double explain_think_s(const struct scenario *s, int step)
 {
   if (!s->workload.steps || step < 0 || step >= s->workload.nsteps ||

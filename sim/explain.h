@@ -16,6 +16,16 @@
  * core.  Returns the number of stations written (<= max). */
 int explain_stations(const struct run_result *r, struct mva_station *st, int max);
 
+/* The same stations re-shaped for `clients` clients (the run had
+ * r->clients): per-client resources (names with "client<k>" or ".c<k>.",
+ * such as a session thread or a client NIC) keep their summed demand per
+ * I/O but become one station with as many servers as those resources
+ * would number with `clients` clients; threads still pool onto the cores
+ * when they would outnumber them.  clients <= 0 or equal to r->clients:
+ * explain_stations.  Returns the number of stations written (<= max). */
+int explain_stations_for(const struct run_result *r, int clients, struct mva_station *st,
+                         int max);
+
 /* Think time per I/O (s) of a workload step: the first job's thinktime. */
 double explain_think_s(const struct scenario *s, int step);
 
