@@ -223,6 +223,80 @@ START_TEST(test_kill_and_resume)
 }
 END_TEST
 
+START_TEST(test_analytic)
+{
+  char dir[] = "/tmp/nastwin-analytic-XXXXXX";
+  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp");
+  char sw[1024], p[1200];
+  snprintf(sw, sizeof sw, "%s/scenarios/sweeps/resume-test.yaml", test_src());
+  ck_assert_int_eq(test_sh("%s sweep %s --analytic --quiet --csv %s/a.csv", sw, dir, ""), 0);
+  snprintf(p, sizeof p, "%s/a.csv", dir);
+  char *a = test_slurp(p);
+  ck_assert_msg(a != NULL, "no %s", p);
+  ck_assert_msg(strstr(a, ",source,from_point,iops,all_MBps,lat_mean_ms,bottleneck,mva_iops,") != NULL,
+                "header: %.300s", a);
+  /* 12 points, k = 10: points 0 and 10 simulated, the other 10 predicted */
+  int sim = 0, mva = 0, rows = 0;
+  char *save = NULL;
+  strtok_r(a, "\n", &save);
+  for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    long pt;
+    int st;
+    ck_assert_int_eq(sweep_row_key(line, &pt, &st), 0);
+    ck_assert_msg(pt == rows, "row for point %ld where %d was expected", pt, rows);
+    rows++;
+    if (strstr(line, ",sim,")) {
+      sim++;
+      ck_assert_msg(pt % 10 == 0, "point %ld simulated", pt);
+    } else if (strstr(line, ",mva,"))
+      mva++;
+  }
+  ck_assert_msg(rows == 12 && sim == 2 && mva == 10, "rows %d sim %d mva %d", rows, sim, mva);
+  free(a);
+  /* deterministic */
+  ck_assert_int_eq(test_sh("%s sweep %s --analytic --quiet --csv %s/b.csv", sw, dir, ""), 0);
+  char q[1200];
+  snprintf(p, sizeof p, "%s/a.csv", dir);
+  snprintf(q, sizeof q, "%s/b.csv", dir);
+  a = test_slurp(p);
+  char *b = test_slurp(q);
+  ck_assert_msg(a && b && !strcmp(a, b), "two --analytic runs differ");
+  free(a);
+  free(b);
+  test_sh("rm -rf %s%s%s", dir, "", "");
+}
+END_TEST
+
+START_TEST(test_mpi_identical)
+{
+#ifdef NASTWIN_HAVE_MPI
+  if (system("command -v mpirun >/dev/null 2>&1") != 0) {
+    printf("test_sweep: mpirun not found: MPI check skipped\n");
+    return;
+  }
+  char dir[] = "/tmp/nastwin-mpi-XXXXXX";
+  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp");
+  char sw[1024];
+  snprintf(sw, sizeof sw, "%s/scenarios/sweeps/tiny-sweep.yaml", test_src());
+  ck_assert_int_eq(test_sh("%s sweep %s -j 1 --quiet --csv %s/j1.csv", sw, dir, ""), 0);
+  ck_assert_int_eq(test_sh("ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe -n 2 "
+                           "%s sweep %s --quiet --csv %s/mpi.csv >/dev/null 2>&1",
+                           sw, dir, ""),
+                   0);
+  char p[1200], q[1200];
+  snprintf(p, sizeof p, "%s/j1.csv", dir);
+  snprintf(q, sizeof q, "%s/mpi.csv", dir);
+  char *a = test_slurp(p), *b = test_slurp(q);
+  ck_assert_msg(a && b && !strcmp(a, b), "MPI CSV differs from -j 1:\n%s\n---\n%s", a, b);
+  free(a);
+  free(b);
+  test_sh("rm -rf %s%s%s", dir, "", "");
+#else
+  printf("test_sweep: built without MPI: MPI check skipped\n");
+#endif
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("sweep");
@@ -235,6 +309,8 @@ int main(void)
   tcase_set_timeout(tr, 60);
   tcase_add_test(tr, test_jobs_and_shards_identical);
   tcase_add_test(tr, test_kill_and_resume);
+  tcase_add_test(tr, test_analytic);
+  tcase_add_test(tr, test_mpi_identical);
   suite_add_tcase(s, tr);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
