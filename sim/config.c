@@ -23,6 +23,19 @@ const struct param_desc system_param_table[] = {
 };
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 
+const struct param_desc client_param_table[] = {
+    {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct client_params, ram_bytes), .min = 0,
+     .max = 1.1e12, .optional = 1, .def = 0,
+     .help = "client page cache for buffered writes (bytes; 0 = none)"},
+    {.key = "dirty_ratio", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, dirty_ratio),
+     .min = 0.01, .max = 1, .optional = 1, .def = 0.2,
+     .help = "share of client RAM that may be dirty (Linux vm.dirty_ratio default 20 %)"},
+    {.key = "copy_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_bytes_per_s),
+     .min = 1e8, .max = 1e12, .optional = 1, .def = 0,
+     .help = "client memory copy rate (bytes/s), required with a client cache"},
+};
+const size_t client_param_count = PARAM_COUNT(client_param_table);
+
 /* The default scenario, compiled in from scenarios/default.yaml. */
 #include "default_scenario.h"
 
@@ -667,13 +680,16 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cl) {
     if (cl->kind != YNODE_MAP)
       return cfg_at(err, cl, "clients: expected a map like {count: 4}, got %s", ytree_kind_name(cl));
-    static const char *const ckeys[] = {"count", NULL};
-    for (int i = 0; i < cl->n; i++)
-      if (!cfg_in_list(ckeys, cl->keys[i]))
-        return cfg_unknown_key(cl, i, "clients", NULL, 0, ckeys, err);
     if (cfg_int(cl, "clients", "count", 1, 1024, 0, 1, &nclients, err) < 0)
       return -1;
   }
+  params_defaults(client_param_table, client_param_count, &s->client);
+  if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client, (const char *const[]){"count", NULL},
+               s, "clients", err) < 0)
+    return -1;
+  if (s->client.ram_bytes > 0 && !(s->client.copy_bytes_per_s > 0))
+    return cfg_at(err, cl, "clients: a client cache (ram %g B) needs copy_rate, the client's memory copy rate",
+                  s->client.ram_bytes);
   s->nclients = (int)nclients;
 
   /* Time and seed */

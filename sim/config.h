@@ -36,6 +36,16 @@ struct system_params {
 extern const struct param_desc system_param_table[];
 extern const size_t system_param_count;
 
+/* The clients' own page cache (`clients:` section): a write-back buffer
+ * for buffered (direct=0) writes over NFS/SMB, flushed on file close. */
+struct client_params {
+  double ram_bytes;         /* client RAM for the page cache; 0 = no client cache */
+  double dirty_ratio;       /* fraction of RAM that may be dirty before writes go through */
+  double copy_bytes_per_s;  /* memory copy rate of the client (needed when ram > 0) */
+};
+extern const struct param_desc client_param_table[];
+extern const size_t client_param_count;
+
 /* A parameter the catalogue marks `fit:` (free for calibrate). */
 struct cfg_fit {
   char path[128]; /* --set path, e.g. "soc.work_per_cycle" */
@@ -82,6 +92,7 @@ struct scenario {
   struct net_params net;
   struct proto_params proto;
   int nclients;
+  struct client_params client;
   struct workload workload;
   double time_s;        /* simulated time limit */
   uint64_t seed;

@@ -19,6 +19,7 @@
 
 #include "models/disks/fault.h"
 #include "models/net/mpio.h"
+#include "models/storage/pcache.h"
 #include "sim/analysis.h"
 #include "sim/platform.h"
 #include "sim/stats.h"
@@ -49,6 +50,8 @@ struct eng_req {
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
+  int absorbed;      /* a buffered write taken by the client's page cache */
+  int flush;         /* write-back of the client's dirty data (not a client I/O) */
   sg_sem_t waiter;   /* NFS: the nfsd thread waiting for the storage */
   struct eng_req *next;
 };
@@ -68,6 +71,7 @@ struct eng_conn {
   struct eng_queue txq;         /* iSCSI: completions waiting for iscsi_ttx */
   struct eng_queue rxq;         /* requests received on this connection's socket */
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the nfsd pool's */
+  struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   double bytes_up, bytes_down;  /* payload carried in the window */
 };
 
@@ -95,6 +99,14 @@ struct eng_job {
   sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
 };
 
+/* A client's page cache for buffered writes (write-back, flushed on close). */
+struct eng_client {
+  struct pcache *cache; /* NULL: no client cache */
+  struct accel bus;     /* the client's memory copies */
+  uint64_t dirty_limit_bytes;
+  uint64_t flush_chunk_bytes; /* largest write request of the protocol */
+};
+
 struct eng_kthread {
   struct eng *e;
   enum stack_thread kind;
@@ -116,6 +128,7 @@ struct eng {
   double storage_deadline;
   struct eng_kthread kthreads[STACK_THREAD_COUNT];
   struct eng_conn *conns;
+  struct eng_client *clients;
   struct eng_job *jobs;
   int njobs;
   struct eng_thread *threads[4096];
@@ -516,6 +529,10 @@ static struct eng_req *eng_make_req(struct eng_job *j)
     off = j->next_off;
     break;
   case JOB_STRIDE: {
+    if (sp->stride_bytes <= 0) { /* stride 0: the same record again (IOZone record re-write) */
+      off = 0.0;
+      break;
+    }
     double stride = sp->stride_bytes > bs ? sp->stride_bytes : bs;
     off = j->next_off;
     j->next_off += stride;
@@ -552,12 +569,26 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
   return j->rr;
 }
 
-/* Issue one request from the actor of lane `self` (a connection index, or
- * -1 from the timer actor which sends through the lanes). */
-static void eng_issue(struct eng_job *j, int self)
+/* A buffered write the client's page cache can take (below its dirty
+ * limit): it completes after a memory copy, on the client. */
+static int eng_client_absorb(struct eng_job *j, struct eng_req *r)
+{
+  struct eng_client *cl = &j->e->clients[j->client];
+  if (!cl->cache || j->spec->direct || !r->write || r->flush ||
+      pcache_dirty_bytes(cl->cache) + r->len_bytes > cl->dirty_limit_bytes)
+    return 0;
+  if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
+    return 0;
+  r->absorbed = 1;
+  return 1;
+}
+
+/* Send a request on its connection from the actor of lane `self` (a
+ * connection index, or -1 from the timer actor, which hands it to the
+ * lane's sender). */
+static void eng_send(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
-  struct eng_req *r = eng_make_req(j);
   j->outstanding++;
   j->issued++;
   if (e->proto == PROTO_LOCAL) {
@@ -565,6 +596,10 @@ static void eng_issue(struct eng_job *j, int self)
     return;
   }
   r->conn = eng_pick_conn(j, (double)r->len_bytes);
+  if (eng_client_absorb(j, r)) {
+    eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
+    return;
+  }
   if (j->mpio)
     mpio_start_io(j->mpio, r->conn, (double)r->len_bytes);
   if (r->conn != self) {
@@ -574,6 +609,31 @@ static void eng_issue(struct eng_job *j, int self)
   struct eng_conn *c = &e->conns[j->conn0 + r->conn];
   double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
   sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+}
+
+static void eng_issue(struct eng_job *j, int self)
+{
+  eng_send(j, eng_make_req(j), self);
+}
+
+/* Closing the file: once the job issues nothing more, write its client's
+ * dirty data back (NFS close-to-open flushes on close; IOZone -c times
+ * it).  Flush writes are not client I/Os. */
+static void eng_flush(struct eng_job *j, int self)
+{
+  struct eng_client *cl = &j->e->clients[j->client];
+  uint64_t off, len;
+  while (cl->cache && j->outstanding < j->depth && !eng_may_issue(j) &&
+         pcache_take_dirty(cl->cache, cl->flush_chunk_bytes, &off, &len)) {
+    struct eng_req *r = eng_req_new(j->e);
+    r->job = j;
+    r->write = 1;
+    r->flush = 1;
+    r->offset_bytes = off;
+    r->len_bytes = len;
+    r->t_issue_s = simgrid_get_clock();
+    eng_send(j, r, self);
+  }
 }
 
 /* Issue while the job's window allows (closed loop). */
@@ -591,9 +651,12 @@ static void eng_account(struct eng *e, struct eng_req *r)
   struct eng_job *j = r->job;
   j->outstanding--;
   j->completed++;
-  if (j->mpio)
+  if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
-  if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
+  if (r->flush) {
+    if (!j->spec->prep && e->nprep == 0 && now <= e->t_end_s && now > e->last_done_s)
+      e->last_done_s = now; /* the close is part of the timed work */
+  } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     stats_hist_add(r->write ? e->h_write : e->h_read, lat);
     stats_hist_add(e->h_all, lat);
@@ -605,7 +668,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->ios_read++;
     }
     stats_series_add(&e->series, now, (double)r->len_bytes);
-    if (e->proto != PROTO_LOCAL) {
+    if (e->proto != PROTO_LOCAL && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       c->bytes_up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
       c->bytes_down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
@@ -636,7 +699,9 @@ static void eng_open_gate(struct eng *e)
 
 static void eng_maybe_finish(struct eng_job *j)
 {
-  if (!j->finished && j->outstanding == 0 && !eng_may_issue(j)) {
+  const struct eng_client *cl = &j->e->clients[j->client];
+  if (!j->finished && j->outstanding == 0 && !eng_may_issue(j) &&
+      (!cl->cache || pcache_dirty_bytes(cl->cache) == 0)) {
     j->finished = 1;
     sg_sem_release(j->done);
     if (j->spec->prep && --j->e->nprep == 0)
@@ -660,6 +725,7 @@ static void eng_lane_rx_main(int argc, char **argv)
     sg_sem_acquire(j->gate);
   if (l->conn == 0 && j->spec->rate_iops <= 0 && j->spec->thinktime_s <= 0) {
     eng_refill(j, 0);
+    eng_flush(j, 0);
     eng_maybe_finish(j);
   }
   for (;;) {
@@ -671,6 +737,7 @@ static void eng_lane_rx_main(int argc, char **argv)
       sg_sem_release(j->timer_sem);
     }
     eng_refill(j, l->conn);
+    eng_flush(j, l->conn);
     eng_maybe_finish(j);
   }
 }
@@ -689,6 +756,21 @@ static void eng_lane_tx_main(int argc, char **argv)
     struct eng_conn *c = &e->conns[j->conn0 + l->conn];
     double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
     sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+  }
+}
+
+/* The client cache's copy of an absorbed write: done after the copy over
+ * the client's memory bus, then handed to the job like a reply. */
+static void eng_client_copy_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&c->cacheq);
+    struct eng_client *cl = &r->job->e->clients[r->job->client];
+    sg_actor_sleep_until(accel_submit(&cl->bus, simgrid_get_clock(), (double)r->len_bytes));
+    sg_comm_detach(sg_mailbox_put_init(r->job->reply[r->conn], r, 0), NULL);
   }
 }
 
@@ -723,6 +805,7 @@ static void eng_timer_main(int argc, char **argv)
         eng_issue(j, -1);
     }
   }
+  eng_flush(j, -1);
   eng_maybe_finish(j);
 }
 
@@ -898,6 +981,9 @@ static void eng_destroy(struct eng *e)
   }
   free(e->jobs);
   free(e->conns);
+  for (int i = 0; e->clients && i < e->s->nclients; i++)
+    pcache_destroy(e->clients[i].cache);
+  free(e->clients);
   for (int i = 0; i < e->nthreads; i++)
     free(e->threads[i]);
   while (e->free_reqs) {
@@ -1061,6 +1147,22 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   if (!e->conns)
     goto fail_oom;
   char name[96], who[96];
+  e->clients = calloc((size_t)s->nclients, sizeof *e->clients);
+  if (!e->clients)
+    goto fail_oom;
+  if (s->client.ram_bytes > 0 && !local) {
+    double chunk = 0.0;
+    proto_split(&s->proto, 1, 1e15, &chunk);
+    for (int c = 0; c < s->nclients; c++) {
+      struct eng_client *cl = &e->clients[c];
+      cl->cache = pcache_create((uint64_t)s->client.ram_bytes, 4096);
+      if (!cl->cache)
+        goto fail_oom;
+      accel_init(&cl->bus, "client.memory", s->client.copy_bytes_per_s, 0.0);
+      cl->dirty_limit_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_ratio);
+      cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
+    }
+  }
   eng_queue_init(&e->nfsq);
   if (e->proto == PROTO_NFS && !e->net_only) {
     int nt = (int)s->proto.nfs_threads;
@@ -1085,6 +1187,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     c->srv = sg_mailbox_by_name(name);
     eng_queue_init(&c->txq);
     eng_queue_init(&c->rxq);
+    eng_queue_init(&c->cacheq);
+    if (e->clients[c->pc->client].cache)
+      eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
     c->deliver = e->proto == PROTO_NFS && !e->net_only ? &e->nfsq : &c->rxq;
     eng_spawn("socket", e->nas, eng_socket_main, c, 1);
     if (e->net_only) {

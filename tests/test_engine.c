@@ -168,6 +168,25 @@ START_TEST(test_iperf_link_rate)
 }
 END_TEST
 
+/* Client page cache: buffered record re-writes run at the client's memory
+ * copy rate (4 GB/s here), never faster; without the cache, at the
+ * network's. */
+START_TEST(test_client_cache_rewrite)
+{
+  struct cli_out a = run_json("tests/scenarios/client-cache-rewrite.yaml", NULL);
+  const char *nocache[] = {"--set", "clients.ram=0B", NULL};
+  struct cli_out b = run_json("tests/scenarios/client-cache-rewrite.yaml", nocache);
+  ck_assert_msg(a.status == 0 && b.status == 0, "exit %d/%d: %s %s", a.status, b.status, a.err, b.err);
+  double cached = cli_json_number(a.out, "\"write\": {", "MBps");
+  double uncached = cli_json_number(b.out, "\"write\": {", "MBps");
+  ck_assert_msg(cached <= 4000.0 && cached > 10.0 * uncached,
+                "record re-write: %g MB/s with the client cache, %g without", cached, uncached);
+  ck_assert_msg(uncached < 125.0, "without a client cache the 1GbE link bounds it: %g MB/s", uncached);
+  cli_out_free(&a);
+  cli_out_free(&b);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -182,6 +201,7 @@ int main(void)
   tcase_add_test(tc, test_degraded_continues);
   tcase_add_test(tc, test_open_loop_rate);
   tcase_add_test(tc, test_iperf_link_rate);
+  tcase_add_test(tc, test_client_cache_rewrite);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
