@@ -78,7 +78,7 @@ static void cli_sweep_usage(FILE *out)
         "                  point's service demands (population axes clients.count,\n"
         "                  workload.iodepth, workload.numjobs scale N); the CSV has\n"
         "                  a source column (sim|mva) and MVA vs simulation on the\n"
-        "                  simulated points.  See sim/ANALYTIC.md\n"
+        "                  simulated points.  See reports/README.md\n"
         "  --sample K      the K of --analytic\n"
         "  --list          print the expanded points and exit\n"
         "  --quiet         no progress on stderr\n"

@@ -343,7 +343,7 @@ void svg_heatmap(FILE *out, const char *title, const char *xlabel, const char *c
       if (isfinite(val) && cw >= 34)
         fprintf(out,
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"9\" text-anchor=\"middle\" "
-                "fill=\"%s\">%.3g</text>",
+                "fill=\"%s\">%.4g</text>",
                 x + cw / 2, y + ch / 2 + 3, f > 0.55 ? "#fff" : "#000", val);
       fputc('\n', out);
     }
