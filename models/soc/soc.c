@@ -24,6 +24,14 @@ const struct param_desc soc_param_table[] = {
      .def = 0, .help = "AES engine throughput (bytes/s); 0B/s = no engine"},
     {.key = "crypto_engine_setup", .dim = UNITS_TIME, .offset = SOC_OFF(crypto_engine_setup_s),
      .min = 0, .max = 1e-3, .optional = 1, .def = 0, .help = "crypto engine per-job setup (s)"},
+    /* AES-CBC encryption is a serial chain (each block needs the previous
+     * ciphertext) while decryption is not: an engine with several AES
+     * pipelines (or one deep pipeline) decrypts up to that many blocks at
+     * once, so decrypt throughput = speedup x crypto_engine_rate.  1 = one
+     * block at a time either way; bound: pipeline depths of embedded engines. */
+    {.key = "crypto_engine_decrypt_speedup", .dim = UNITS_NUMBER,
+     .offset = SOC_OFF(crypto_engine_decrypt_speedup), .min = 1, .max = 16, .optional = 1, .def = 1,
+     .help = "crypto engine CBC decryption throughput / encryption throughput"},
     {.key = "parity_engine_rate", .dim = UNITS_RATE,
      .offset = SOC_OFF(parity_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
      .def = 0, .help = "XOR / RAID-6 DMA engine throughput (bytes/s); 0B/s = no engine"},

@@ -39,6 +39,8 @@
 #define STK_FLUSH_MAX_BYTES (4u << 20)
 #define STK_DESTAGE_MAX_BYTES (1u << 20)
 #define STK_MERGE_MAX_BYTES (4u << 20)
+#define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
+#define STK_DESTAGE_DIRTY_FRAC 0.5 /* destage under load once this fraction is dirty */
 
 enum stk_step {
   ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
@@ -57,6 +59,7 @@ struct stk_req {
   struct stk_req *rider;  /* client requests completed with this one */
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
+  double stripe_heads;    /* md stripe_heads raid5d handles for this request */
   struct stk_req *lprev, *lnext; /* every live request, freed by stack_destroy */
 };
 
@@ -75,6 +78,7 @@ struct stk_op {
   double next_issue_s;
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
+  int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
 };
 
 struct blocked_write {
@@ -107,7 +111,8 @@ struct stack {
   struct stk_req *ra_req;
   /* ssd cache */
   struct pcache *sc;
-  uint64_t sc_seq_end, sc_seq_run, sc_span;
+  uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS], sc_used[STK_SC_STREAMS], sc_clock;
+  uint64_t sc_span;
   int sc_rr, destage_inflight, destage_timer;
   /* background ops */
   struct stk_op ops[STK_MAX_OPS];
@@ -243,17 +248,24 @@ static int stk_bg_active(const struct stack *s, double t)
   return t - s->last_fg_s < STK_IDLE_S;
 }
 
-/* Stripe-cache entries a write plan needs: one per page row touched. */
-static int stk_stripes_needed(const struct stack *s, const struct stk_req *r)
+/* Page rows (stripe_heads) a write plan touches: the longest member write in pages. */
+static double stk_rows(const struct stk_req *r)
 {
-  if (s->g.parity_members == 0)
-    return 0;
   uint64_t rows = 0;
   for (int i = 0; i < r->plan.writes.n; i++) {
     uint64_t pr = (r->plan.writes.v[i].len_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES;
     if (pr > rows)
       rows = pr;
   }
+  return (double)rows;
+}
+
+/* Stripe-cache entries a write plan needs: one per page row touched. */
+static int stk_stripes_needed(const struct stack *s, const struct stk_req *r)
+{
+  if (s->g.parity_members == 0)
+    return 0;
+  uint64_t rows = (uint64_t)stk_rows(r);
   int total = (int)s->cfg.volume.stripe_cache_entries;
   return rows > (uint64_t)total ? total : (int)rows;
 }
@@ -324,14 +336,24 @@ static void stk_ssd(struct stack *s, struct stk_req *r, double t)
     return;
   if (r->kind != RQ_CLIENT && r->kind != RQ_RA && r->kind != RQ_FLUSH)
     return;
-  /* sequential-stream detection */
-  if (r->off == s->sc_seq_end)
-    s->sc_seq_run += r->len;
-  else
-    s->sc_seq_run = r->len;
-  s->sc_seq_end = r->off + r->len;
+  /* sequential-stream detection over several interleaved streams (several
+   * clients / jobs each reading sequentially): a request continuing a
+   * tracked stream extends it, any other starts one in the least recently
+   * used slot */
+  int k = 0;
+  for (int i = 0; i < STK_SC_STREAMS; i++) {
+    if (s->sc_end[i] == r->off) {
+      k = i;
+      break;
+    }
+    if (s->sc_used[i] < s->sc_used[k])
+      k = i;
+  }
+  s->sc_run[k] = s->sc_end[k] == r->off ? s->sc_run[k] + r->len : r->len;
+  s->sc_end[k] = r->off + r->len;
+  s->sc_used[k] = ++s->sc_clock;
   double bypass = s->cfg.ssdcache.seq_bypass_bytes;
-  if (bypass > 0 && (double)s->sc_seq_run > bypass) {
+  if (bypass > 0 && (double)s->sc_run[k] > bypass) {
     if (r->write)
       pcache_invalidate(s->sc, r->off, r->len);
     return;
@@ -422,14 +444,24 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
         s->stripes_free -= need;
         r->stripes_held = need;
       }
+      if (r->write && r->kind != RQ_BG && s->g.parity_members > 0)
+        r->stripe_heads = stk_rows(r);
       break;
     case ST_READS:
       stk_issue_list(s, r, &r->plan.reads, 0, t);
       break;
     case ST_PARITY: {
       double pb = r->plan.p_bytes, qb = r->plan.q_bytes;
-      stk_compute(s, r, c->parity_engine, pb + qb, STACK_THREAD_RAID,
-                  pb * c->volume.parity_cycles_per_byte + qb * c->volume.q_cycles_per_byte, t);
+      /* raid5d walks every stripe_head on the CPU, engine or not */
+      double sh = r->stripe_heads * (c->volume.stripe_cycles +
+                                     c->volume.stripe_dev_cycles * (double)s->g.members);
+      if (c->parity_engine != NULL) {
+        stk_compute(s, r, c->parity_engine, pb + qb, STACK_THREAD_RAID, 0, t);
+        stk_compute(s, r, NULL, 0, STACK_THREAD_RAID, sh, t);
+      } else {
+        stk_compute(s, r, NULL, 0, STACK_THREAD_RAID,
+                    pb * c->volume.parity_cycles_per_byte + qb * c->volume.q_cycles_per_byte + sh, t);
+      }
       break;
     }
     case ST_WRITES:
@@ -456,9 +488,15 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
       }
       break;
     case ST_CRYPT_R:
-      if (crypt && !r->write)
-        stk_compute(s, r, c->crypto_engine, (double)r->len, STACK_THREAD_CRYPT,
-                    (double)r->len * c->crypt.cpu_cycles_per_byte, t);
+      /* CBC decryption: the engine pipelines blocks (speedup over its
+       * encryption rate), the CPU path has its own cycles per byte */
+      if (crypt && !r->write) {
+        double sp = c->crypto_engine_decrypt_speedup > 1 ? c->crypto_engine_decrypt_speedup : 1;
+        double cpb = c->crypt.cpu_decrypt_cycles_per_byte > 0 ? c->crypt.cpu_decrypt_cycles_per_byte
+                                                              : c->crypt.cpu_cycles_per_byte;
+        stk_compute(s, r, c->crypto_engine, (double)r->len / sp, STACK_THREAD_CRYPT,
+                    (double)r->len * cpb, t);
+      }
       break;
     case ST_FINISH:
       stk_finish(s, r, t);
@@ -557,7 +595,7 @@ static void stk_destage_kick(struct stack *s, double t)
   if (dirty == 0 || s->destage_inflight > 0)
     return;
   /* destage while the array is idle, or always once half the cache is dirty */
-  if (stk_bg_active(s, t) && (double)dirty < 0.5 * s->cfg.ssdcache.capacity_bytes) {
+  if (stk_bg_active(s, t) && (double)dirty < STK_DESTAGE_DIRTY_FRAC * s->cfg.ssdcache.capacity_bytes) {
     if (!s->destage_timer) {
       s->destage_timer = 1;
       stk_tm_push(s, t + STK_IDLE_S, TM_DESTAGE, NULL);
@@ -577,6 +615,32 @@ static void stk_destage_kick(struct stack *s, double t)
 }
 
 /* ---- background operations ------------------------------------------- */
+
+/* mke2fs default journal size for a file system of cap bytes in 4 KiB
+ * blocks (e2fsprogs ext2fs_default_journal_size). */
+static uint64_t stk_journal_bytes(uint64_t cap)
+{
+  uint64_t blocks = cap / 4096, j;
+  if (blocks < 2048)
+    j = 0;
+  else if (blocks < 32768)
+    j = 1024;
+  else if (blocks < 256 * 1024)
+    j = 4096;
+  else if (blocks < 512 * 1024)
+    j = 8192;
+  else if (blocks < 4096 * 1024)
+    j = 16384;
+  else if (blocks < 8192 * 1024)
+    j = 32768;
+  else if (blocks < 16384 * 1024)
+    j = 65536;
+  else if (blocks < 32768 * 1024)
+    j = 131072;
+  else
+    j = 262144;
+  return j * 4096;
+}
 
 static struct stk_op *stk_op_running(struct stack *s)
 {
@@ -613,10 +677,18 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
   uint64_t pos = op->issued;
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
+    if (op->mkfs) { /* volume creation: mke2fs zeroes inode tables and journal */
+      raid_plan_write(&s->g, pos, units, &r->plan);
+      break;
+    }
     raid_plan_resync(&s->g, pos, units, &r->plan);
+    if (s->g.parity_members > 0)
+      r->stripe_heads = (double)units / RAID_PAGE_BYTES;
     break;
   case STACK_OP_REBUILD:
     raid_plan_rebuild(&s->g, op->cfg.failed_member, pos, units, &r->plan);
+    if (s->g.parity_members > 0)
+      r->stripe_heads = (double)units / RAID_PAGE_BYTES;
     break;
   case STACK_OP_MIGRATE:
   case STACK_OP_RESHAPE:
@@ -638,6 +710,9 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
         raid_ext_add(&r->plan.writes, m, pn, rn);
       r->plan.p_bytes = (double)units;
       r->plan.q_bytes = n->parity_members == 2 ? (double)units : 0.0;
+      /* md reshape: one destination stripe_head per page row of the new
+       * layout and the source stripe_heads of the old rows it consumes */
+      r->stripe_heads = (double)(rn + ro) / RAID_PAGE_BYTES;
       if (!op->critical_done) {
         uint64_t crit = o->chunk_bytes * (uint64_t)o->data_members * (uint64_t)n->data_members;
         for (int m = 0; m < o->members; m++)
@@ -668,6 +743,8 @@ static void stk_op_pump(struct stack *s, double t)
     /* md: above speed_limit_min, resync yields whenever the array is not
      * idle; it never goes above speed_limit_max. Rates are per member. */
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
+    if (op->mkfs)
+      rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
     uint64_t per_member = busy ? STK_OP_WINDOW_BUSY_BYTES : STK_OP_WINDOW_IDLE_BYTES;
     int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
                   (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
@@ -834,7 +911,8 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
       goto fail;
     s->sc_span = (uint64_t)cfg->ssdcache.capacity_bytes;
   }
-  s->sc_seq_end = UINT64_MAX;
+  for (int i = 0; i < STK_SC_STREAMS; i++)
+    s->sc_end[i] = UINT64_MAX;
   return s;
 fail:
   nw_fail(err, NULL, 0, 0, "stack: out of memory");
@@ -1054,6 +1132,18 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   switch (op_cfg->kind) {
   case STACK_OP_RESYNC:
     op.total = g->parity_members || g->level == RAID_1 || g->level == RAID_10 ? g->member_bytes : 0;
+    if (op.total == 0) {
+      /* nothing to resync: initialising the volume is mke2fs writing its
+       * inode tables (capacity / inode_ratio x inode_size) and journal */
+      const struct volume_params *v = &s->cfg.volume;
+      double cap = (double)raid_capacity_bytes(g);
+      double itab = v->mkfs_inode_ratio_bytes > 0 ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes : 0;
+      op.total = (uint64_t)(itab + (double)stk_journal_bytes((uint64_t)cap));
+      op.total -= op.total % RAID_PAGE_BYTES;
+      if (op.total > raid_capacity_bytes(g))
+        op.total = raid_capacity_bytes(g);
+      op.mkfs = 1;
+    }
     break;
   case STACK_OP_REBUILD:
     if (op_cfg->failed_member < 0 || op_cfg->failed_member >= g->members)
@@ -1154,4 +1244,53 @@ int stack_ops_running(const struct stack *s)
 uint64_t stack_dirty_bytes(const struct stack *s)
 {
   return s->pc != NULL ? pcache_dirty_bytes(s->pc) : 0;
+}
+
+void stack_precondition(struct stack *s, const struct stack_precond *p)
+{
+  if (s == NULL || p == NULL || s->sc == NULL || p->len_bytes == 0 || p->offset_bytes >= s->capacity)
+    return;
+  uint64_t off = p->offset_bytes, len = p->len_bytes;
+  if (off + len > s->capacity)
+    len = s->capacity - off;
+  double bypass = s->cfg.ssdcache.seq_bypass_bytes;
+  if (bypass > 0 && (double)p->run_bytes > bypass)
+    return; /* the admission policy never lets this job's I/O in */
+  uint64_t cap = (uint64_t)s->cfg.ssdcache.capacity_bytes;
+  if (len > cap) { /* LRU: what the cache holds at the end is the most recent cap bytes */
+    off += len - cap;
+    len = cap;
+  }
+  pcache_insert(s->sc, off, len, 0, 0.0);
+  if ((int)s->cfg.ssdcache.mode != 2 || !(p->write_fraction > 0))
+    return;
+  /* read-write: under sustained load the destager only runs above the
+   * threshold, so the dirty level settles at min(region, threshold x cap);
+   * random writes spread the dirty blocks evenly over the region */
+  uint64_t blk = pcache_block_bytes(s->sc);
+  double dirty = fmin((double)len, STK_DESTAGE_DIRTY_FRAC * (double)cap);
+  uint64_t nblk = (len + blk - 1) / blk;
+  double frac = dirty / (double)len, acc = 0;
+  uint64_t run_start = 0, run_len = 0;
+  for (uint64_t b = 0; b < nblk; b++) {
+    acc += frac;
+    int mark = acc >= 1.0 - 1e-9;
+    if (mark)
+      acc -= 1.0;
+    if (mark && run_len > 0 && run_start + run_len == b) {
+      run_len++;
+    } else if (mark) {
+      if (run_len > 0)
+        pcache_insert(s->sc, off + run_start * blk, run_len * blk, 1, 0.0);
+      run_start = b;
+      run_len = 1;
+    }
+  }
+  if (run_len > 0)
+    pcache_insert(s->sc, off + run_start * blk, run_len * blk, 1, 0.0);
+  /* the destager looks again once the array has been idle for a while */
+  if (!s->destage_timer && pcache_dirty_bytes(s->sc) > 0) {
+    s->destage_timer = 1;
+    stk_tm_push(s, STK_IDLE_S, TM_DESTAGE, NULL);
+  }
 }

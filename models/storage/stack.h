@@ -59,6 +59,10 @@ struct volume_params {
   double parity_cycles_per_byte;      /* CPU cost of P (XOR) per data byte, when no engine */
   double q_cycles_per_byte;           /* extra CPU cost of Q (RAID-6) per data byte */
   double members;                     /* member disk count */
+  double stripe_cycles;               /* md raid5d CPU per stripe_head handled (RAID-5/6) */
+  double stripe_dev_cycles;           /* md raid5d CPU per member device of a stripe_head */
+  double mkfs_inode_ratio_bytes;      /* mke2fs bytes-per-inode (inode tables written at creation) */
+  double mkfs_inode_bytes;            /* mke2fs inode size */
 };
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
@@ -92,7 +96,8 @@ extern const size_t ssdcache_param_count;
 /* Folder encryption: the `encryption:` section. */
 struct crypt_params {
   double enabled;            /* 0/1 */
-  double cpu_cycles_per_byte;/* AES cost on a core when no engine */
+  double cpu_cycles_per_byte;/* AES-CBC encryption cost on a core when no engine (writes) */
+  double cpu_decrypt_cycles_per_byte; /* AES-CBC decryption cost on a core (reads); 0 = same as encryption */
 };
 extern const struct param_desc crypt_param_table[];
 extern const size_t crypt_param_count;
@@ -104,6 +109,8 @@ struct stack_cfg {
   struct crypt_params crypt;
   struct accel *parity_engine; /* NULL: parity on the CPU (STACK_THREAD_RAID) */
   struct accel *crypto_engine; /* NULL: AES on the CPU (STACK_THREAD_CRYPT) */
+  double crypto_engine_decrypt_speedup; /* engine CBC decrypt / encrypt throughput (soc
+                                           crypto_engine_decrypt_speedup); <= 1 or 0: equal */
   struct accel *mem_bus;       /* page-cache hits and absorbed writes copy their bytes
                                   through it (FIFO at the memory bandwidth); NULL: free */
   struct disk **members;       /* volume members, volume.members of them */
@@ -159,6 +166,21 @@ int stack_op_count(const struct stack *s);
 void stack_op_get(const struct stack *s, int i, struct stack_op_report *out);
 /* 1 while any background op is still running. */
 int stack_ops_running(const struct stack *s);
+
+/* Steady-state SSD-cache contents of one job, as after preconditioning. */
+struct stack_precond {
+  uint64_t offset_bytes, len_bytes; /* the job's region on the volume */
+  double write_fraction;            /* 0..1: share of the job's requests that write */
+  uint64_t run_bytes;               /* the job's sequential run: bs for random I/O, len_bytes for sequential */
+};
+
+/* Put the SSD cache in the state a long run of the job would leave (before
+ * any I/O at time 0): nothing if the cache's sequential bypass would refuse
+ * the job's I/O; else the region cached (most recent at its end when larger
+ * than the cache), in read-write mode with a write_fraction > 0 dirty up to
+ * the destage threshold (min(len, threshold x capacity) bytes, evenly spread).
+ * No-op without an SSD cache. */
+void stack_precondition(struct stack *s, const struct stack_precond *p);
 
 /* Added by the storage stack (additive): dirty page-cache bytes now (0 without a page cache). */
 uint64_t stack_dirty_bytes(const struct stack *s);

@@ -52,6 +52,23 @@ const struct param_desc volume_param_table[] = {
     {.key = "q_cycles_per_byte", .dim = UNITS_NUMBER,
      .offset = offsetof(struct volume_params, q_cycles_per_byte), .min = 0.01, .max = 50,
      .optional = 1, .def = 1.5, .help = "extra CPU cycles per byte fed to Q (RAID-6)"},
+    /* unknown: handle_stripe() on the single md raid5d thread (group_thread_cnt
+     * 0, the default) walks each 4 KiB stripe_head through its state machine,
+     * a few microseconds on these cores; it is what bounds resync/rebuild/
+     * reshape on weak SoCs when the disks could go faster */
+    {.key = "stripe_cycles", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, stripe_cycles), .min = 0, .max = 200000,
+     .optional = 1, .def = 8000, .help = "raid5d CPU cycles per stripe_head (fixed part)"},
+    {.key = "stripe_dev_cycles", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, stripe_dev_cycles), .min = 0, .max = 50000,
+     .optional = 1, .def = 1500, .help = "raid5d CPU cycles per member device of a stripe_head"},
+    /* mke2fs.conf defaults: inode_ratio 16384, inode_size 256 (e2fsprogs) */
+    {.key = "mkfs_inode_ratio", .dim = UNITS_BYTES,
+     .offset = offsetof(struct volume_params, mkfs_inode_ratio_bytes), .min = 1024,
+     .max = 64 * MiB, .optional = 1, .def = 16 * KiB, .help = "bytes per inode of the new file system"},
+    {.key = "mkfs_inode_size", .dim = UNITS_BYTES,
+     .offset = offsetof(struct volume_params, mkfs_inode_bytes), .min = 128, .max = 4 * KiB,
+     .optional = 1, .def = 256, .help = "inode size of the new file system (bytes)"},
 };
 const size_t volume_param_count = PARAM_COUNT(volume_param_table);
 
@@ -110,6 +127,14 @@ const struct param_desc crypt_param_table[] = {
     /* unknown: table AES on ARMv7 without crypto extensions is tens of cycles per byte */
     {.key = "cpu_cycles_per_byte", .dim = UNITS_NUMBER,
      .offset = offsetof(struct crypt_params, cpu_cycles_per_byte), .min = 0.5, .max = 200,
-     .optional = 1, .def = 25, .help = "AES CPU cycles per byte without an engine"},
+     .optional = 1, .def = 25, .help = "AES-CBC encryption CPU cycles per byte without an engine"},
+    /* CBC decryption has no chain dependency (every block's AES runs on the
+     * ciphertext, known in advance), so it pipelines where encryption is
+     * latency bound: with AES-NI ~1 vs ~4.5 cycles/byte; table AES on an
+     * in-order core is throughput bound either way (ratio ~1).  0 = same as
+     * cpu_cycles_per_byte. */
+    {.key = "cpu_decrypt_cycles_per_byte", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct crypt_params, cpu_decrypt_cycles_per_byte), .min = 0, .max = 200,
+     .optional = 1, .def = 0, .help = "AES-CBC decryption CPU cycles per byte (0 = as encryption)"},
 };
 const size_t crypt_param_count = PARAM_COUNT(crypt_param_table);
