@@ -499,6 +499,54 @@ START_TEST(test_decrypt_cost)
 }
 END_TEST
 
+
+START_TEST(test_volume_init_and_stripe_cpu)
+{
+  struct nw_err err;
+  struct stack_op_report r;
+  struct stack_cfg c;
+  /* single-disk "resync" = mke2fs: inode tables + journal written, not 0 s */
+  env_defaults(&c);
+  c.volume.level = 0;
+  c.member_bytes = (uint64_t)(4 * GiB);
+  c.volume.mkfs_inode_ratio_bytes = 16384;
+  c.volume.mkfs_inode_bytes = 256;
+  struct env *e = env_new(&c, 1, 1e-3, 100e6);
+  struct stack_op_cfg op = {.kind = STACK_OP_RESYNC};
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_run(e, INFINITY);
+  stack_op_get(e->s, 0, &r);
+  double want_bytes = 4 * GiB / 64 + 16384.0 * 4096; /* 4 GiB: 1M blocks -> 64 MiB journal */
+  ck_assert_msg(fabs((double)F(e->dev[0])->write_bytes / want_bytes - 1) < 0.01,
+                "mkfs wrote %llu B, expected %g B", (unsigned long long)F(e->dev[0])->write_bytes, want_bytes);
+  ck_assert_msg(r.end_s > 0 && r.end_s - r.start_s > 0.5 * want_bytes / 100e6, "init took %g s", r.end_s - r.start_s);
+  env_free(e);
+  /* raid5d: a reshape handles (1 + new_D/old_D) stripe_heads per new row, a rebuild 1 */
+  double cyc[2];
+  for (int k = 0; k < 2; k++) {
+    env_defaults(&c);
+    c.volume.level = 4;
+    c.member_bytes = (uint64_t)(256 << 20);
+    c.volume.stripe_cycles = 1000;
+    c.volume.stripe_dev_cycles = 0;
+    c.volume.parity_cycles_per_byte = 0; /* count only the stripe_head walk */
+    c.volume.q_cycles_per_byte = 0;
+    e = env_new(&c, 4, 1e-3, 150e6);
+    op = k == 0 ? (struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 1}
+                : (struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 5};
+    ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+    env_run(e, INFINITY);
+    cyc[k] = e->cpu_cycles[STACK_THREAD_RAID];
+    env_free(e);
+  }
+  double rows = (double)(256 << 20) / 4096;
+  ck_assert_msg(fabs(cyc[0] / (rows * 1000) - 1) < 0.01, "rebuild raid5d cycles %g, expected %g", cyc[0], rows * 1000);
+  /* 4 -> 5: old rows = cap/3/4K = rows, new rows = cap/4/4K = 0.75 rows; + critical section */
+  ck_assert_msg(fabs(cyc[1] / (rows * 1.75 * 1000) - 1) < 0.05, "reshape raid5d cycles %g, expected ~%g", cyc[1],
+                rows * 1.75 * 1000);
+}
+END_TEST
+
 START_TEST(test_check_rejections)
 {
   struct stack_cfg c;
@@ -535,6 +583,7 @@ int main(void)
   tcase_add_test(tc, test_rebuild_idle_duration);
   tcase_add_test(tc, test_rebuild_under_load);
   tcase_add_test(tc, test_reshape_and_migration);
+  tcase_add_test(tc, test_volume_init_and_stripe_cpu);
   suite_add_tcase(s, tc);
   tc = tcase_create("caches");
   tcase_add_test(tc, test_lru_hand_count);
