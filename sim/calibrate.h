@@ -1,0 +1,82 @@
+/* calibrate.h - fit the catalogue's `fit:` values to the review data.
+ *
+ * A free parameter is one catalogue value marked `fit: [lo, hi]`, keyed by
+ * (catalogue entry, key): "socs/alpine-al514" + "work_per_cycle".  The
+ * entry is the one the scenario section uses: soc -> socs/<soc_name>,
+ * disks -> drives/<drive.name>, ssd_cache -> drives/<cache_drive.name>,
+ * system -> systems/<system_name>, protocol -> protocols/<kind>; a fit
+ * declared in another section is private to the scenario
+ * (<section>/<scenario name>).  A fitted value is applied to a scenario
+ * as `--set <that scenario's fit path>=<value>` for every fit of the
+ * scenario that maps to the same (entry, key).
+ *
+ * Residuals r_i = w_i log(predicted_i / measured_i), w = 1, approx points
+ * 1/sqrt(2), skewed/unsupported/non-positive points excluded.  Each value
+ * is fitted through x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's
+ * Levenberg-Marquardt trust region; the Jacobian is forward differences
+ * in u whose simulations run as one run-pool batch, and every simulation
+ * is cached by (task, values of the parameters that reach it). */
+#ifndef NASTWIN_CALIBRATE_H
+#define NASTWIN_CALIBRATE_H
+
+#include <stdio.h>
+
+#include "sim/config.h"
+#include "sim/err.h"
+#include "sim/validate.h"
+
+#define CALIB_MAX_PARAMS 160
+
+struct calib_param {
+  char entry[96];      /* "socs/alpine-al514" */
+  char key[64];        /* "work_per_cycle" */
+  enum units_dim dim;
+  double value0;       /* catalogue value (canonical unit) */
+  double lo, hi;       /* fit bounds (canonical unit) */
+  double value;        /* fitted value */
+  double se;           /* standard error of value (canonical unit) */
+  int ntasks;          /* simulations it reaches */
+  int npoints;         /* residuals it reaches */
+  int at_bound;        /* 1: within 1 % of the range from a bound */
+  int free_;           /* 1: fitted in the last fit */
+  int no_effect;       /* 1: the screening Jacobian column was exactly 0 */
+};
+
+struct calib_opts {
+  const char *data, *points, *only, *params, *catalog, *out, *date;
+  int njobs;     /* < 1: CPUs */
+  int max_iter;  /* LM iterations of the full fit */
+  int cv;        /* 1: leave-one-experiment-out after the full fit */
+  int cv_iter;   /* LM iterations of each CV fit */
+  int list;      /* 1: list the free parameters and stop */
+  int quiet;
+};
+
+/* The bounded transform x(u) = lo + (hi - lo) (1 + tanh u) / 2. */
+double calib_x_of_u(double u, double lo, double hi);
+/* Its inverse; x is clamped 0.1 % of the range inside [lo, hi]. */
+double calib_u_of_x(double x, double lo, double hi);
+/* dx/du at u. */
+double calib_dx_du(double u, double lo, double hi);
+
+/* The catalogue entry a fit record of s belongs to ("drives/x"); key
+ * points into f->path.  0, or -1 when the path has no section. */
+int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *entry, size_t len,
+                       const char **key);
+
+/* Turn a calibrated.yaml into the --set list for scenario s (loaded
+ * without them): one set per fit of s whose (entry, key) is in the file.
+ * The strings live in text (text_len bytes; 64 KiB is plenty).  Returns
+ * the number of sets (0..max) or -1 with err. */
+int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
+               size_t text_len, struct nw_err *err);
+
+/* Reload every configuration of a loaded val_set with the calibrated
+ * values of path (validate --calibrated).  0 or -1 with err. */
+int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err);
+
+/* The whole `nastwin calibrate` run: fit, print the summary to out, write
+ * o->out.  0 ok, 1 a fit/simulation problem, 2 bad input (err filled). */
+int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err);
+
+#endif

@@ -1,0 +1,110 @@
+/* nastwin calibrate: fit the catalogue's `fit:` values to the review data. */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/calibrate.h"
+#include "sim/cli.h"
+
+static void cli_calibrate_usage(FILE *out)
+{
+  fputs("usage: nastwin calibrate [options]\n"
+        "\n"
+        "Fits the catalogue values marked `fit: [lo, hi]` that the review points use\n"
+        "(one free parameter per catalogue entry and key, e.g. socs/alpine-al514.\n"
+        "work_per_cycle) by Levenberg-Marquardt on w*log(predicted/measured)\n"
+        "(approx points weigh half in the sum of squares, skewed ones are left out),\n"
+        "prints the fitted values, their standard errors, the parameters that end at a\n"
+        "bound, and the validation summary before/after; writes the values to --out.\n"
+        "\n"
+        "options:\n"
+        "  --data FILE        review data (default: validation/reviews.yaml)\n"
+        "  --points FILE      the mapping (default: validation/points.yaml)\n"
+        "  --only ID[,ID...]  only these experiments\n"
+        "  --params P[,P...]  only these parameters: ENTRY.KEY, ENTRY or KEY\n"
+        "  --catalog DIR      catalogue directory\n"
+        "  --out FILE         output (default: validation/calibrated.yaml)\n"
+        "  --max-iter N       Levenberg-Marquardt iterations (default 8)\n"
+        "  --cv               then leave-one-experiment-out cross-validation\n"
+        "  --cv-iter N        iterations of each CV fit (default 2)\n"
+        "  --date TEXT        provenance date (default \"unspecified\": deterministic file)\n"
+        "  --list             list the free parameters and their reach, do not fit\n"
+        "  -j N               simulations at once (default: CPUs)\n"
+        "  --quiet            no progress on stderr\n"
+        "\n"
+        "exit: 0 fitted, 1 the fit failed, 2 bad input\n",
+        out);
+}
+
+/* A whole number in [lo, hi] or -1. */
+static int cli_calibrate_int(const char *opt, const char *s, int lo, int hi)
+{
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*end || end == s || v < lo || v > hi) {
+    fprintf(stderr, "nastwin: error: %s '%s': must be a whole number between %d and %d\n", opt, s, lo, hi);
+    return -1;
+  }
+  return (int)v;
+}
+
+int cli_calibrate(int argc, char **argv)
+{
+  struct calib_opts o = {.max_iter = 8, .cv_iter = 2, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
+                                         "--max-iter", "--cv-iter", "--date", "-j", NULL};
+    int needs = 0;
+    for (int k = 0; valued[k]; k++)
+      needs |= !strcmp(a, valued[k]);
+    if (needs && i + 1 >= argc) {
+      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      cli_calibrate_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--data"))
+      o.data = argv[++i];
+    else if (!strcmp(a, "--points"))
+      o.points = argv[++i];
+    else if (!strcmp(a, "--only"))
+      o.only = argv[++i];
+    else if (!strcmp(a, "--params"))
+      o.params = argv[++i];
+    else if (!strcmp(a, "--catalog"))
+      o.catalog = argv[++i];
+    else if (!strcmp(a, "--out"))
+      o.out = argv[++i];
+    else if (!strcmp(a, "--date"))
+      o.date = argv[++i];
+    else if (!strcmp(a, "--cv"))
+      o.cv = 1;
+    else if (!strcmp(a, "--list"))
+      o.list = 1;
+    else if (!strcmp(a, "--quiet"))
+      o.quiet = 1;
+    else if (!strcmp(a, "--max-iter") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j")) {
+      int v = cli_calibrate_int(a, argv[++i], !strcmp(a, "-j") ? 1 : 0, !strcmp(a, "-j") ? 64 : 1000);
+      if (v < 0)
+        return 2;
+      if (!strcmp(a, "--max-iter"))
+        o.max_iter = v;
+      else if (!strcmp(a, "--cv-iter"))
+        o.cv_iter = v;
+      else
+        o.njobs = v;
+    } else {
+      fprintf(stderr, "nastwin: error: unknown argument '%s' (see nastwin calibrate --help)\n", a);
+      return 2;
+    }
+  }
+  gsl_set_error_handler_off();
+  struct nw_err err = {0};
+  int rc = calib_main(&o, stdout, &err);
+  if (rc != 0 && err.msg[0])
+    nw_err_print(&err, stderr);
+  return rc;
+}

@@ -1,0 +1,205 @@
+/* test_calibrate.c - the bounded transform, recovering a known parameter
+ * on a synthetic problem, atomic and -j independent output, calib_load.
+ *
+ * The synthetic "measured" figures are simulated here at a known latency
+ * (no review figure is used). */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/calibrate.h"
+
+#define TC_OUT_MAX (1 << 18)
+
+/* Run `nastwin ARGS` and capture stdout; returns the exit status. */
+static int tc_run(const char *args, char *out, size_t len)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_msg(p != NULL, "popen %s", cmd);
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *tc_src(void)
+{
+  const char *s = getenv("NASTWIN_SOURCE_DIR");
+  return s ? s : NASTWIN_SOURCE_DIR;
+}
+
+/* The number after `"key": ` after the first `after` in s; NAN when absent. */
+static double tc_json_num(const char *s, const char *after, const char *key)
+{
+  const char *p = strstr(s, after);
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  p = p ? strstr(p, pat) : NULL;
+  return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static char *tc_slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = calloc(1, TC_OUT_MAX);
+  size_t n = fread(buf, 1, TC_OUT_MAX - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+START_TEST(test_transform_roundtrip)
+{
+  const double lo = 2e-4, hi = 5e-3;
+  for (double x = lo + 1e-5; x < hi; x += 3.7e-4) {
+    double u = calib_u_of_x(x, lo, hi);
+    double back = calib_x_of_u(u, lo, hi);
+    ck_assert_msg(fabs(back - x) < 1e-12 * hi, "x %.9g -> u %.9g -> %.9g", x, u, back);
+    double h = 1e-6;
+    double num = (calib_x_of_u(u + h, lo, hi) - calib_x_of_u(u - h, lo, hi)) / (2 * h);
+    ck_assert_msg(fabs(num - calib_dx_du(u, lo, hi)) < 1e-6 * (hi - lo), "dx/du at %.6g: %.9g vs numeric %.9g", u,
+                  calib_dx_du(u, lo, hi), num);
+  }
+  /* Any u stays inside the bounds; a value at a bound maps to a finite u. */
+  ck_assert(calib_x_of_u(-50, lo, hi) >= lo && calib_x_of_u(50, lo, hi) <= hi);
+  ck_assert_msg(isfinite(calib_u_of_x(hi, lo, hi)), "u at the upper bound: %g", calib_u_of_x(hi, lo, hi));
+  ck_assert_msg(fabs(calib_x_of_u(0, lo, hi) - 0.5 * (lo + hi)) < 1e-15, "mid-range");
+}
+END_TEST
+
+START_TEST(test_entry_of_fit)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/calib/golden-fit.yaml", tc_src());
+  struct scenario s;
+  struct nw_err err = {0};
+  memset(&s, 0, sizeof s);
+  ck_assert_msg(cfg_load(path, NULL, NULL, 0, NULL, &s, &err) == 0, "load: %s", err.msg);
+  int found = 0;
+  for (int i = 0; i < s.nfits; i++) {
+    char entry[96];
+    const char *key;
+    ck_assert_int_eq(calib_entry_of_fit(&s, &s.fits[i], entry, sizeof entry, &key), 0);
+    if (!strcmp(s.fits[i].path, "disks.latency")) {
+      found = 1;
+      ck_assert_msg(!strcmp(entry, "drives/teaching-fixed") && !strcmp(key, "latency"), "entry %s key %s", entry, key);
+    }
+    if (!strncmp(s.fits[i].path, "soc.", 4))
+      ck_assert_msg(!strcmp(entry, "socs/atom-d525"), "soc fit %s -> %s", s.fits[i].path, entry);
+  }
+  ck_assert_msg(found, "disks.latency is not a fit of golden-fit.yaml (%d fits)", s.nfits);
+  cfg_free(&s);
+}
+END_TEST
+
+START_TEST(test_recovers_known_latency)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  /* "Measured" = the simulator at latency 2.3 ms. */
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --set disks.latency=2.3ms --json", src);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double lat_ms = tc_json_num(out, "\"read\"", "mean"), MBps = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_msg(lat_ms > 0 && MBps > 0, "truth: lat %g ms, %g MB/s", lat_ms, MBps);
+  char dir[] = "/tmp/tc_calXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], out1[1100], out2[1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  snprintf(out1, sizeof out1, "%s/cal1.yaml", dir);
+  snprintf(out2, sizeof out2, "%s/cal2.yaml", dir);
+  FILE *f = fopen(data, "w");
+  ck_assert(f != NULL);
+  fprintf(f,
+          "version: 1\nexperiments:\n  - id: synthetic-golden\n    source: test_calibrate (simulated at 2.3 ms)\n"
+          "    system: client-pc\n    results:\n      - {metric: read_lat_ms, value: %.10g}\n"
+          "      - {metric: read_MBps, value: %.10g, approx: true}\n",
+          lat_ms, MBps);
+  fclose(f);
+  const char *common = "--params drives/teaching-fixed.latency --quiet --max-iter 20";
+  snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 1 --out '%s'", data, src,
+           common, out1);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate -j 1 exit %d:\n%s", rc, out);
+  snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --out '%s'", data, src,
+           common, out2);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  char *a = tc_slurp(out1), *b = tc_slurp(out2);
+  ck_assert_msg(a && b, "outputs missing");
+  ck_assert_msg(!strcmp(a, b), "-j 1 and -j 2 outputs differ:\n%s\n---\n%s", a, b);
+  const char *v = strstr(a, "key: latency, value: \"");
+  ck_assert_msg(v != NULL, "no latency parameter in:\n%s", a);
+  double fitted = strtod(v + strlen("key: latency, value: \""), NULL);
+  ck_assert_msg(fabs(fitted / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s, truth 2.3 ms", fitted);
+  ck_assert_msg(strstr(a, "date: \"unspecified\"") != NULL, "provenance date");
+  /* Atomic write: only the data and the two outputs, no temporary left. */
+  DIR *d = opendir(dir);
+  int nfiles = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.')
+      nfiles++;
+  closedir(d);
+  ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  /* calib_load: the set for the scenario. */
+  char scen[1024];
+  snprintf(scen, sizeof scen, "%s/tests/calib/golden-fit.yaml", src);
+  struct scenario s;
+  struct nw_err err = {0};
+  memset(&s, 0, sizeof s);
+  ck_assert_int_eq(cfg_load(scen, NULL, NULL, 0, NULL, &s, &err), 0);
+  struct cfg_set sets[8];
+  char text[4096];
+  int n = calib_load(out1, &s, sets, 8, text, sizeof text, &err);
+  ck_assert_msg(n == 1, "calib_load: %d sets (%s)", n, err.msg);
+  ck_assert_str_eq(sets[0].path, "disks.latency");
+  struct scenario s2;
+  memset(&s2, 0, sizeof s2);
+  ck_assert_msg(cfg_load(scen, NULL, sets, n, NULL, &s2, &err) == 0, "reload with %s=%s: %s", sets[0].path,
+                sets[0].value, err.msg);
+  cfg_free(&s);
+  cfg_free(&s2);
+  unlink(data);
+  unlink(out1);
+  unlink(out2);
+  rmdir(dir);
+  free(a);
+  free(b);
+  free(out);
+}
+END_TEST
+
+static Suite *calibrate_suite(void)
+{
+  Suite *s = suite_create("calibrate");
+  TCase *t = tcase_create("transform");
+  tcase_add_test(t, test_transform_roundtrip);
+  suite_add_tcase(s, t);
+  t = tcase_create("entries");
+  tcase_add_test(t, test_entry_of_fit);
+  suite_add_tcase(s, t);
+  t = tcase_create("synthetic_fit");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_recovers_known_latency);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *r = srunner_create(calibrate_suite());
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
