@@ -7,6 +7,7 @@ const struct cli_command cli_commands[] = {
     {"run", cli_run},
     {"check", cli_check},
     {"validate", cli_validate},
+    {"calibrate", cli_calibrate},
     {"drives", cli_drives},
     {"sweep", cli_sweep},
     {"merge", cli_merge},

@@ -13,6 +13,7 @@ extern const struct cli_command cli_commands[];
 int cli_run(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_validate(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_drives(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_merge(int argc, char **argv);

@@ -22,6 +22,7 @@ static void main_usage(FILE *out)
         "  size SCENARIO --target M>=V --vary P=LO..HI   cheapest config meeting a target\n"
         "  drives                datasheet table of every catalogue drive (seq MB/s, IOPS QD1/QD32)\n"
         "  validate              predicted vs measured for every review point\n"
+        "  calibrate             fit the catalogue `fit:` values to the review data (--cv)\n"
         "\n"
         "  nastwin COMMAND --help   options of a command\n"
         "  nastwin --version\n"
