@@ -79,6 +79,16 @@ int val_load(const char *data_path, const char *points_path, const char *only, c
  * failed to simulate. */
 int val_run(struct val_set *v, int njobs, int quiet);
 
+/* Recompute every point's prediction and error from v->results (one per
+ * task, filled by val_run or by the caller).  Returns the number of points
+ * whose steps failed. */
+int val_score(struct val_set *v);
+
+/* Load configuration cfg of v again: its scenario with its own sets, then
+ * extra (may be NULL/0) after them; catalog as for val_load.  0 or -1. */
+int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const struct cfg_set *extra,
+                   int nextra, struct scenario *out, struct nw_err *err);
+
 /* Release everything; accepts a zeroed set. */
 void val_free(struct val_set *v);
 
