@@ -50,6 +50,7 @@ struct eng_req {
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
+  double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   sg_sem_t waiter;   /* NFS: the nfsd thread waiting for the storage */
@@ -72,6 +73,7 @@ struct eng_conn {
   struct eng_queue rxq;         /* requests received on this connection's socket */
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the nfsd pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
+  struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
 };
 
@@ -134,6 +136,9 @@ struct eng {
   struct eng_thread *threads[4096];
   int nthreads;
   struct eng_queue nfsq;    /* requests waiting for a thread of the nfsd pool */
+  int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
+  struct eng_queue softirqq;
+  struct eng_thread *softirq; /* ksoftirqd on the irq core */
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
@@ -143,7 +148,6 @@ struct eng {
   int op_running;
   double header_bytes;
   int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
-  double fixed_cycles[2], lun_cycles[2]; /* per request, by direction, without LUN extras */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   void **owned; /* small per-actor records, freed with the engine */
   int nowned, capowned;
@@ -241,23 +245,21 @@ static struct eng_req *eng_req_new(struct eng *e)
 
 /* ---- CPU cost of one request ------------------------------------------- */
 
-/* Reference cycles the daemon spends on the request direction (receiving
- * the command and, for writes, its data) and on the response direction,
- * stored in the request.  The size-independent part depends only on the
- * direction, so it is computed once per run (e->fixed_cycles). */
+/* Where the CPU work of one request goes, in reference cycles: the
+ * receive softirq (packets the NAS receives, on the irq core or spread
+ * over cores), the daemon's request direction (the command and, for
+ * writes, its data; file/thin LUN extras) and its response direction. */
 static void eng_cycles(const struct eng *e, struct eng_req *r)
 {
   const struct scenario *s = e->s;
-  double data = (double)r->len_bytes;
-  double total = proto_request_cycles(&s->proto, r->write, data, s->net.mtu_bytes,
-                                      (int)s->net.tcp_timestamps);
-  double fixed = e->fixed_cycles[r->write], lun = e->lun_cycles[r->write];
-  double per_data = total - fixed - lun;
-  fixed += r->opens * proto_open_cycles(&s->proto);
-  /* The data is handled in the direction it travels (file/thin LUN
-   * extras are on the receive side). */
-  r->rx_cycles = fixed / 2 + lun + (r->write ? per_data : 0.0);
-  r->tx_cycles = fixed / 2 + (r->write ? 0.0 : per_data);
+  struct proto_cycles pc;
+  proto_request_cost(&s->proto, r->write, (double)r->len_bytes, s->net.mtu_bytes,
+                     (int)s->net.tcp_timestamps, &pc);
+  double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
+  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles;
+  r->softirq_cycles = pc.rx_packet_cycles;
+  r->rx_cycles = fixed / 2 + pc.lun_cycles + (r->write ? data : 0.0);
+  r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
 }
 
 /* ---- storage event source ---------------------------------------------- */
@@ -383,8 +385,30 @@ static void eng_socket_main(int argc, char **argv)
     comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
   for (;;) {
     ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
-    eng_queue_push(c->deliver, data[i]);
+    struct eng_req *r = data[i];
     comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+    struct eng *e = r->job->e;
+    eng_cycles(e, r);
+    if (e->softirq_single) {
+      eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
+    } else {
+      eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
+      eng_queue_push(c->deliver, r);
+    }
+  }
+}
+
+/* ksoftirqd on the irq core: receive processing of every NAS-bound packet
+ * when the NIC interrupts are not spread (irq_core >= 0). */
+static void eng_softirq_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng *e = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&e->softirqq);
+    eng_exec(e, e->softirq, r->softirq_cycles);
+    eng_queue_push(e->conns[r->job->conn0 + r->conn].deliver, r);
   }
 }
 
@@ -400,7 +424,6 @@ static void eng_smbd_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     e = r->job->e;
-    eng_cycles(e, r);
     eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
     eng_submit(e, r);
   }
@@ -415,7 +438,6 @@ static void eng_iscsi_trx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
-    eng_cycles(e, r);
     eng_exec(e, c->daemon, r->rx_cycles);
     eng_submit(e, r);
   }
@@ -449,7 +471,7 @@ static void eng_iperf_main(int argc, char **argv)
     struct proto_cycles pc;
     proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
                        (int)e->s->net.tcp_timestamps, &pc);
-    eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.rx_packet_cycles + pc.csum_cycles);
+    eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles);
     eng_send_reply(e, r);
   }
 }
@@ -470,7 +492,6 @@ static void eng_nfsd_main(int argc, char **argv)
   sg_sem_t wait = sg_sem_init(0);
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->nfsq);
-    eng_cycles(e, r);
     eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
     r->waiter = wait;
     eng_submit(e, r);
@@ -1051,11 +1072,6 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->s = s;
   e->proto = (enum proto_kind)s->proto.kind;
   e->header_bytes = eng_header_bytes[e->proto];
-  for (int w = 0; w < 2; w++) {
-    e->lun_cycles[w] = proto_lun_extra_cycles(&s->proto, w);
-    e->fixed_cycles[w] = proto_request_cycles(&s->proto, w, 0.0, s->net.mtu_bytes, (int)s->net.tcp_timestamps) -
-                         e->lun_cycles[w];
-  }
   int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
   if (with_workload) {
     if (step < 0 || step >= s->workload.nsteps) {
@@ -1164,6 +1180,15 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     }
   }
   eng_queue_init(&e->nfsq);
+  eng_queue_init(&e->softirqq);
+  e->softirq_single = !local && s->soc.irq_core >= 0;
+  if (e->softirq_single) {
+    snprintf(name, sizeof name, "soc.ksoftirqd%d", (int)s->soc.irq_core);
+    e->softirq = eng_thread_new(e, name, "NIC receive processing (all interrupts on one core)", speed);
+    if (!e->softirq)
+      goto fail_oom;
+    eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
+  }
   if (e->proto == PROTO_NFS && !e->net_only) {
     int nt = (int)s->proto.nfs_threads;
     for (int i = 0; i < nt; i++) {
@@ -1188,6 +1213,11 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     eng_queue_init(&c->txq);
     eng_queue_init(&c->rxq);
     eng_queue_init(&c->cacheq);
+    if (!e->softirq_single) {
+      snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
+      snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
+      c->softirq = eng_thread_new(e, name, who, speed);
+    }
     if (e->clients[c->pc->client].cache)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
     c->deliver = e->proto == PROTO_NFS && !e->net_only ? &e->nfsq : &c->rxq;

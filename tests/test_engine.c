@@ -187,6 +187,35 @@ START_TEST(test_client_cache_rewrite)
 }
 END_TEST
 
+/* NIC receive processing: with all interrupts on one core (irq_core 0)
+ * one ksoftirqd does the work that spreads over per-flow threads with
+ * irq_core -1; work is conserved (same cycles per I/O). */
+START_TEST(test_softirq_placement)
+{
+  const char *base[] = {"--set", "clients.count=4", "--set", "network.client_link_rate=1Gbit/s", "--set",
+                        "network.mtu=1500", "--set", "workload.rw=write", "--set", "workload.bs=64k",
+                        "--time", "1s", "--set", "soc.irq_core=0", NULL};
+  struct cli_out one = run_json("", base);
+  const char *spread[] = {"--set", "clients.count=4", "--set", "network.client_link_rate=1Gbit/s", "--set",
+                          "network.mtu=1500", "--set", "workload.rw=write", "--set", "workload.bs=64k",
+                          "--time", "1s", "--set", "soc.irq_core=-1", NULL};
+  struct cli_out many = run_json("", spread);
+  ck_assert_msg(one.status == 0 && many.status == 0, "exit %d/%d", one.status, many.status);
+  double d_one = cli_json_number(one.out, "\"resource\": \"soc.ksoftirqd0\"", "demand_ms_per_io");
+  double d_flow = 0.0;
+  for (int c = 0; c < 4; c++) {
+    char key[64];
+    snprintf(key, sizeof key, "\"resource\": \"soc.softirq.c%d.0\"", c);
+    d_flow += cli_json_number(many.out, key, "demand_ms_per_io");
+  }
+  ck_assert_msg(d_one > 0 && fabs(d_flow / d_one - 1.0) < 0.02,
+                "softirq demand per I/O: %g ms on one core, %g ms summed over flows", d_one, d_flow);
+  ck_assert_msg(strstr(many.out, "soc.ksoftirqd") == NULL, "no ksoftirqd when interrupts are spread");
+  cli_out_free(&one);
+  cli_out_free(&many);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -202,6 +231,7 @@ int main(void)
   tcase_add_test(tc, test_open_loop_rate);
   tcase_add_test(tc, test_iperf_link_rate);
   tcase_add_test(tc, test_client_cache_rewrite);
+  tcase_add_test(tc, test_softirq_placement);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
