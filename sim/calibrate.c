@@ -497,11 +497,27 @@ static int calib_screen(struct calib *c)
     /* The fit starts at u(x), not x: move x there so the cache matches. */
     calib_x_from_u(c, u, c->x);
     if (calib_gsl_df(u, c, J) == GSL_SUCCESS) {
+      double smax = 0;
       for (int k = 0; k < c->nfree; k++) {
-        int zero = 1;
-        for (int i = 0; i < c->nfit && zero; i++)
-          zero = gsl_matrix_get(J, (size_t)i, (size_t)k) == 0.0;
-        c->par[c->freep[k]].no_effect = zero;
+        double ss = 0;
+        for (int i = 0; i < c->nfit; i++)
+          ss += gsl_matrix_get(J, (size_t)i, (size_t)k) * gsl_matrix_get(J, (size_t)i, (size_t)k);
+        struct calib_param *q = &c->par[c->freep[k]];
+        q->sensitivity = sqrt(ss);
+        q->no_effect = ss == 0.0;
+        smax = fmax(smax, q->sensitivity);
+      }
+      /* Keep the max_free most sensitive parameters of at least 1 % of
+       * the largest sensitivity; ties broken by catalogue order. */
+      for (int k = 0; k < c->nfree; k++) {
+        struct calib_param *q = &c->par[c->freep[k]];
+        int rank = 0;
+        for (int m = 0; m < c->nfree; m++) {
+          const struct calib_param *r = &c->par[c->freep[m]];
+          rank += r->sensitivity > q->sensitivity || (r->sensitivity == q->sensitivity && m < k);
+        }
+        if (!q->no_effect && (q->sensitivity < 0.01 * smax || (c->o->max_free > 0 && rank >= c->o->max_free)))
+          q->weak = 1;
       }
       calib_pick_free(c);
       rc = 0;
@@ -618,7 +634,7 @@ static int calib_setup(struct calib *c, struct nw_err *err)
         continue;
       /* A scenario cannot override system.* (the key holds the system's
        * name), so those fits cannot be applied as --set. */
-      if (!strncmp(s->fits[i].path, "system.", 7))
+      if (!strncmp(s->fits[i].path, "system.", 7) || !strncmp(s->fits[i].path, "ssd_cache.", 10))
         continue;
       struct calib_param q = {0};
       snprintf(q.entry, sizeof q.entry, "%.95s", entry);
@@ -703,7 +719,7 @@ static void calib_pick_free(struct calib *c)
     int n = 0;
     for (int i = 0; i < c->nfit; i++)
       n += calib_reaches(c, j, c->fitpts[i]);
-    c->par[j].free_ = n > 0 && !c->par[j].no_effect;
+    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak;
     if (n > 0)
       c->freep[c->nfree++] = j;
   }
@@ -766,8 +782,8 @@ static int calib_write(const struct calib *c, const struct calib_fitres *fr, int
     units_format(q->value, q->dim, rd, sizeof rd);
     fprintf(f,
             "  - {entry: \"%s\", key: %s, value: \"%s\", readable: \"%s\", catalogue: \"%s\", lo: \"%s\", hi: \"%s\", "
-            "stderr: \"%s\", at_bound: %s, points: %d}\n",
-            q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints);
+            "stderr: \"%s\", at_bound: %s, points: %d, sensitivity: %.4g}\n",
+            q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints, q->sensitivity);
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
@@ -990,6 +1006,12 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++)
     if (c->par[j].no_effect)
       fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+  fprintf(out, "weakly sensitive (|dr/du| < 1 %% of the largest, or beyond the %d most sensitive), kept at the "
+               "catalogue value:\n",
+          o->max_free);
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].weak)
+      fprintf(out, "  %s.%s  |dr/du| %.3g\n", c->par[j].entry, c->par[j].key, c->par[j].sensitivity);
   struct calib_fitres fr;
   if (calib_fit(c, o->max_iter, &fr) < 0) {
     nw_fail(err, "calibrate", 0, 0, "fit failed: %s (%d residuals, %d parameters); restrict with --params",

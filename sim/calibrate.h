@@ -40,12 +40,15 @@ struct calib_param {
   int at_bound;        /* 1: within 1 % of the range from a bound */
   int free_;           /* 1: fitted in the last fit */
   int no_effect;       /* 1: the screening Jacobian column was exactly 0 */
+  int weak;            /* 1: screened out as weakly sensitive (kept at value0) */
+  double sensitivity;  /* |column| of the screening Jacobian (per unit u) */
 };
 
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
   int njobs;     /* < 1: CPUs */
   int max_iter;  /* LM iterations of the full fit */
+  int max_free;  /* at most this many free parameters after screening (0: no cap) */
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
   int list;      /* 1: list the free parameters and stop */

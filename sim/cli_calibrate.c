@@ -26,6 +26,8 @@ static void cli_calibrate_usage(FILE *out)
         "  --catalog DIR      catalogue directory\n"
         "  --out FILE         output (default: validation/calibrated.yaml)\n"
         "  --max-iter N       Levenberg-Marquardt iterations (default 8)\n"
+        "  --max-free N       after the screening Jacobian, fit only the N most sensitive\n"
+        "                     parameters (default 16; 0 = all with >= 1 % of the largest)\n"
         "  --cv               then leave-one-experiment-out cross-validation\n"
         "  --cv-iter N        iterations of each CV fit (default 2)\n"
         "  --date TEXT        provenance date (default \"unspecified\": deterministic file)\n"
@@ -51,11 +53,11 @@ static int cli_calibrate_int(const char *opt, const char *s, int lo, int hi)
 
 int cli_calibrate(int argc, char **argv)
 {
-  struct calib_opts o = {.max_iter = 8, .cv_iter = 2, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
+  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 2, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
-                                         "--max-iter", "--cv-iter", "--date", "-j", NULL};
+                                         "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
     int needs = 0;
     for (int k = 0; valued[k]; k++)
       needs |= !strcmp(a, valued[k]);
@@ -86,12 +88,14 @@ int cli_calibrate(int argc, char **argv)
       o.list = 1;
     else if (!strcmp(a, "--quiet"))
       o.quiet = 1;
-    else if (!strcmp(a, "--max-iter") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j")) {
+    else if (!strcmp(a, "--max-iter") || !strcmp(a, "--max-free") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j")) {
       int v = cli_calibrate_int(a, argv[++i], !strcmp(a, "-j") ? 1 : 0, !strcmp(a, "-j") ? 64 : 1000);
       if (v < 0)
         return 2;
       if (!strcmp(a, "--max-iter"))
         o.max_iter = v;
+      else if (!strcmp(a, "--max-free"))
+        o.max_free = v;
       else if (!strcmp(a, "--cv-iter"))
         o.cv_iter = v;
       else

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/calibrate.h"
 #include "sim/cli.h"
 #include "sim/validate.h"
 
@@ -23,6 +24,7 @@ static void cli_validate_usage(FILE *out)
         "  --html DIR         also write DIR/index.html (scatter + per-experiment bars)\n"
         "  -j N               simulations at once (default: CPUs)\n"
         "  --catalog DIR      catalogue directory\n"
+        "  --calibrated FILE  apply the fitted values of `nastwin calibrate` (calibrated.yaml)\n"
         "\n"
         "exit: 0 every point ran, 1 a simulation failed, 2 bad input\n",
         out);
@@ -30,12 +32,12 @@ static void cli_validate_usage(FILE *out)
 
 int cli_validate(int argc, char **argv)
 {
-  const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL;
+  const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL, *calibrated = NULL;
   int json = 0, jobs = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int needs = !strcmp(a, "--data") || !strcmp(a, "--points") || !strcmp(a, "--only") || !strcmp(a, "--html") ||
-                !strcmp(a, "-j") || !strcmp(a, "--catalog");
+                !strcmp(a, "-j") || !strcmp(a, "--catalog") || !strcmp(a, "--calibrated");
     if (needs && i + 1 >= argc) {
       fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
       return 2;
@@ -55,6 +57,8 @@ int cli_validate(int argc, char **argv)
       html = argv[++i];
     } else if (!strcmp(a, "--catalog")) {
       catalog = argv[++i];
+    } else if (!strcmp(a, "--calibrated")) {
+      calibrated = argv[++i];
     } else if (!strcmp(a, "-j")) {
       char *end;
       long j = strtol(argv[++i], &end, 10);
@@ -70,7 +74,8 @@ int cli_validate(int argc, char **argv)
   }
   struct val_set v;
   struct nw_err err = {0};
-  if (val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0) {
+  if (val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0 ||
+      (calibrated && calib_apply(&v, calibrated, catalog, &err) < 0)) {
     nw_err_print(&err, stderr);
     val_free(&v);
     return 2;

@@ -151,6 +151,12 @@ START_TEST(test_recovers_known_latency)
       nfiles++;
   closedir(d);
   ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  /* validate --calibrated applies the fit: the latency point's error vanishes. */
+  snprintf(args, sizeof args, "validate --data '%s' --points '%s/tests/calib/points.yaml' --calibrated '%s' --json", data,
+           src, out1);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double e_cal = tc_json_num(out, "\"read_lat_ms\"", "error");
+  ck_assert_msg(fabs(e_cal) < 0.01, "validate --calibrated: latency error %g", e_cal);
   /* calib_load: the set for the scenario. */
   char scen[1024];
   snprintf(scen, sizeof scen, "%s/tests/calib/golden-fit.yaml", src);
