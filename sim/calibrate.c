@@ -53,6 +53,9 @@ struct calib {
   int *fitpts, nfit;      /* points of the current fit */
   int *freep, nfree;      /* parameters of the current fit */
   double *x;              /* full parameter vector (canonical units) */
+  double *uref, *xref;    /* u <-> x pairs taken exactly (the start point):
+                           * atanh/tanh do not round-trip to the last bit,
+                           * and the cache compares values exactly */
   struct calib_cached *cache;
   int ncache, capcache;
   long nsims;
@@ -402,7 +405,9 @@ static void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x
 {
   for (int k = 0; k < c->nfree; k++) {
     const struct calib_param *p = &c->par[c->freep[k]];
-    x[c->freep[k]] = calib_x_of_u(gsl_vector_get(u, (size_t)k), p->lo, p->hi);
+    double uk = gsl_vector_get(u, (size_t)k);
+    int j = c->freep[k];
+    x[j] = uk == c->uref[j] ? c->xref[j] : calib_x_of_u(uk, p->lo, p->hi);
   }
 }
 
@@ -492,10 +497,9 @@ static int calib_screen(struct calib *c)
   if (u && J && c->nfree > 0 && c->nfit > 0) {
     for (int k = 0; k < c->nfree; k++) {
       const struct calib_param *q = &c->par[c->freep[k]];
-      gsl_vector_set(u, (size_t)k, calib_u_of_x(c->x[c->freep[k]], q->lo, q->hi));
+      (void)q;
+      gsl_vector_set(u, (size_t)k, c->uref[c->freep[k]]);
     }
-    /* The fit starts at u(x), not x: move x there so the cache matches. */
-    calib_x_from_u(c, u, c->x);
     if (calib_gsl_df(u, c, J) == GSL_SUCCESS) {
       double smax = 0;
       for (int k = 0; k < c->nfree; k++) {
@@ -559,7 +563,8 @@ static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   }
   for (size_t k = 0; k < p; k++) {
     const struct calib_param *q = &c->par[c->freep[k]];
-    gsl_vector_set(u0, k, calib_u_of_x(c->x[c->freep[k]], q->lo, q->hi));
+    (void)q;
+    gsl_vector_set(u0, k, c->uref[c->freep[k]]);
   }
   int rc = 0;
   snprintf(fr->stop, sizeof fr->stop, "iteration limit");
@@ -591,6 +596,10 @@ static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   const gsl_vector *u = gsl_multifit_nlinear_position(w);
   fr->sumsq1 = calib_sumsq(gsl_multifit_nlinear_residual(w));
   calib_x_from_u(c, u, c->x);
+  for (size_t k = 0; k < p; k++) {
+    c->uref[c->freep[k]] = gsl_vector_get(u, k);
+    c->xref[c->freep[k]] = c->x[c->freep[k]];
+  }
   gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
   double dof = (double)n - (double)p;
   double scale = dof > 0 ? fr->sumsq1 / dof : 0.0;
@@ -664,13 +673,17 @@ static int calib_setup(struct calib *c, struct nw_err *err)
   c->w = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *c->w);
   c->reach = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1) * (size_t)(c->np > 0 ? c->np : 1), 1);
   c->x = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->x);
+  c->uref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->uref);
+  c->xref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->xref);
   c->fitpts = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *c->fitpts);
   c->freep = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->freep);
   v->results = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1), sizeof *v->results);
-  if (!c->w || !c->reach || !c->x || !c->fitpts || !c->freep || !v->results)
+  if (!c->w || !c->reach || !c->x || !c->uref || !c->xref || !c->fitpts || !c->freep || !v->results)
     return nw_fail(err, "calibrate", 0, 0, "out of memory");
-  for (int j = 0; j < c->np; j++)
-    c->x[j] = c->par[j].value0;
+  for (int j = 0; j < c->np; j++) {
+    c->x[j] = c->xref[j] = c->par[j].value0;
+    c->uref[j] = calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+  }
   /* A task feeds a power point? Power parameters reach only those: the
    * power model reads busy times, it does not change them. */
   unsigned char *power = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1), 1);
@@ -816,7 +829,7 @@ static double calib_quantile(double *x, int n, double q)
 /* Leave-one-experiment-out: fit on the others from the full fit (the
  * parameters only the left-out experiment reaches go back to their
  * catalogue values), predict the left-out experiment. */
-static int calib_cv(struct calib *c, const double *xfull, int *allpts, int nall, FILE *out)
+static int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
 {
   struct val_set *v = &c->v;
   double *cverr = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *cverr);
@@ -854,8 +867,10 @@ static int calib_cv(struct calib *c, const double *xfull, int *allpts, int nall,
         c->fitpts[c->nfit++] = allpts[k];
     }
     calib_pick_free(c);
-    for (int j = 0; j < c->np; j++)
-      c->x[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
+    for (int j = 0; j < c->np; j++) {
+      c->x[j] = c->xref[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
+      c->uref[j] = c->par[j].free_ ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+    }
     struct calib_fitres fr;
     calib_fit(c, c->o->cv_iter, &fr);
     const double *xs[1] = {c->x};
@@ -910,6 +925,8 @@ static void calib_release(struct calib *c)
   free(c->fitpts);
   free(c->freep);
   free(c->x);
+  free(c->uref);
+  free(c->xref);
   val_free(&c->v);
 }
 
@@ -1023,12 +1040,15 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     return 1;
   }
   double *xfull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *xfull);
+  double *ufull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *ufull);
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
     q->at_bound = q->free_ && (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];
+    if (ufull)
+      ufull[j] = c->uref[j];
   }
   fprintf(out, "\n%-48s %12s %12s %12s %12s %12s\n", "parameter", "catalogue", "fitted", "std error", "lo", "hi");
   for (int j = 0; j < c->np; j++) {
@@ -1064,14 +1084,15 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   calib_print_kinds(v, "after (fitted values):", out);
   if (o->out && calib_write(c, &fr, nexcl, err) < 0)
     rc = 2;
-  if (rc == 0 && o->cv && xfull && allpts) {
+  if (rc == 0 && o->cv && xfull && ufull && allpts) {
     struct calib_param saved[CALIB_MAX_PARAMS];
     memcpy(saved, c->par, sizeof saved);
-    calib_cv(c, xfull, allpts, nall, out);
+    calib_cv(c, xfull, ufull, allpts, nall, out);
     memcpy(c->par, saved, sizeof saved);
     fprintf(out, "(total %ld simulations, %.0f s)\n", c->nsims, calib_elapsed_s(c));
   }
   free(xfull);
+  free(ufull);
   free(cand);
   free(allpts);
   calib_release(c);
