@@ -648,6 +648,7 @@ static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_swee
 
 static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
 {
+  int *res_of = NULL; /* freed at done: declared before the first goto */
   struct cli_sweep_opts o;
   int rc = cli_sweep_parse(argc, argv, &o);
   if (rc)
@@ -713,7 +714,7 @@ static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
   if (!rows || !pending)
     goto done;
   char jpath[1100] = "";
-  int *res_of = calloc((size_t)ntasks + 1, sizeof *res_of);
+  res_of = calloc((size_t)ntasks + 1, sizeof *res_of);
   if (!res_of)
     goto done;
   long stride = o.analytic ? cli_sweep_stride(&sw, o.sample) : 1;
