@@ -7,6 +7,7 @@
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/engine.h"
+#include "sim/htmlreport.h"
 #include "sim/report.h"
 #include "sim/runpool.h"
 
@@ -16,6 +17,7 @@ struct cli_opts {
   const char *scenario;
   const char *fio;
   const char *catalog;
+  const char *html;
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -35,6 +37,7 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --time DURATION      simulated time limit, e.g. 10s\n"
           "  --fio JOBFILE        take the workload from a fio job file\n"
           "  --json               print the result as JSON\n"
+          "  --html DIR           also write DIR/index.html: charts of latency, utilisation, throughput\n"
           "  --output-format=fio-json   print fio-shaped JSON\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
@@ -99,6 +102,9 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
     } else if (!strcmp(a, "--fio")) {
       NEXT_VAL();
       o->fio = val;
+    } else if (!strcmp(a, "--html")) {
+      NEXT_VAL();
+      o->html = val;
     } else if (!strcmp(a, "--catalog")) {
       NEXT_VAL();
       o->catalog = val;
@@ -181,6 +187,10 @@ int cli_run(int argc, char **argv)
   for (int i = 0; i < nsteps; i++)
     if (res[i].failed)
       fprintf(stderr, "nastwin: error: step %d (%s): %s\n", i, res[i].step, res[i].failure);
+  if (o.html && htmlreport_run(o.html, &s, res, nsteps, &err) < 0) {
+    nw_err_print(&err, stderr);
+    failed++;
+  }
   free(res);
   cfg_free(&s);
   cli_free(&o);

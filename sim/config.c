@@ -500,6 +500,15 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
                      w->keys[i], ytree_kind_name(v));
     char msg[600];
     int unmodelled = 0;
+    if (strcmp(w->keys[i], "precondition") == 0) {
+      /* nastwin's own key beside fio's: measure in steady state (caches
+       * as a long run of the job leaves them) */
+      if (strcmp(v->scalar, "0") != 0 && strcmp(v->scalar, "1") != 0)
+        return nw_fail(err, v->file, v->line, v->col, "workload.precondition: '%s' is not allowed; 0 or 1",
+                       v->scalar);
+      st->precondition = v->scalar[0] == '1';
+      continue;
+    }
     if (fio_set_option(&st->jobs[0], w->keys[i], v->scalar, &unmodelled, msg, sizeof msg) < 0)
       return nw_fail(err, w->file, w->key_line[i], w->key_col[i], "workload: %s", msg);
     if (unmodelled)

@@ -259,7 +259,8 @@ static const char ob_cache[] =
     "ssd_cache: {mode: %s, count: 2, drive: synology-snv3400-400g, capacity: 400GB}\n"
     "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
     "protocol: {kind: iscsi}\nclients: {count: 1}\n"
-    "workload: {rw: %s, bs: %s, iodepth: 16, numjobs: 16, size: 4g, time_based: 1, runtime: 1s}\ntime: 1s\nseed: 1\n";
+    "workload: {rw: %s, bs: %s, iodepth: 16, numjobs: 16, size: 4g, time_based: 1, runtime: 1s, precondition: 1}\n"
+    "time: 1s\nseed: 1\n";
 
 START_TEST(test_ssd_cache_random_not_sequential)
 {
@@ -302,13 +303,13 @@ static void obs_init(void)
     {"smbd-single-core", test_smbd_single_core, 1},
     {"lacp-single-stream", test_lacp_single_stream, 1},
     {"volume-width-network-bound", test_volume_width_network_bound, 1},
+    {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 1},
     {"iscsi-single-core", test_iscsi_single_core, 0},
     {"multiclient-seq-saturation", test_multiclient_seq_saturation, 0},
     {"multiclient-random-drop", test_multiclient_random_drop, 0},
     {"encryption-write-only", test_encryption_write_only, 0},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},
     {"ds414slim-cpu-bound", test_ds414slim_cpu_bound, 0},
-    {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 0},
   };
   memcpy(obs_cases, cases, sizeof cases);
 }
