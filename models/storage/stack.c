@@ -31,7 +31,11 @@
 
 #define STK_MAX_OPS 16
 #define STK_OP_WINDOWS 4                      /* background windows in flight */
-#define STK_OP_WINDOW_IDLE_BYTES (32u << 20)  /* per member, members idle */
+#define STK_OP_WINDOW_IDLE_BYTES (32u << 20)  /* per member, members idle (at least) */
+/* On large members an idle window grows so one pass over a member is at
+ * most this many windows: a 14 TB rebuild costs the same number of events
+ * as a 1 TB one (windows are simulation granularity, not md's). */
+#define STK_OP_WINDOWS_PER_PASS 65536u
 #define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */
@@ -745,7 +749,11 @@ static void stk_op_pump(struct stack *s, double t)
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
     if (op->mkfs)
       rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
-    uint64_t per_member = busy ? STK_OP_WINDOW_BUSY_BYTES : STK_OP_WINDOW_IDLE_BYTES;
+    uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+    if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
+      idle_window = STK_OP_WINDOW_IDLE_BYTES;
+    idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
+    uint64_t per_member = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
     int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
                   (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
     uint64_t scale = reshape ? (uint64_t)s->g.data_members : 1u;
