@@ -8,13 +8,28 @@ cd "$(dirname "$0")/.."
 # slow some property tests down several times.
 export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-120}"
 
-NASTWIN_EXTRA_PACKAGES="clang libclang-rt-14-dev" \
+NASTWIN_EXTRA_PACKAGES="clang libclang-rt-14-dev valgrind" \
   BUILD_DIR=build BUILD_TYPE=RelWithDebInfo ./scripts/setup.sh -DNASTWIN_WERROR=ON
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 
 BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo ./scripts/setup.sh -DNASTWIN_WERROR=ON -DNASTWIN_SANITIZE=ON
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
+
+# valgrind: the pure-model unit tests in-process, and the engine (its
+# forked simulation children too) on each protocol: no invalid access, no
+# definite leak.
+vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+for t in test_units test_stats test_fio test_presets test_net test_soc test_raid test_stack \
+         test_mva test_storage_rebuild test_disks; do
+  CK_FORK=no NASTWIN_SOURCE_DIR="$PWD" "${vg[@]}" "build/$t" >/dev/null
+done
+for run in "" "--set protocol.kind=nfs" "--set protocol.kind=iscsi" tests/scenarios/mpio-failover.yaml \
+           tests/scenarios/client-cache-rewrite.yaml; do
+  # shellcheck disable=SC2086
+  "${vg[@]}" --trace-children=yes build/nastwin run $run --time 0.3s >/dev/null
+done
+echo "valgrind: clean"
 
 # Fuzz smoke: each libFuzzer target (scenario loader, fio parser) for a
 # bounded time; a crash, leak or hang fails and is saved in fuzz/regressions/.

@@ -149,6 +149,8 @@ struct eng {
   double header_bytes;
   int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
+  sg_sem_t *sems; /* every semaphore, destroyed with the engine */
+  int nsems, capsems;
   void **owned; /* small per-actor records, freed with the engine */
   int nowned, capowned;
 };
@@ -203,10 +205,26 @@ static void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
     t->cycles += cycles;
 }
 
-static void eng_queue_init(struct eng_queue *q)
+/* A semaphore that lives as long as the engine (destroyed with it). */
+static sg_sem_t eng_sem(struct eng *e)
+{
+  sg_sem_t sem = sg_sem_init(0);
+  if (e->nsems == e->capsems) {
+    int cap = e->capsems ? e->capsems * 2 : 64;
+    sg_sem_t *v = realloc(e->sems, (size_t)cap * sizeof *v);
+    if (!v)
+      xbt_die("out of memory");
+    e->sems = v;
+    e->capsems = cap;
+  }
+  e->sems[e->nsems++] = sem;
+  return sem;
+}
+
+static void eng_queue_init(struct eng *e, struct eng_queue *q)
 {
   q->head = q->tail = NULL;
-  q->sem = sg_sem_init(0);
+  q->sem = eng_sem(e);
 }
 
 static void eng_queue_push(struct eng_queue *q, struct eng_req *r)
@@ -489,7 +507,7 @@ static void eng_nfsd_main(int argc, char **argv)
   (void)argv;
   struct eng_nfsd *n = sg_actor_self_get_data();
   struct eng *e = n->e;
-  sg_sem_t wait = sg_sem_init(0);
+  sg_sem_t wait = eng_sem(e);
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->nfsq);
     eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
@@ -1020,6 +1038,9 @@ static void eng_destroy(struct eng *e)
   for (int i = 0; i < e->nowned; i++)
     free(e->owned[i]);
   free(e->owned);
+  for (int i = 0; i < e->nsems; i++)
+    sg_sem_destroy(e->sems[i]);
+  free(e->sems);
 }
 
 /* Spread job copies over the volume: each (client, job, copy) works in its
@@ -1125,7 +1146,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
 
   if (eng_setup_storage(e, &err) < 0)
     goto fail_err;
-  e->storage_wake = sg_sem_init(0);
+  e->storage_wake = eng_sem(e);
   e->storage_deadline = -1.0;
   e->h_read = stats_hist_create();
   e->h_write = stats_hist_create();
@@ -1142,7 +1163,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     snprintf(kt->acct.name, sizeof kt->acct.name, "soc.%s", kt_names[k]);
     snprintf(kt->acct.who, sizeof kt->acct.who, "%s", kt_who[k]);
     kt->acct.speed = speed;
-    kt->sem = sg_sem_init(0);
+    kt->sem = eng_sem(e);
     eng_spawn(kt_names[k], e->nas, eng_kthread_main, kt, 1);
   }
   eng_spawn("storage", e->nas, eng_storage_main, e, 1);
@@ -1180,8 +1201,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
     }
   }
-  eng_queue_init(&e->nfsq);
-  eng_queue_init(&e->softirqq);
+  eng_queue_init(e, &e->nfsq);
+  eng_queue_init(e, &e->softirqq);
   e->softirq_single = !local && s->soc.irq_core >= 0;
   if (e->softirq_single) {
     snprintf(name, sizeof name, "soc.ksoftirqd%d", (int)s->soc.irq_core);
@@ -1211,9 +1232,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     c->host = sg_host_by_name(c->pc->host);
     snprintf(name, sizeof name, "srv-%s", c->pc->host);
     c->srv = sg_mailbox_by_name(name);
-    eng_queue_init(&c->txq);
-    eng_queue_init(&c->rxq);
-    eng_queue_init(&c->cacheq);
+    eng_queue_init(e, &c->txq);
+    eng_queue_init(e, &c->rxq);
+    eng_queue_init(e, &c->cacheq);
     if (!e->softirq_single) {
       snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
       snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
@@ -1276,14 +1297,14 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
           j->t_end = j->spec->runtime_s > 0 && j->spec->runtime_s < s->time_s ? j->spec->runtime_s : s->time_s;
           j->nconns = local ? 1 : e->map.conns_per_client;
           j->conn0 = local ? 0 : c * e->map.conns_per_client;
-          j->done = sg_sem_init(0);
-          j->timer_sem = sg_sem_init(0);
-          j->gate = sg_sem_init(0);
+          j->done = eng_sem(e);
+          j->timer_sem = eng_sem(e);
+          j->gate = eng_sem(e);
           if (j->spec->prep) {
             e->nprep++;
             j->t_end = 1e12; /* a prep job lays out its whole region */
           }
-          eng_queue_init(&j->localq);
+          eng_queue_init(e, &j->localq);
           if ((enum net_mode)s->net.mode == NET_MODE_MPIO && j->nconns > 1) {
             j->mpio = mpio_create(mpio_policy_names[(int)s->net.mpio_policy], j->nconns,
                                   (int)s->net.mpio_rr_repeat, &err);
@@ -1311,7 +1332,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
             l->conn = q;
             snprintf(name, sizeof name, "reply-%d-%d", idx, q);
             j->reply[q] = sg_mailbox_by_name(name);
-            eng_queue_init(&j->sendq[q]);
+            eng_queue_init(e, &j->sendq[q]);
             sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
             eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
             if (!local && (j->nconns > 1 || timer))

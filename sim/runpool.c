@@ -77,6 +77,7 @@ static int runpool_spawn(struct runpool_child *c, int task, runpool_fn fn, void 
       p += w;
       left -= (size_t)w;
     }
+    free(r);
     _exit(0);
   }
   close(pr[1]);
