@@ -39,6 +39,7 @@
 #define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */
+#define STK_RA_STREAMS 32 /* sequential readers tracked at once */
 #define STK_FLUSH_INFLIGHT 4
 #define STK_FLUSH_MAX_BYTES (4u << 20)
 #define STK_DESTAGE_MAX_BYTES (1u << 20)
@@ -111,8 +112,14 @@ struct stack {
   int flush_inflight, flush_timer;
   struct blocked_write *blocked;
   int nblocked, blocked_cap;
-  uint64_t ra_end, last_read_end;
-  struct stk_req *ra_req;
+  /* read-ahead state per sequential stream (Linux keeps it per open file) */
+  struct stk_ra {
+    uint64_t last_end, ra_end;
+    struct stk_req *req; /* read-ahead in flight */
+    uint64_t used;       /* LRU clock */
+  } ra[STK_RA_STREAMS];
+  uint64_t ra_clock;
+  uint64_t ra_bytes;     /* effective read-ahead window */
   /* ssd cache */
   struct pcache *sc;
   uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS], sc_used[STK_SC_STREAMS], sc_clock;
@@ -808,8 +815,9 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
   case RQ_RA:
     if (!r->write && s->pc != NULL && r->len > 0)
       pcache_insert(s->pc, r->off, r->len, 0, t);
-    if (s->ra_req == r)
-      s->ra_req = NULL;
+    for (int k = 0; k < STK_RA_STREAMS; k++)
+      if (s->ra[k].req == r)
+        s->ra[k].req = NULL;
     stk_client_done(s, r, t);
     break;
   case RQ_FLUSH:
@@ -906,6 +914,12 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
   s->capacity = raid_capacity_bytes(&s->g);
   s->stripes_free = (int)v->stripe_cache_entries;
   s->last_fg_s = -INFINITY;
+  /* md raises a RAID-4/5/6 array's read-ahead to at least two full
+   * stripes (raid5.c run(): ra_pages >= 2 * data_disks * chunk) */
+  s->ra_bytes = (uint64_t)cfg->pcache.readahead_bytes;
+  if (s->g.parity_members > 0 && s->ra_bytes > 0 &&
+      s->ra_bytes < 2u * (uint64_t)s->g.data_members * (uint64_t)v->chunk_bytes)
+    s->ra_bytes = 2u * (uint64_t)s->g.data_members * (uint64_t)v->chunk_bytes;
   if (cfg->pcache.ram_bytes > 0) {
     s->pc = pcache_create((uint64_t)cfg->pcache.ram_bytes, RAID_PAGE_BYTES * 16u);
     if (s->pc == NULL)
@@ -1070,20 +1084,39 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   }
   uint64_t hit, total;
   pcache_lookup(s->pc, off, len, 1, &hit, &total);
-  int seq = off == s->last_read_end;
-  s->last_read_end = off + len;
-  uint64_t ra = (uint64_t)s->cfg.pcache.readahead_bytes;
+  /* the stream this read continues, else the least recently used slot */
+  struct stk_ra *st = NULL, *lru = &s->ra[0];
+  for (int k = 0; k < STK_RA_STREAMS; k++) {
+    if (s->ra[k].last_end == off && s->ra[k].used > 0) {
+      st = &s->ra[k];
+      break;
+    }
+    if (s->ra[k].used < lru->used)
+      lru = &s->ra[k];
+  }
+  int seq = st != NULL;
+  if (!seq) {
+    st = lru;
+    if (st->req == NULL) /* a slot with read-ahead in flight keeps it until it lands */
+      st->ra_end = off + len;
+  }
+  st->last_end = off + len;
+  st->used = ++s->ra_clock;
+  uint64_t ra = s->ra_bytes;
+  struct stk_req *inflight = NULL;
+  for (int k = 0; k < STK_RA_STREAMS && inflight == NULL; k++)
+    if (s->ra[k].req != NULL && off >= s->ra[k].req->off && off + len <= s->ra[k].req->off + s->ra[k].req->len)
+      inflight = s->ra[k].req;
   struct stk_req *r = NULL;
   if (hit == total) {
     stk_immediate(s, io->tag, now_s, io->len_bytes);
-  } else if (s->ra_req != NULL && off >= s->ra_req->off &&
-             off + len <= s->ra_req->off + s->ra_req->len) {
+  } else if (inflight != NULL) {
     r = stk_req_new(s, RQ_CLIENT, off, len, 0); /* wait for the read-ahead in flight */
     if (r == NULL)
       return;
     r->tag = io->tag;
     r->step = ST_DONE;
-    struct stk_req **tail = &s->ra_req->rider;
+    struct stk_req **tail = &inflight->rider;
     while (*tail != NULL)
       tail = &(*tail)->rider;
     *tail = r;
@@ -1095,21 +1128,18 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
     r->tag = io->tag;
     stk_lower(s, r, now_s);
   }
-  /* asynchronous read-ahead (mm/readahead.c, simplified to a fixed window):
-   * a sequential reader that gets within half a window of the end of the
-   * read-ahead issues the next window; a random read resets it */
-  if (!seq)
-    s->ra_end = off + len;
-  if (ra > 0 && seq && s->ra_req == NULL && s->ra_end < off + len + ra / 2 &&
-      s->ra_end < s->capacity) {
-    uint64_t start = s->ra_end > off + len ? s->ra_end : off + len;
+  /* asynchronous read-ahead (mm/readahead.c, simplified to a fixed window
+   * per stream): a sequential reader that gets within half a window of the
+   * end of its read-ahead issues the next window */
+  if (ra > 0 && seq && st->req == NULL && st->ra_end < off + len + ra / 2 && st->ra_end < s->capacity) {
+    uint64_t start = st->ra_end > off + len ? st->ra_end : off + len;
     uint64_t rlen = ra;
     if (start + rlen > s->capacity)
       rlen = s->capacity - start;
     struct stk_req *a = stk_req_new(s, RQ_RA, start, rlen, 0);
     if (a != NULL) {
-      s->ra_req = a;
-      s->ra_end = start + rlen;
+      st->req = a;
+      st->ra_end = start + rlen;
       stk_lower(s, a, now_s);
     }
   }
