@@ -15,7 +15,7 @@ int plat_conns_per_client(const struct scenario *s)
     return net_mpio_paths(&s->net);
   if ((enum proto_kind)s->proto.kind == PROTO_SMB && s->proto.multichannel > 0) {
     int a = (int)s->net.nas_links, b = (int)s->net.client_nics;
-    return a < b ? a : b;
+    return (a < b ? a : b) * (int)s->proto.smb_connections_per_nic;
   }
   return 1;
 }
@@ -55,9 +55,11 @@ int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *er
       pc->index = k;
       snprintf(pc->host, sizeof pc->host, "c%dk%d", c, k);
       if (mode == NET_MODE_MPIO || map->conns_per_client > 1) {
-        /* One path per NIC pair: path k uses NIC k on both ends. */
-        pc->nas_rx = pc->nas_tx = k % map->nas_ports;
-        pc->client_tx = pc->client_rx = k % map->client_nics;
+        /* One path per NIC pair: path k uses NIC pair k (SMB multichannel
+         * spreads its connections over the pairs the same way). */
+        int pairs = map->nas_ports < map->client_nics ? map->nas_ports : map->client_nics;
+        pc->nas_rx = pc->nas_tx = k % pairs;
+        pc->client_tx = pc->client_rx = k % pairs;
         continue;
       }
       if (mode == NET_MODE_SINGLE) {

@@ -216,6 +216,28 @@ START_TEST(test_softirq_placement)
 }
 END_TEST
 
+/* The SoC team's what-if: an AL514 with 8 cores at 2 GHz and SMB
+ * multichannel spreads one client over 8 connections (4 per NIC pair),
+ * each with its own smbd thread, so the bottleneck moves from smbd's core
+ * to the NAS's 10GbE ports, and the report says so. */
+START_TEST(test_whatif_moves_bottleneck)
+{
+  const char *whatif[] = {"--set", "soc.cores=8", "--set", "soc.clock=2GHz", "--set", "protocol.multichannel=1",
+                          "--set", "workload.iodepth=16", NULL};
+  const char *base[] = {"--set", "workload.iodepth=16", NULL};
+  struct cli_out a = run_json("", base), b = run_json("", whatif);
+  ck_assert_msg(a.status == 0 && b.status == 0, "exit %d/%d", a.status, b.status);
+  ck_assert_msg(strstr(a.out, "\"bottleneck\": {\"resource\": \"soc.smbd.c0.0\"") != NULL,
+                "AL514 as shipped: smbd's core binds: %.200s", strstr(a.out, "\"bottleneck\""));
+  ck_assert_msg(strstr(b.out, "\"bottleneck\": {\"resource\": \"net.nas") != NULL,
+                "8 cores, 2 GHz, multichannel: the NAS ports bind: %.200s", strstr(b.out, "\"bottleneck\""));
+  double x0 = cli_json_number(a.out, "\"read\": {", "MBps"), x1 = cli_json_number(b.out, "\"read\": {", "MBps");
+  ck_assert_msg(x1 > 2.0 * x0, "the what-if should more than double throughput: %g -> %g MB/s", x0, x1);
+  cli_out_free(&a);
+  cli_out_free(&b);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -232,6 +254,7 @@ int main(void)
   tcase_add_test(tc, test_iperf_link_rate);
   tcase_add_test(tc, test_client_cache_rewrite);
   tcase_add_test(tc, test_softirq_placement);
+  tcase_add_test(tc, test_whatif_moves_bottleneck);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -76,7 +76,13 @@ const struct param_desc proto_param_table[] = {
      .choices = proto_lun_names},
     {.key = "multichannel", .dim = UNITS_NUMBER, .offset = PROTO_OFF(multichannel), .min = 0,
      .max = 1, .optional = 1, .def = 0,
-     .help = "0/1: SMB multichannel (one connection per client NIC) / multi-threaded daemon"},
+     .help = "0/1: SMB multichannel (connections over every NIC pair, one daemon thread each)"},
+    /* Windows opens 4 connections per RSS-capable interface
+     * (ConnectionCountPerRssNetworkInterface, default 4: Microsoft SMB
+     * client documentation); 1 per interface without RSS. */
+    {.key = "smb_connections_per_nic", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_connections_per_nic),
+     .min = 1, .max = 16, .optional = 1, .def = 4,
+     .help = "SMB multichannel TCP connections per interface (Windows default 4 with RSS)"},
     {.key = "checksum_offload", .dim = UNITS_NUMBER, .offset = PROTO_OFF(checksum_offload),
      .min = 0, .max = 1, .optional = 1, .def = 1, .help = "0/1: NIC computes TCP/IP checksums"},
     {.key = "tso", .dim = UNITS_NUMBER, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
@@ -103,6 +109,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
       {"nfs_sync", PROTO_OFF(nfs_sync)},
       {"multichannel", PROTO_OFF(multichannel)},
+      {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
       {"checksum_offload", PROTO_OFF(checksum_offload)},
       {"tso", PROTO_OFF(tso)},
   };

@@ -75,6 +75,7 @@ struct proto_params {
   double iscsi_cmdsn_depth;            /* commands in flight per session (count) */
   double iscsi_lun;                    /* index into proto_lun_names */
   double multichannel;                 /* 0/1: SMB multichannel / multi-threaded daemon what-if */
+  double smb_connections_per_nic;      /* multichannel TCP connections per interface (count) */
   double checksum_offload;             /* 0/1: NIC computes TCP/IP checksums */
   double tso;                          /* 0/1: TCP segmentation offload on transmit */
   struct proto_costs costs;            /* CPU costs (catalogue, scenario overrides) */
