@@ -36,7 +36,7 @@ struct eng_job;
 
 /* A CPU thread of the SoC (or of a client in local mode): accounting only. */
 struct eng_thread {
-  char name[64];
+  char name[96];
   char who[96];
   double cycles; /* reference cycles executed inside the window */
   double speed;  /* host speed (cycles/s) */
