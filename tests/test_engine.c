@@ -238,6 +238,29 @@ START_TEST(test_whatif_moves_bottleneck)
 }
 END_TEST
 
+/* A user's fio job file runs against a scenario and comes back shaped like
+ * fio's own JSON: one entry per stonewall group, bw in KiB/s, clat_ns. */
+START_TEST(test_fio_file_fio_json)
+{
+  char job[1024];
+  cli_source_path("tests/fio/basic.fio", job, sizeof job);
+  const char *args[] = {"run", "--fio", job, "--time", "1s", "--output-format=fio-json", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.err, "fio option 'ioengine' is accepted but not modelled") != NULL, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "\"jobname\": \"rand-read-4k\"") && strstr(r.out, "\"jobname\": \"seq-write-1m\""),
+                "both stonewall groups: %.300s", r.out);
+  double iops = cli_json_number(r.out, "\"jobname\": \"rand-read-4k\"", "iops");
+  double bw_kib = cli_json_number(r.out, "\"jobname\": \"rand-read-4k\"", "bw");
+  double bw_bytes = cli_json_number(r.out, "\"jobname\": \"rand-read-4k\"", "bw_bytes");
+  ck_assert_msg(iops > 0 && fabs(bw_kib * 1024.0 / bw_bytes - 1.0) < 1e-3, "bw %g KiB/s vs %g B/s", bw_kib, bw_bytes);
+  ck_assert_msg(fabs(bw_bytes / (iops * 4096.0) - 1.0) < 1e-6, "4 KiB reads: bw %g B/s = iops %g x 4096", bw_bytes, iops);
+  ck_assert_msg(strstr(r.out, "\"clat_ns\"") && strstr(r.out, "\"99.000000\""), "clat_ns percentiles missing");
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -255,6 +278,7 @@ int main(void)
   tcase_add_test(tc, test_client_cache_rewrite);
   tcase_add_test(tc, test_softirq_placement);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
+  tcase_add_test(tc, test_fio_file_fio_json);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
