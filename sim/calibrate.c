@@ -733,7 +733,7 @@ static void calib_pick_free(struct calib *c)
     for (int i = 0; i < c->nfit; i++)
       n += calib_reaches(c, j, c->fitpts[i]);
     c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak;
-    if (n > 0)
+    if (c->par[j].free_)
       c->freep[c->nfree++] = j;
   }
 }
@@ -1017,9 +1017,12 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     free(c);
     return 1;
   }
+  int nnone = 0;
+  for (int j = 0; j < c->np; j++)
+    nnone += c->par[j].no_effect;
   fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their catalogue value "
                "(%ld simulations, %.0f s):\n",
-          nscreen - c->nfree, nscreen, c->nsims, calib_elapsed_s(c));
+          nnone, nscreen, c->nsims, calib_elapsed_s(c));
   for (int j = 0; j < c->np; j++)
     if (c->par[j].no_effect)
       fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
