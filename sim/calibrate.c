@@ -645,6 +645,14 @@ static int calib_setup(struct calib *c, struct nw_err *err)
        * name), so those fits cannot be applied as --set. */
       if (!strncmp(s->fits[i].path, "system.", 7) || !strncmp(s->fits[i].path, "ssd_cache.", 10))
         continue;
+      /* Counts (channels, dies) and the flash page are discrete: the model
+       * steps between whole values, so finite differences see jumps, not
+       * slopes.  They are not fitted by gradient. */
+      const struct cfg_fit *ft = &s->fits[i];
+      if ((ft->dim == UNITS_NUMBER && ft->value == floor(ft->value) && ft->lo == floor(ft->lo) &&
+           ft->hi == floor(ft->hi) && ft->hi - ft->lo <= 64) ||
+          !strcmp(key, "page"))
+        continue;
       struct calib_param q = {0};
       snprintf(q.entry, sizeof q.entry, "%.95s", entry);
       snprintf(q.key, sizeof q.key, "%s", key);
