@@ -111,11 +111,11 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
   snprintf(sect, sizeof sect, "%.*s", (int)(dot - f->path), f->path);
   if (!strcmp(sect, "soc"))
     snprintf(entry, len, "socs/%s", s->soc_name);
-  else if (!strcmp(sect, "system"))
+  else if (!strcmp(sect, "chassis"))
     snprintf(entry, len, "systems/%s", s->system_name);
   else if (!strcmp(sect, "disks"))
     snprintf(entry, len, "drives/%s", s->drive.name);
-  else if (!strcmp(sect, "ssd_cache"))
+  else if (!strcmp(sect, "ssd_cache.drive_params"))
     snprintf(entry, len, "drives/%s", s->cache_drive.name);
   else if (!strcmp(sect, "protocol")) {
     int k = (int)s->proto.kind;
@@ -640,10 +640,6 @@ static int calib_setup(struct calib *c, struct nw_err *err)
       char entry[96];
       const char *key;
       if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0 || calib_find_param(c, entry, key) >= 0)
-        continue;
-      /* A scenario cannot override system.* (the key holds the system's
-       * name), so those fits cannot be applied as --set. */
-      if (!strncmp(s->fits[i].path, "system.", 7) || !strncmp(s->fits[i].path, "ssd_cache.", 10))
         continue;
       /* Counts (channels, dies) and the flash page are discrete: the model
        * steps between whole values, so finite differences see jumps, not

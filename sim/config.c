@@ -522,7 +522,8 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
 
 static const char *const cfg_top_keys[] = {
     "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
-    "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults", NULL};
+    "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults",
+    "chassis", NULL};
 
 void cfg_free(struct scenario *s)
 {
@@ -539,8 +540,11 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   snprintf(s->system_name, sizeof s->system_name, "%s", sysname);
   params_defaults(system_param_table, system_param_count, &s->system);
   const struct ynode *sysp = ytree_get(sys, "params");
-  if (cfg_fill(sysp, sysname, system_param_table, system_param_count, &s->system, NULL, s, "system",
-               err) < 0)
+  /* `chassis:` overrides the system's numbers (the `system` key holds its name) */
+  if (cfg_fill(sysp, sysname, system_param_table, system_param_count, &s->system, NULL, s, "chassis",
+               err) < 0 ||
+      cfg_fill(ytree_get(R, "chassis"), "chassis", system_param_table, system_param_count, &s->system, NULL, s,
+               "chassis", err) < 0)
     return -1;
   const struct ynode *sysmaps[1] = {sysp};
   if (cfg_require(sysmaps, 1, sys, sysname, system_param_table, system_param_count, err) < 0)
@@ -618,7 +622,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   /* SSD cache */
   const struct ynode *cn = ytree_get(R, "ssd_cache");
   params_defaults(ssdcache_param_table, ssdcache_param_count, &s->ssdcache);
-  static const char *const cache_keys[] = {"count", "drive", NULL};
+  static const char *const cache_keys[] = {"count", "drive", "drive_params", NULL};
   if (cfg_fill(cn, "ssd_cache", ssdcache_param_table, ssdcache_param_count, &s->ssdcache,
                cache_keys, s, "ssd_cache", err) < 0)
     return -1;
@@ -631,9 +635,9 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     const struct ynode *cref = NULL;
     if (cfg_word(cn, "ssd_cache", "drive", 1, &cdrive, &cref, err) < 0)
       return -1;
-    static const char *const cache_drive_skip[] = {"count", "drive", "mode", "capacity", "block",
-                                                   "seq_bypass", NULL};
-    if (cfg_drive(cat, cref, cdrive, NULL, "ssd_cache", cache_drive_skip, &s->cache_drive, s, err) < 0)
+    /* the cache drive's own parameters are overridden under drive_params */
+    if (cfg_drive(cat, cref, cdrive, ytree_get(cn, "drive_params"), "ssd_cache.drive_params", NULL,
+                  &s->cache_drive, s, err) < 0)
       return -1;
   }
 
