@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/calibrate.h"
 #include "sim/cli.h"
 #include "sim/config.h"
 #include "sim/engine.h"
@@ -18,6 +19,8 @@ struct cli_opts {
   const char *fio;
   const char *catalog;
   const char *html;
+  const char *calibrated;
+  char calib_text[65536]; /* the fitted values' strings, alive for the run */
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -38,6 +41,7 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --fio JOBFILE        take the workload from a fio job file\n"
           "  --json               print the result as JSON\n"
           "  --html DIR           also write DIR/index.html: charts of latency, utilisation, throughput\n"
+          "  --calibrated FILE    apply fitted values (validation/calibrated.yaml from nastwin calibrate)\n"
           "  --output-format=fio-json   print fio-shaped JSON\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
@@ -102,6 +106,9 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
     } else if (!strcmp(a, "--fio")) {
       NEXT_VAL();
       o->fio = val;
+    } else if (!strcmp(a, "--calibrated")) {
+      NEXT_VAL();
+      o->calibrated = val;
     } else if (!strcmp(a, "--html")) {
       NEXT_VAL();
       o->html = val;
@@ -140,6 +147,25 @@ static void cli_free(struct cli_opts *o)
     free((char *)o->sets[i].path);
 }
 
+/* Load the scenario; with --calibrated, load it once to learn its fit
+ * parameters, then again with the fitted values placed before the user's
+ * --set overrides (which win). */
+static int cli_load(struct cli_opts *o, struct scenario *s, struct nw_err *err)
+{
+  if (cfg_load(o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err) < 0)
+    return -1;
+  if (!o->calibrated)
+    return 0;
+  struct cfg_set sets[CFG_MAX_SETS];
+  int n = calib_load(o->calibrated, s, sets, CFG_MAX_SETS - o->nsets, o->calib_text, sizeof o->calib_text, err);
+  cfg_free(s);
+  if (n < 0)
+    return -1;
+  for (int i = 0; i < o->nsets; i++)
+    sets[n + i] = o->sets[i];
+  return cfg_load(o->scenario, o->catalog, sets, n + o->nsets, o->fio, s, err);
+}
+
 struct cli_ctx {
   const struct scenario *s;
   struct cli_opts *o;
@@ -163,7 +189,7 @@ int cli_run(int argc, char **argv)
   }
   struct scenario s;
   struct nw_err err = {0};
-  if (cfg_load(o.scenario, o.catalog, o.sets, o.nsets, o.fio, &s, &err) < 0) {
+  if (cli_load(&o, &s, &err) < 0) {
     nw_err_print(&err, stderr);
     cli_free(&o);
     return 2;

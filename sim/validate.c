@@ -108,7 +108,7 @@ static int val_field_kind(const char *f)
     if (strncmp(f, dirs[d], n))
       continue;
     const char *q = f + n;
-    if (!strcmp(q, "MBps"))
+    if (!strcmp(q, "MBps") || !strcmp(q, "Gbps"))
       return VAL_THROUGHPUT;
     if (!strcmp(q, "iops"))
       return VAL_IOPS;
@@ -131,6 +131,8 @@ static double val_field_value(const struct run_result *r, const char *f)
   const char *q = strchr(f, '.') + 1;
   if (!strcmp(q, "MBps"))
     return t->MBps;
+  if (!strcmp(q, "Gbps")) /* payload bits: iperf's figure */
+    return t->MBps * 8e-3;
   if (!strcmp(q, "iops"))
     return t->iops;
   if (!strcmp(q, "lat_mean_ms"))
@@ -291,7 +293,7 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
       return val_at(err, pe, "points: entry needs 'scenario' (or 'unsupported')%s%s", "", "");
     if (!field || val_field_kind(field) < 0)
       return val_at(err, field ? ytree_get(pe, "field") : pe,
-                    "points: field '%s' is not allowed; one of: read|write|all . MBps|iops|lat_mean_ms|"
+                    "points: field '%s' is not allowed; one of: read|write|all . MBps|Gbps|iops|lat_mean_ms|"
                     "lat_max_ms|lat_stddev_ms, op.duration_s, op.avg_power_W%s",
                     field ? field : "(missing)", "");
     val_copy(p->field, sizeof p->field, field);
