@@ -72,20 +72,39 @@ static const char tv_one_point[] =
     "    systems: [ds1511plus, ts859pro]\n"
     "    results:\n"
     "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n"
-    "  - id: ds2015xs-iperf\n"
+    "  - id: made-up-unsupported\n"
     "    system: ds2015xs\n"
     "    results:\n"
     "      - {metric: aggregate_Gbps, value: 3, approx: true, skewed: \"test\"}\n";
+
+/* A points file of the test's own: the ATTO point as validation/points.yaml
+ * maps it (scenario path absolute), and an unsupported one. */
+static void tv_points(char *buf, size_t len)
+{
+  char text[2048];
+  const char *src = getenv("NASTWIN_SOURCE_DIR");
+  snprintf(text, sizeof text,
+           "version: 1\npoints:\n"
+           "  - {experiment: ds1511plus-ts859pro-iscsi-single-link, match: {system: ds1511plus, metric: read_MBps, "
+           "tool: ATTO}, scenario: %s/validation/scenarios/ds1511plus-iscsi-atto.yaml, steps: [atto-read-*], "
+           "combine: max, field: read.MBps}\n"
+           "  - {experiment: made-up-unsupported, match: {metric: aggregate_Gbps}, unsupported: \"a test\"}\n",
+           src ? src : ".");
+  tv_write(buf, len, text);
+}
 
 START_TEST(test_validate_json_keys_and_error)
 {
   char path[64];
   tv_write(path, sizeof path, tv_one_point);
-  char args[256];
-  snprintf(args, sizeof args, "validate --data %s --json -j 2", path);
+  char points[64];
+  tv_points(points, sizeof points);
+  char args[512];
+  snprintf(args, sizeof args, "validate --data %s --points %s --json -j 2", path, points);
   static struct tv_run r;
   tv_run(args, &r);
   unlink(path);
+  unlink(points);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
   static const char *const keys[] = {"\"points\": [", "\"summary\": {", "\"experiment\": ", "\"case\": ",
                                      "\"system\": \"ds1511plus\"", "\"protocol\": ", "\"cache\": ",
@@ -106,11 +125,14 @@ START_TEST(test_validate_table)
 {
   char path[64];
   tv_write(path, sizeof path, tv_one_point);
-  char args[256];
-  snprintf(args, sizeof args, "validate --data %s --only ds2015xs-iperf", path);
+  char points[64];
+  tv_points(points, sizeof points);
+  char args[512];
+  snprintf(args, sizeof args, "validate --data %s --points %s --only made-up-unsupported", path, points);
   static struct tv_run r;
   tv_run(args, &r);
   unlink(path);
+  unlink(points);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
   ck_assert_msg(strstr(r.out, "not modelled") && strstr(r.out, "skewed"), "table: %s", r.out);
   ck_assert_msg(strstr(r.out, "median") && strstr(r.out, "p90"), "no summary: %s", r.out);
