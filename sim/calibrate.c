@@ -121,7 +121,7 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
     int k = (int)s->proto.kind;
     snprintf(entry, len, "protocols/%s", k >= 0 && k <= PROTO_LOCAL ? proto_kind_names[k] : "?");
   } else
-    snprintf(entry, len, "%s/%s", sect, s->name);
+    snprintf(entry, len, "%.40s/%.50s", sect, s->name);
   return 0;
 }
 
