@@ -647,23 +647,6 @@ void val_print_json(const struct val_set *v, FILE *out)
   fputs("\n}}\n", out);
 }
 
-/* HTML-escape into out. */
-static void val_html_text(FILE *out, const char *s)
-{
-  for (; *s; s++) {
-    if (*s == '<')
-      fputs("&lt;", out);
-    else if (*s == '>')
-      fputs("&gt;", out);
-    else if (*s == '&')
-      fputs("&amp;", out);
-    else if (*s == '"')
-      fputs("&quot;", out);
-    else
-      fputc(*s, out);
-  }
-}
-
 static void val_html_body(const struct val_set *v, FILE *out)
 {
   char systems[16][64];
@@ -761,18 +744,18 @@ static void val_html_body(const struct val_set *v, FILE *out)
     char label[512];
     val_label(p, label, sizeof label);
     fputs("<tr><td>", out);
-    val_html_text(out, p->experiment);
+    svg_escape(out, p->experiment);
     fputs("</td><td>", out);
-    val_html_text(out, p->metric);
+    svg_escape(out, p->metric);
     fputs("</td><td>", out);
-    val_html_text(out, label);
+    svg_escape(out, label);
     fprintf(out, "</td><td class=\"n\">%.5g</td>", p->measured);
     if (p->status == VAL_OK)
       fprintf(out, "<td class=\"n\">%.5g</td><td class=\"n\">%+.1f%%</td>", p->predicted, 100 * p->error);
     else
       fputs("<td>-</td><td>-</td>", out);
     fprintf(out, "<td>%s%s", p->approx ? "approx " : "", p->skewed[0] ? "skewed " : "");
-    val_html_text(out, p->note);
+    svg_escape(out, p->note);
     fputs("</td></tr>\n", out);
   }
   fputs("</table>\n</body></html>\n", out);
