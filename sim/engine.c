@@ -379,6 +379,7 @@ static void eng_submit(struct eng *e, struct eng_req *r)
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
   io.sync = r->job->spec->sync || (e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0);
+  io.direct = e->proto == PROTO_LOCAL && r->job->spec->direct;
   stack_submit(e->stack, simgrid_get_clock(), &io);
   eng_wake_storage(e);
 }

@@ -1049,7 +1049,7 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   if (off + len > s->capacity)
     len = s->capacity - off;
   if (io->write) {
-    if (s->pc != NULL && !io->sync) {
+    if (s->pc != NULL && !io->sync && !io->direct) {
       if (s->nblocked > 0 || !stk_write_cached(s, io, now_s)) {
         if (s->nblocked == s->blocked_cap) {
           int cap = s->blocked_cap ? 2 * s->blocked_cap : 16;
@@ -1064,7 +1064,9 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
       }
       return;
     }
-    if (s->pc != NULL) /* sync write: write-through, the page stays cached clean */
+    if (s->pc != NULL && io->direct) /* O_DIRECT: the cached copy is stale */
+      pcache_invalidate(s->pc, off, len);
+    else if (s->pc != NULL) /* sync write: write-through, the page stays cached clean */
       pcache_insert(s->pc, off, len, 0, now_s);
     struct stk_req *r = stk_req_new(s, RQ_CLIENT, off, len, 1);
     if (r == NULL)
@@ -1074,7 +1076,7 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
     stk_lower(s, r, now_s);
     return;
   }
-  if (s->pc == NULL) {
+  if (s->pc == NULL || io->direct) {
     struct stk_req *r = stk_req_new(s, RQ_CLIENT, off, len, 0);
     if (r == NULL)
       return;

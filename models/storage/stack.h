@@ -37,6 +37,9 @@ struct stack_io {
   uint64_t len_bytes;    /* > 0 */
   int write;
   int sync;              /* 1: complete only when stable on the disks (NFS sync, FUA, SMB flush) */
+  int direct;            /* 1: O_DIRECT, bypasses the page cache both ways (a local disk
+                            benchmark's unbuffered I/O; a remote client's flag never
+                            reaches the server's cache) */
   uint64_t tag;          /* caller's cookie, returned in io_done */
 };
 
