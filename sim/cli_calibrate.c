@@ -29,7 +29,8 @@ static void cli_calibrate_usage(FILE *out)
         "  --max-free N       after the screening Jacobian, fit only the N most sensitive\n"
         "                     parameters (default 16; 0 = all with >= 1 % of the largest)\n"
         "  --cv               then leave-one-experiment-out cross-validation\n"
-        "  --cv-iter N        iterations of each CV fit (default 2)\n"
+        "  --cv-iter N        0 (default): one damped Gauss-Newton step per fold from the full fit's\n"
+        "                     Jacobian; N > 0: N LM iterations per fold (a Jacobian each)\n"
         "  --date TEXT        provenance date (default \"unspecified\": deterministic file)\n"
         "  --list             list the free parameters and their reach, do not fit\n"
         "  -j N               simulations at once (default: CPUs)\n"
@@ -53,7 +54,7 @@ static int cli_calibrate_int(const char *opt, const char *s, int lo, int hi)
 
 int cli_calibrate(int argc, char **argv)
 {
-  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 2, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
+  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",

@@ -185,6 +185,57 @@ START_TEST(test_recovers_known_latency)
 }
 END_TEST
 
+/* Leave-one-experiment-out, one step: A is "measured" at 2.3 ms, B at
+ * 1.5 ms.  The full fit sits between them; the fold without A fits B
+ * alone, so A's cross-validated error is about the gap between the two
+ * simulated latencies (11.986 ms at 1.5 ms, 12.786 ms at 2.3 ms: -6.3 %),
+ * larger than its full-fit error. */
+START_TEST(test_cv_one_step)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat[2];
+  const char *truth[2] = {"2.3ms", "1.5ms"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --set disks.latency=%s --json", src, truth[i]);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    lat[i] = tc_json_num(out, "\"read\"", "mean");
+  }
+  char dir[] = "/tmp/tc_cvXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  FILE *f = fopen(data, "w");
+  ck_assert(f != NULL);
+  fprintf(f,
+          "version: 1\nexperiments:\n  - id: synthetic-a\n    source: test_calibrate\n    system: client-pc\n"
+          "    results:\n      - {metric: read_lat_ms, value: %.10g}\n  - id: synthetic-b\n    source: test_calibrate\n"
+          "    system: client-pc\n    results:\n      - {metric: read_lat_ms, value: %.10g}\n",
+          lat[0], lat[1]);
+  fclose(f);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "
+           "--quiet --max-iter 20 --cv -j 2 --out '%s'",
+           data, src, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --cv exit %d:\n%s", rc, out);
+  const char *line = strstr(out, "  synthetic-a ");
+  ck_assert_msg(line != NULL, "no CV row for synthetic-a in:\n%s", out);
+  int npts = 0, nfree = 0;
+  double full = -1, cv = -1;
+  ck_assert_msg(sscanf(line, " synthetic-a %d %d %lf%% %lf%%", &npts, &nfree, &full, &cv) == 4, "CV row: %.120s", line);
+  double gap = 100 * fabs(lat[1] / lat[0] - 1);
+  ck_assert_msg(cv > full, "CV |err| %.2f %% should exceed the full-fit |err| %.2f %%", cv, full);
+  ck_assert_msg(fabs(cv - gap) < 0.25 * gap, "CV |err| %.2f %%, expected near the gap %.2f %%", cv, gap);
+  unlink(data);
+  unlink(cal);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
 static Suite *calibrate_suite(void)
 {
   Suite *s = suite_create("calibrate");
@@ -197,6 +248,10 @@ static Suite *calibrate_suite(void)
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
+  suite_add_tcase(s, t);
+  t = tcase_create("cross_validation");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_cv_one_step);
   suite_add_tcase(s, t);
   return s;
 }
