@@ -268,6 +268,65 @@ START_TEST(test_hdd_sequential_no_seek)
 }
 END_TEST
 
+/* Interleaved sequential readers (one outstanding 64 KiB read each,
+ * regions 10 GB apart), as md hands a RAID member: time for n reads. */
+static double hdd_interleaved(double segments, double prefetch_bytes, double zlr, int streams, int n)
+{
+  struct pbuf pb;
+  struct disk *d = make_hdd(&pb, 150e6, 150e6, 32);
+  const struct disk_model *m = disk_model_find("hdd");
+  set_param(m, &pb, "cache_segments", segments);
+  set_param(m, &pb, "stream_prefetch", prefetch_bytes);
+  set_param(m, &pb, "zero_latency_read", zlr);
+  disk_destroy(d);
+  d = make_disk(m, &pb, 42);
+  uint64_t next[16];
+  for (int k = 0; k < streams; k++)
+    next[k] = (uint64_t)k * 10000000000ull;
+  double now = 0.0;
+  int submitted = 0, completed = 0;
+  for (int k = 0; k < streams; k++, submitted++) {
+    struct disk_io io = {.offset_bytes = next[k], .len_bytes = 65536, .tag = (uint64_t)k};
+    next[k] += 65536;
+    disk_submit(d, now, &io);
+  }
+  while (completed < n) {
+    now = disk_next_completion_s(d);
+    ck_assert_msg(isfinite(now), "no completion pending");
+    struct disk_io done;
+    while (disk_pop_completion(d, now, &done)) {
+      completed++;
+      if (submitted < n) {
+        int k = (int)done.tag;
+        struct disk_io io = {.offset_bytes = next[k], .len_bytes = 65536, .tag = (uint64_t)k};
+        next[k] += 65536;
+        disk_submit(d, now, &io);
+        submitted++;
+      }
+    }
+  }
+  disk_destroy(d);
+  return now;
+}
+
+START_TEST(test_hdd_segments_streams)
+{
+  /* 8 streams: a single buffer is evicted by every other stream, so each
+   * read pays a seek and a rotation; one segment per stream with a 2 MiB
+   * look-ahead serves 31 of every 32 reads from the buffer */
+  int n = 2048;
+  double one = hdd_interleaved(1, 2 << 20, 0, 8, n);
+  double seg = hdd_interleaved(8, 2 << 20, 0, 8, n);
+  ck_assert_msg(seg * 3 < one, "8 interleaved streams: 1 segment %.3f s, 8 segments %.3f s", one, seg);
+  /* zero-latency read: the 2 MiB + 64 KiB transfer spans more than a
+   * track (150 MB/s x 8.3 ms = 1.25 MB), so it never waits for rotation */
+  double zlr = hdd_interleaved(8, 2 << 20, 1, 8, n);
+  ck_assert_msg(zlr < seg, "zero-latency read %.3f s not faster than %.3f s", zlr, seg);
+  double media = (double)n * 65536 / 150e6;
+  ck_assert_msg(zlr > media, "%.3f s is less than the media time %.3f s", zlr, media);
+}
+END_TEST
+
 START_TEST(test_hdd_ncq)
 {
   struct pbuf pb;
@@ -705,6 +764,7 @@ int main(void)
   tcase_add_test(tc, test_hdd_zones_sequential);
   tcase_add_test(tc, test_hdd_sequential_no_seek);
   tcase_add_test(tc, test_hdd_ncq);
+  tcase_add_test(tc, test_hdd_segments_streams);
   tcase_add_test(tc, test_hdd_energy);
   suite_add_tcase(s, tc);
   tc = tcase_create("flash");

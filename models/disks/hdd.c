@@ -22,7 +22,19 @@
  *        = t(d0) + b (d - d0)          for d > d0,   t(1) = t_full,
  * C1 at d0 (b = a / (2 sqrt(d0))), and d0 solved so that the mean over
  * uniformly random cylinder pairs (distance density 2 (1 - d)) is t_avg.
- * Same cylinder, other track: head_switch.  */
+ * Same cylinder, other track: head_switch.
+ *
+ * Read cache.  The buffer is split into `cache_segments` segments (each
+ * cache / segments bytes), each holding one contiguous range read from
+ * the media, replaced least recently used: drives made for several
+ * concurrent streams keep 16-32 so interleaved sequential readers do not
+ * evict each other.  A read that continues a segment (starts inside it or
+ * at most HDD_STREAM_GAP_BYTES past its end) is a detected stream: the
+ * drive keeps reading `stream_prefetch` bytes past it into that segment
+ * before it takes the next command (look-ahead that queued commands do not
+ * abort); any read is followed by `read_ahead` while the drive is idle.
+ * With `zero_latency_read` a read (with its prefetch) starts with whatever
+ * of its sectors passes under the head first (see hdd_plan_io).  */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +50,11 @@
 #define HDD_DESTAGE_WINDOW 64
 /* Contiguous write-back writes merge into one extent up to this size. */
 #define HDD_DESTAGE_MERGE_MAX_BYTES (1u << 20)
+/* A read starting at most this far past a segment's end continues it
+ * (stream detection tolerates the parity chunks md skips on a RAID-5/6
+ * member: up to 2 x 64 KiB chunks, rounded up). */
+#define HDD_STREAM_GAP_BYTES (256u << 10)
+#define HDD_SEGMENTS_MAX 64
 /* A rotational wait within this fraction of a revolution of a full turn
  * is float noise on a sector that is exactly under the head: no wait. */
 #define HDD_ROT_EPS_REV 1e-6
@@ -55,6 +72,9 @@ struct hdd_params {
   double cmd_overhead_s;
   double cache_bytes;
   double read_ahead_bytes;
+  double cache_segments;
+  double stream_prefetch_bytes;
+  double zero_latency_read; /* index into hdd_on_off */
   double write_cache; /* index into hdd_on_off */
   double ncq_depth;
   double ncq_max_wait_s;
@@ -99,6 +119,17 @@ static const struct param_desc hdd_params_table[] = {
     {.key = "read_ahead", .dim = UNITS_BYTES, .offset = HDD_OFF(read_ahead_bytes), .min = 0,
      .max = 64.0 * 1048576, .optional = 1, .def = 1048576,
      .help = "bytes read ahead after a read while idle (bytes), 0 = off"},
+    {.key = "cache_segments", .dim = UNITS_NUMBER, .offset = HDD_OFF(cache_segments), .min = 1,
+     .max = HDD_SEGMENTS_MAX, .optional = 1, .def = 1,
+     .help = "read-cache segments, one contiguous range each (1 = a single buffer)"},
+    {.key = "stream_prefetch", .dim = UNITS_BYTES,
+     .offset = HDD_OFF(stream_prefetch_bytes), .min = 0, .max = 64.0 * 1048576, .optional = 1,
+     .def = 0,
+     .help = "bytes read past a read that continues a cached segment, commands queued or not "
+             "(bytes), 0 = read ahead only while idle"},
+    {.key = "zero_latency_read", .offset = HDD_OFF(zero_latency_read), .optional = 1, .def = 0,
+     .help = "a read spanning a whole track starts at the sector under the head: on or off",
+     .choices = hdd_on_off},
     {.key = "write_cache", .offset = HDD_OFF(write_cache), .optional = 1, .def = 1,
      .help = "write-back cache: on or off", .choices = hdd_on_off},
     {.key = "ncq_depth", .dim = UNITS_NUMBER, .offset = HDD_OFF(ncq_depth), .min = 1, .max = 32,
@@ -143,9 +174,14 @@ struct hdd {
   double mech_free_s;        /* the actuator is free from then on */
   uint64_t head_off_bytes;   /* offset under the head at head_t_s */
   double head_t_s;
-  int ra_active;             /* reading ahead from head_off since head_t */
-  int seg_valid;             /* [seg_lo, head position) is in the buffer */
-  uint64_t seg_lo_bytes;
+  int ra_active;             /* reading ahead from head_off since head_t into seg[cur] */
+  struct hdd_seg {
+    uint64_t lo_bytes, hi_bytes; /* [lo, hi) is in the buffer; lo == hi: empty */
+    uint64_t used;               /* LRU clock */
+  } seg[HDD_SEGMENTS_MAX];
+  int nseg, cur;               /* segments in use; the one read ahead into */
+  uint64_t seg_clock;
+  uint64_t seg_cap_bytes;      /* cache / segments */
   struct iface_port port;
   struct iface_link *link;
   struct disk_heap done;
@@ -229,20 +265,24 @@ static double hdd_media_s(const struct hdd *h, uint64_t off_bytes, uint64_t len_
   return h->disk_s * (hdd_cyl(h, off_bytes + len_bytes) - hdd_cyl(h, off_bytes));
 }
 
-/* Seek + rotation (s) from the head at offset `from` at time t_s to the
- * start of offset `to`. */
-static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to)
+/* Seek (or head switch) time (s) from offset `from` to offset `to`, no rotation. */
+static double hdd_seek_only_s(const struct hdd *h, uint64_t from, uint64_t to)
 {
   double rev1 = h->disk_s * hdd_cyl(h, from) / h->rot_s;
   double rev2 = h->disk_s * hdd_cyl(h, to) / h->rot_s;
   double track1 = floor(rev1), track2 = floor(rev2);
-  double cyl1 = floor(track1 / h->p.heads), cyl2 = floor(track2 / h->p.heads);
-  double dcyl = fabs(cyl1 - cyl2);
-  double seek_s;
+  double dcyl = fabs(floor(track1 / h->p.heads) - floor(track2 / h->p.heads));
   if (dcyl == 0.0)
-    seek_s = track1 == track2 ? 0.0 : h->p.head_switch_s;
-  else
-    seek_s = hdd_seek_curve_s(h, h->cylinders > 1.0 ? (dcyl - 1.0) / (h->cylinders - 1.0) : 0.0);
+    return track1 == track2 ? 0.0 : h->p.head_switch_s;
+  return hdd_seek_curve_s(h, h->cylinders > 1.0 ? (dcyl - 1.0) / (h->cylinders - 1.0) : 0.0);
+}
+
+/* Seek + rotation (s) from the head at offset `from` at time t_s to the
+ * start of offset `to`. */
+static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to)
+{
+  double rev2 = h->disk_s * hdd_cyl(h, to) / h->rot_s;
+  double seek_s = hdd_seek_only_s(h, from, to);
   double arrive = t_s + seek_s;
   double theta = arrive / h->rot_s + h->phase0_rev;
   double wait_rev = (rev2 - floor(rev2)) - (theta - floor(theta));
@@ -269,9 +309,11 @@ static int hdd_check(const void *params, char *msg, size_t msg_len)
              p->seek_track_s * 1e3, p->seek_avg_s * 1e3, p->seek_full_s * 1e3);
     return -1;
   }
-  if (p->heads != floor(p->heads) || p->ncq_depth != floor(p->ncq_depth)) {
-    snprintf(msg, msg_len, "hdd: heads (%g) and ncq_depth (%g) must be whole numbers", p->heads,
-             p->ncq_depth);
+  if (p->heads != floor(p->heads) || p->ncq_depth != floor(p->ncq_depth) ||
+      p->cache_segments != floor(p->cache_segments)) {
+    snprintf(msg, msg_len,
+             "hdd: heads (%g), ncq_depth (%g) and cache_segments (%g) must be whole numbers",
+             p->heads, p->ncq_depth, p->cache_segments);
     return -1;
   }
   if (p->power_active_W < p->power_idle_W || p->power_standby_W > p->power_idle_W) {
@@ -322,6 +364,10 @@ static void *hdd_create(const void *params, uint64_t seed)
   if (h->cylinders < 1.0)
     h->cylinders = 1.0;
   h->phase0_rev = disk_seed_unit(seed);
+  h->nseg = (int)h->p.cache_segments;
+  if (h->nseg < 1 || h->nseg > HDD_SEGMENTS_MAX)
+    h->nseg = 1;
+  h->seg_cap_bytes = (uint64_t)(h->p.cache_bytes / h->nseg);
   disk_heap_init(&h->done);
   iface_port_init(&h->port, h->p.link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0);
   h->power = (struct disk_power){.active_W = h->p.power_active_W,
@@ -361,8 +407,11 @@ enum hdd_kind { HDD_HIT, HDD_STREAM, HDD_MECH };
 
 struct hdd_plan {
   enum hdd_kind kind;
+  int seg;              /* HIT/STREAM: the segment; MECH: the stream it continues, -1 none */
+  uint64_t prefetch_bytes; /* MECH: read past the request before the next command */
   double cost_s;        /* positioning time before data moves */
   double media_start_s; /* data starts to move */
+  double data_end_s;    /* the requested data has passed under the head */
   double media_end_s;   /* actuator free again */
 };
 
@@ -381,6 +430,19 @@ static uint64_t hdd_head_at(const struct hdd *h, double t_s, int *streaming)
   return pos < (uint64_t)h->p.capacity_bytes ? pos : (uint64_t)h->p.capacity_bytes;
 }
 
+/* Buffered range [*lo, *hi) of segment i when the head is at pos (the
+ * segment read ahead into grows with the head; a segment keeps its last
+ * seg_cap bytes). */
+static void hdd_seg_range(const struct hdd *h, int i, uint64_t pos, uint64_t *lo, uint64_t *hi)
+{
+  *lo = h->seg[i].lo_bytes;
+  *hi = h->seg[i].hi_bytes;
+  if (i == h->cur && h->ra_active && pos > *hi)
+    *hi = pos;
+  if (*hi - *lo > h->seg_cap_bytes)
+    *lo = *hi - h->seg_cap_bytes;
+}
+
 /* What serving io at t_s costs. */
 static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *io,
                         struct hdd_plan *pl)
@@ -388,25 +450,62 @@ static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *i
   uint64_t o = io->offset_bytes, e = io->offset_bytes + io->len_bytes;
   int streaming;
   uint64_t pos = hdd_head_at(h, t_s, &streaming);
-  if (!io->write && h->seg_valid && o >= h->seg_lo_bytes && e <= pos) {
-    *pl = (struct hdd_plan){.kind = HDD_HIT, .media_start_s = t_s, .media_end_s = t_s};
-    return;
+  int cont = -1; /* the segment this read continues */
+  if (!io->write) {
+    for (int i = 0; i < h->nseg; i++) {
+      uint64_t lo, hi;
+      hdd_seg_range(h, i, pos, &lo, &hi);
+      if (hi == lo)
+        continue;
+      if (o >= lo && e <= hi) {
+        *pl = (struct hdd_plan){.kind = HDD_HIT, .seg = i, .media_start_s = t_s,
+                                .data_end_s = t_s, .media_end_s = t_s};
+        return;
+      }
+      if (i == h->cur && streaming && o >= lo && o <= pos) {
+        double end = h->head_t_s + hdd_media_s(h, h->head_off_bytes, e - h->head_off_bytes);
+        end = end > t_s ? end : t_s;
+        *pl = (struct hdd_plan){.kind = HDD_STREAM, .seg = i, .media_start_s = t_s,
+                                .data_end_s = end, .media_end_s = end};
+        return;
+      }
+      if (o >= lo && o <= hi + HDD_STREAM_GAP_BYTES)
+        cont = i;
+    }
   }
-  if (!io->write && streaming && h->seg_valid && o >= h->seg_lo_bytes && o <= pos) {
-    double end = h->head_t_s + hdd_media_s(h, h->head_off_bytes, e - h->head_off_bytes);
-    *pl = (struct hdd_plan){.kind = HDD_STREAM, .media_start_s = t_s,
-                            .media_end_s = end > t_s ? end : t_s};
-    return;
-  }
+  uint64_t pf = cont >= 0 ? (uint64_t)h->p.stream_prefetch_bytes : 0;
+  if (e + pf > (uint64_t)h->p.capacity_bytes)
+    pf = e < (uint64_t)h->p.capacity_bytes ? (uint64_t)h->p.capacity_bytes - e : 0;
   double media_s = hdd_media_s(h, o, io->len_bytes);
-  if (o == pos && t_s == h->head_t_s) { /* next sector, right now */
-    *pl = (struct hdd_plan){.kind = HDD_MECH, .media_start_s = t_s, .media_end_s = t_s + media_s};
-    return;
+  double pf_s = pf > 0 ? hdd_media_s(h, e, pf) : 0.0;
+  double start = t_s;
+  if (!(o == pos && t_s == h->head_t_s)) { /* not the next sector right now */
+    double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s);
+    start = t0 + hdd_position_s(h, pos, t0, o);
+    /* zero-latency read: the drive reads whatever sector of the transfer
+     * (F revolutions long) arrives under the head first and the rest of
+     * that track on the next pass, so the first track is done one
+     * revolution after arrival; it gains when the head arrives inside the
+     * transfer (x revolutions past its start, x < F) */
+    if (!io->write && h->p.zero_latency_read >= 1.0) {
+      double seek_s = hdd_seek_only_s(h, pos, o);
+      double wait_rev = (start - t0 - seek_s) / h->rot_s;
+      double f_rev = (media_s + pf_s) / h->rot_s;
+      if (wait_rev > 0.0 && 1.0 - wait_rev < f_rev)
+        start = t0 + seek_s + (f_rev < 1.0 ? (1.0 - f_rev) * h->rot_s : 0.0);
+    }
   }
-  double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s);
-  double start = t0 + hdd_position_s(h, pos, t0, o);
-  *pl = (struct hdd_plan){
-      .kind = HDD_MECH, .cost_s = start - t_s, .media_start_s = start, .media_end_s = start + media_s};
+  *pl = (struct hdd_plan){.kind = HDD_MECH, .seg = cont, .prefetch_bytes = pf,
+                          .cost_s = start - t_s, .media_start_s = start,
+                          .data_end_s = start + media_s, .media_end_s = start + media_s + pf_s};
+}
+
+/* Empty every segment overlapping [o, e). */
+static void hdd_seg_invalidate(struct hdd *h, uint64_t o, uint64_t e)
+{
+  for (int i = 0; i < h->nseg; i++)
+    if (h->seg[i].lo_bytes < e && o < h->seg[i].hi_bytes)
+      h->seg[i].lo_bytes = h->seg[i].hi_bytes = 0;
 }
 
 /* Serve io as planned at t_s; host says whether to report a completion. */
@@ -418,28 +517,50 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
   double port_s = n / h->port.rate_bytes_per_s;
   double done_s = pl->media_end_s;
   if (pl->kind != HDD_HIT) {
+    if (h->ra_active) { /* the read-ahead stops where the head is now */
+      int streaming;
+      uint64_t lo, hi;
+      hdd_seg_range(h, h->cur, hdd_head_at(h, t_s, &streaming), &lo, &hi);
+      h->seg[h->cur].lo_bytes = lo;
+      h->seg[h->cur].hi_bytes = hi;
+      h->ra_active = 0;
+    }
     disk_busy_add(&h->busy, t_s, pl->media_end_s);
     h->mech_free_s = pl->media_end_s;
-    h->head_off_bytes = e;
+    h->head_off_bytes = e + pl->prefetch_bytes;
     h->head_t_s = pl->media_end_s;
   }
   if (!io->write) {
-    if (pl->kind == HDD_MECH)
-      h->seg_lo_bytes = io->offset_bytes;
-    else if (pl->kind == HDD_STREAM && e - h->seg_lo_bytes > (uint64_t)h->p.cache_bytes)
-      h->seg_lo_bytes = e - (uint64_t)h->p.cache_bytes;
+    int j = pl->seg;
+    if (pl->kind == HDD_MECH) {
+      if (j < 0) { /* a new stream: the least recently used segment */
+        j = 0;
+        for (int i = 1; i < h->nseg; i++)
+          if (h->seg[i].used < h->seg[j].used)
+            j = i;
+      }
+      struct hdd_seg *sg = &h->seg[j];
+      if (!(pl->seg >= 0 && io->offset_bytes <= sg->hi_bytes))
+        sg->lo_bytes = io->offset_bytes;
+      sg->hi_bytes = e + pl->prefetch_bytes;
+    } else if (pl->kind == HDD_STREAM && e > h->seg[j].hi_bytes) {
+      h->seg[j].hi_bytes = e;
+    }
+    struct hdd_seg *sg = &h->seg[j];
+    if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
+      sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
+    sg->used = ++h->seg_clock;
     if (pl->kind != HDD_HIT) {
-      h->seg_valid = 1;
+      h->cur = j;
       h->ra_active = h->p.read_ahead_bytes > 0.0;
     }
-    double ready = pl->media_end_s - port_s > pl->media_start_s ? pl->media_end_s - port_s
-                                                                : pl->media_start_s;
+    double ready = pl->data_end_s - port_s > pl->media_start_s ? pl->data_end_s - port_s
+                                                               : pl->media_start_s;
     done_s = iface_port_transfer(&h->port, h->link, IFACE_TO_HOST, t_s, ready, n);
-    if (done_s < pl->media_end_s)
-      done_s = pl->media_end_s;
+    if (done_s < pl->data_end_s)
+      done_s = pl->data_end_s;
   } else {
-    h->seg_valid = 0;
-    h->ra_active = 0;
+    hdd_seg_invalidate(h, io->offset_bytes, e);
     if (host) {
       double link_end = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, t_s, n);
       if (link_end > done_s)
@@ -466,7 +587,8 @@ static void hdd_advance(struct hdd *h, double now_s)
       double wake_s = disk_power_gap(&h->power, t - h->mech_free_s);
       if (wake_s > 0.0) {
         h->ra_active = 0;
-        h->seg_valid = 0;
+        for (int i = 0; i < h->nseg; i++)
+          h->seg[i] = (struct hdd_seg){0};
         h->head_t_s = t + wake_s;
       }
       t += wake_s;
