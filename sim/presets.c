@@ -508,7 +508,7 @@ static int filecopy_expand(struct preset_ctx *c)
 /* ------------------------------------------------------ VMware I/O Analyzer */
 
 static const char *const vmio_rw_words[] = {"both", "read", "write", NULL};
-enum { VM_SIZES, VM_RW, VM_OIO, VM_DISK, VM_RUNTIME, VM_N };
+enum { VM_SIZES, VM_RW, VM_OIO, VM_DISK, VM_RUNTIME, VM_RAMP, VM_N };
 static const struct preset_setting vmio_settings[] = {
     [VM_SIZES] = {.key = "bs", .kind = PS_SIZELIST, .min = 512, .max = 16 * MIB,
                   .def_list = "4KiB,8KiB,64KiB", .help = "transfer sizes (review: 4K, 8K, 64K)"},
@@ -520,6 +520,11 @@ static const struct preset_setting vmio_settings[] = {
                  .def = 16 * GIB, .help = "the VM's test virtual disk (review: 16 GB)"},
     [VM_RUNTIME] = {.key = "runtime", .kind = PS_TIME, .min = 1, .max = 86400, .def = 120,
                     .help = "measured time per step (assumed 120 s)"},
+    /* IOmeter's ramp-up time, 0 s unless set: a short simulated window
+     * stands for the steady state of a long run with a ramp (the NAS page
+     * cache full of dirty data under random writes) */
+    [VM_RAMP] = {.key = "ramp", .kind = PS_TIME, .min = 0, .max = 3600, .def = 0,
+                 .help = "warm-up excluded from the figures (IOmeter ramp-up, 0 s)"},
 };
 
 static int vmio_expand(struct preset_ctx *c)
@@ -537,6 +542,7 @@ static int vmio_expand(struct preset_ctx *c)
                  (int)pv->v[VM_OIO], 1, pv->v[VM_DISK], 1);
       j.time_based = 1;
       j.runtime_s = pv->v[VM_RUNTIME];
+      j.ramp_s = pv->v[VM_RAMP];
       struct workload_step *s = preset_step(c, "MBps", NULL, "vmio-%s-random-%s", sz, vmio_rw_words[dir]);
       if (!s)
         return -1;

@@ -255,6 +255,70 @@ START_TEST(test_lru_hand_count)
 }
 END_TEST
 
+/* Dirty bits per 4 KiB unit inside 64 KiB blocks, checked by hand. */
+START_TEST(test_dirty_units)
+{
+  struct pcache *pc = pcache_create(4 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_dirty_unit(pc, 3000), -1); /* does not divide the block */
+  ck_assert_int_eq(pcache_set_dirty_unit(pc, 512), -1);  /* 128 units > 64 */
+  ck_assert_int_eq(pcache_set_dirty_unit(pc, 4096), 0);
+  pcache_insert(pc, 5 * 4096, 4096, 1, 1.0);          /* block 0, unit 5 */
+  pcache_insert(pc, 5 * 4096 + 100, 10, 1, 2.0);      /* same page: nothing new */
+  pcache_insert(pc, 65536 - 4096, 8192, 1, 3.0);      /* block 0 unit 15 + block 1 unit 0 */
+  pcache_insert(pc, 3 * 65536 + 8192, 100, 1, 4.0);   /* block 3, unit 2 */
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 4 * 4096);
+  ck_assert_double_eq(pcache_oldest_dirty_s(pc), 1.0);
+  uint64_t off, len;
+  /* oldest block 0: first run is unit 5 alone */
+  ck_assert(pcache_take_dirty(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 5 * 4096);
+  ck_assert_uint_eq(len, 4096);
+  ck_assert_double_eq(pcache_oldest_dirty_s(pc), 1.0); /* block 0 still has unit 15 */
+  /* then unit 15, continued into block 1's unit 0 */
+  ck_assert(pcache_take_dirty(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 65536 - 4096);
+  ck_assert_uint_eq(len, 8192);
+  ck_assert(pcache_take_dirty(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 3 * 65536 + 8192);
+  ck_assert_uint_eq(len, 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 0);
+  ck_assert(!pcache_take_dirty(pc, 1 << 20, &off, &len));
+  /* four blocks hold one dirty page each: the RAM is full of dirty blocks */
+  for (uint64_t b = 10; b < 14; b++)
+    ck_assert_uint_eq(pcache_insert(pc, b * 65536, 4096, 1, 5.0), 0);
+  ck_assert_uint_eq(pcache_insert(pc, 20 * 65536, 4096, 1, 5.0), 1);
+  pcache_invalidate(pc, 10 * 65536, 65536);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 3 * 4096);
+  pcache_destroy(pc);
+}
+END_TEST
+
+/* Random 4 KiB writes through the page cache: the flusher writes back
+ * each scattered page as its own request, so its CPU is exactly
+ * pages x (per request + 4096 x per byte). */
+START_TEST(test_flush_per_page_cost)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = (uint64_t)GiB;
+  c.pcache.ram_bytes = 64.0 * 1024 * 1024;
+  c.pcache.flush_cycles_per_request = 3e4;
+  c.pcache.flush_cycles_per_byte = 0.5;
+  struct env *e = env_new(&c, 4, 1e-4, 200e6);
+  int pages = 300;
+  for (int i = 0; i < pages; i++) /* one page in every other 64 KiB block: never adjacent */
+    env_submit(e, (uint64_t)i * 2 * 65536 + (uint64_t)(i % 16) * 4096, 4096, 1, 0);
+  env_run(e, INFINITY); /* dirty_expire writes them back */
+  ck_assert_uint_eq(stack_dirty_bytes(e->s), 0);
+  double want = pages * (3e4 + 4096 * 0.5);
+  ck_assert_msg(fabs(e->cpu_cycles[STACK_THREAD_FLUSH] - want) < 1e-6 * want,
+                "flusher cycles %.0f, expected %.0f (%d pages, one request each)",
+                e->cpu_cycles[STACK_THREAD_FLUSH], want, pages);
+  env_free(e);
+}
+END_TEST
+
 START_TEST(test_dirty_threshold)
 {
   struct stack_cfg c;
@@ -587,6 +651,8 @@ int main(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("caches");
   tcase_add_test(tc, test_lru_hand_count);
+  tcase_add_test(tc, test_dirty_units);
+  tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);
   tcase_add_test(tc, test_readahead_hits);
   tcase_add_test(tc, test_ssd_cache);

@@ -14,17 +14,19 @@
 struct pcache_node {
   uint64_t block;
   uint32_t prev, next; /* in the clean LRU or the dirty FIFO */
-  int dirty;
+  int dirty;           /* on the dirty FIFO: dirty_mask != 0 */
+  uint64_t dirty_mask; /* bit u: dirty unit u of the block */
   double dirty_s;
 };
 
 struct pcache {
   uint64_t block_bytes, cap_blocks;
+  uint64_t unit_bytes, units_per_block; /* dirty tracking granularity */
   struct pcache_node *node;
   uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
   uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
   uint64_t nslot;                      /* power of two */
-  uint64_t used, ndirty;
+  uint64_t used, ndirty; /* blocks in use; dirty units */
   uint32_t lru_head, lru_tail;         /* head = most recently used */
   uint32_t dirty_head, dirty_tail;     /* head = oldest */
   uint64_t hits, misses;
@@ -47,6 +49,8 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
     return NULL;
   c->block_bytes = block_bytes;
   c->cap_blocks = capacity_bytes / block_bytes;
+  c->unit_bytes = block_bytes;
+  c->units_per_block = 1;
   c->nslot = 64;
   c->slot = malloc(c->nslot * sizeof *c->slot);
   if (c->slot == NULL) {
@@ -70,6 +74,34 @@ void pcache_destroy(struct pcache *c)
 uint64_t pcache_block_bytes(const struct pcache *c)
 {
   return c->block_bytes;
+}
+
+int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes)
+{
+  if (unit_bytes == 0 || c->block_bytes % unit_bytes != 0 || c->block_bytes / unit_bytes > 64 ||
+      c->ndirty > 0)
+    return -1;
+  c->unit_bytes = unit_bytes;
+  c->units_per_block = c->block_bytes / unit_bytes;
+  return 0;
+}
+
+/* Mask of the dirty units of block b that [off, off+len) covers (len > 0). */
+static uint64_t pcache_unit_mask(const struct pcache *c, uint64_t b, uint64_t off, uint64_t len)
+{
+  uint64_t lo = b * c->block_bytes, hi = lo + c->block_bytes;
+  uint64_t a = off > lo ? off : lo, z = off + len < hi ? off + len : hi;
+  uint64_t u0 = (a - lo) / c->unit_bytes, u1 = (z - 1 - lo) / c->unit_bytes;
+  uint64_t n = u1 - u0 + 1;
+  return (n >= 64 ? ~0ULL : ((1ULL << n) - 1)) << u0;
+}
+
+static uint64_t pcache_popcount(uint64_t m)
+{
+  uint64_t n = 0;
+  for (; m; m &= m - 1)
+    n++;
+  return n;
 }
 
 static uint64_t pcache_find_slot(const struct pcache *c, uint64_t block)
@@ -166,8 +198,7 @@ static void pcache_remove(struct pcache *c, uint32_t x)
 {
   pcache_unlink(c, x);
   pcache_hash_del(c, c->node[x].block);
-  if (c->node[x].dirty)
-    c->ndirty--;
+  c->ndirty -= pcache_popcount(c->node[x].dirty_mask);
   c->used--;
   c->node[x].next = c->free_head;
   c->free_head = x;
@@ -221,14 +252,19 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
   uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, refused = 0;
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
+    uint64_t mask = dirty ? pcache_unit_mask(c, b, off, len) : 0;
     if (x != PCACHE_NIL) {
       struct pcache_node *n = &c->node[x];
       if (dirty && !n->dirty) {
         pcache_unlink(c, x);
         n->dirty = 1;
+        n->dirty_mask = mask;
         n->dirty_s = now_s;
-        c->ndirty++;
+        c->ndirty += pcache_popcount(mask);
         pcache_link(c, x);
+      } else if (dirty) { /* keeps its place in the FIFO (first dirtied) */
+        c->ndirty += pcache_popcount(mask & ~n->dirty_mask);
+        n->dirty_mask |= mask;
       } else if (!n->dirty) {
         pcache_unlink(c, x);
         pcache_link(c, x);
@@ -252,10 +288,10 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
       continue;
     }
     c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL,
-                                      .dirty = dirty, .dirty_s = now_s};
+                                      .dirty = dirty, .dirty_mask = mask, .dirty_s = now_s};
     c->slot[pcache_find_slot(c, b)] = x;
     c->used++;
-    c->ndirty += dirty ? 1u : 0u;
+    c->ndirty += pcache_popcount(mask);
     pcache_link(c, x);
   }
   return refused;
@@ -280,7 +316,7 @@ uint64_t pcache_used_bytes(const struct pcache *c)
 
 uint64_t pcache_dirty_bytes(const struct pcache *c)
 {
-  return c->ndirty * c->block_bytes;
+  return c->ndirty * c->unit_bytes;
 }
 
 double pcache_oldest_dirty_s(const struct pcache *c)
@@ -292,22 +328,37 @@ int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint6
 {
   if (c->dirty_head == PCACHE_NIL)
     return 0;
-  uint64_t b0 = c->node[c->dirty_head].block, b = b0;
-  uint64_t maxb = max_bytes / c->block_bytes;
-  if (maxb == 0)
-    maxb = 1;
+  /* the first run of dirty units of the oldest block, continued into the
+   * following blocks while they are dirty from their first unit on */
+  uint64_t maxu = max_bytes / c->unit_bytes, taken = 0;
+  if (maxu == 0)
+    maxu = 1;
+  uint32_t x = c->dirty_head;
+  uint64_t b = c->node[x].block, u = 0;
+  while (!(c->node[x].dirty_mask >> u & 1u))
+    u++;
+  *off = b * c->block_bytes + u * c->unit_bytes;
   for (;;) {
-    uint32_t x = pcache_get(c, b);
-    if (x == PCACHE_NIL || !c->node[x].dirty || b - b0 >= maxb)
+    struct pcache_node *n = &c->node[x];
+    while (u < c->units_per_block && (n->dirty_mask >> u & 1u) && taken < maxu) {
+      n->dirty_mask &= ~(1ULL << u);
+      c->ndirty--;
+      taken++;
+      u++;
+    }
+    if (n->dirty_mask == 0) {
+      pcache_unlink(c, x);
+      n->dirty = 0;
+      pcache_link(c, x);
+    }
+    if (u < c->units_per_block || taken >= maxu)
       break;
-    pcache_unlink(c, x);
-    c->node[x].dirty = 0;
-    c->ndirty--;
-    pcache_link(c, x);
-    b++;
+    x = pcache_get(c, ++b);
+    u = 0;
+    if (x == PCACHE_NIL || !(c->node[x].dirty_mask & 1u))
+      break;
   }
-  *off = b0 * c->block_bytes;
-  *len = (b - b0) * c->block_bytes;
+  *len = taken * c->unit_bytes;
   return 1;
 }
 

@@ -23,6 +23,13 @@ void pcache_destroy(struct pcache *c); /* accepts NULL */
 /* Block size (bytes). */
 uint64_t pcache_block_bytes(const struct pcache *c);
 
+/* Track dirty data in units of unit_bytes inside each block (default: the
+ * block): a page cache with large blocks still writes back only the 4 KiB
+ * pages a write touched, as Linux keeps a dirty bit per page.  unit_bytes
+ * must divide the block into at most 64 units; call before anything is
+ * dirty.  0, or -1 on a bad unit. */
+int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes);
+
 /* Blocks of [off, off+len) that are cached (*hit_blocks) out of
  * *total_blocks; touch=1 makes the clean ones most recently used and counts
  * the lookup in the hit/miss statistics. */
@@ -38,16 +45,18 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
 /* Drop the blocks of [off, off+len) (dirty ones too). */
 void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len);
 
-/* Bytes cached / dirty (block granularity). */
+/* Bytes cached (block granularity) / dirty (dirty-unit granularity). */
 uint64_t pcache_used_bytes(const struct pcache *c);
 uint64_t pcache_dirty_bytes(const struct pcache *c);
 
 /* Dirty time of the oldest dirty block (s); INFINITY when none. */
 double pcache_oldest_dirty_s(const struct pcache *c);
 
-/* Take the oldest dirty block and the dirty blocks right after it (up to
- * max_bytes, at least one block), mark them clean and return their range;
- * 0 when nothing is dirty. */
+/* Take the first run of dirty units of the oldest dirty block, continued
+ * into the blocks right after it while they are dirty from their start
+ * (up to max_bytes, at least one unit), mark them clean and return their
+ * range; 0 when nothing is dirty.  A block with dirty units left stays
+ * the oldest. */
 int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
 
 /* Lookup statistics in blocks (touching lookups only). */

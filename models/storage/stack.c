@@ -40,8 +40,12 @@
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */
 #define STK_RA_STREAMS 32 /* sequential readers tracked at once */
-#define STK_FLUSH_INFLIGHT 4
-#define STK_FLUSH_MAX_BYTES (4u << 20)
+#define STK_FLUSH_MAX_BYTES (4u << 20) /* one write-back request (MAX_WRITEBACK_PAGES 1024) */
+/* Write-back in flight: the flusher submits a pass of pages without
+ * waiting for them (fs-writeback.c), so scattered dirty pages are many
+ * small bios queued at md at once; md's stripe cache and the member
+ * queues bound them further down.  Four largest requests' worth. */
+#define STK_FLUSH_INFLIGHT_BYTES (4u * STK_FLUSH_MAX_BYTES)
 #define STK_DESTAGE_MAX_BYTES (1u << 20)
 #define STK_MERGE_MAX_BYTES (4u << 20)
 #define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
@@ -109,7 +113,8 @@ struct stack {
   /* page cache */
   struct pcache *pc;
   uint64_t dirty_limit, dirty_bg;
-  int flush_inflight, flush_timer;
+  uint64_t flush_inflight_bytes;
+  int flush_timer;
   struct blocked_write *blocked;
   int nblocked, blocked_cap;
   /* read-ahead state per sequential stream (Linux keeps it per open file) */
@@ -552,7 +557,9 @@ static int stk_write_cached(struct stack *s, const struct stack_io *io, double t
 {
   if (pcache_dirty_bytes(s->pc) + io->len_bytes > s->dirty_limit)
     return 0;
-  pcache_insert(s->pc, io->offset_bytes, io->len_bytes, 1, t);
+  /* RAM full of dirty blocks: the writer waits for write-back too */
+  if (pcache_insert(s->pc, io->offset_bytes, io->len_bytes, 1, t) != 0)
+    return 0;
   stk_immediate(s, io->tag, t, io->len_bytes);
   stk_flush_kick(s, t);
   return 1;
@@ -575,7 +582,7 @@ static void stk_flush_kick(struct stack *s, double t)
     return;
   for (;;) {
     uint64_t dirty = pcache_dirty_bytes(s->pc);
-    if (dirty == 0 || s->flush_inflight >= STK_FLUSH_INFLIGHT)
+    if (dirty == 0 || s->flush_inflight_bytes >= STK_FLUSH_INFLIGHT_BYTES)
       break;
     int expired = pcache_oldest_dirty_s(s->pc) + s->cfg.pcache.dirty_expire_s <= t;
     if (dirty <= s->dirty_bg && !expired && s->nblocked == 0)
@@ -586,8 +593,11 @@ static void stk_flush_kick(struct stack *s, double t)
     struct stk_req *r = stk_req_new(s, RQ_FLUSH, off, len, 1);
     if (r == NULL)
       break;
-    r->pre_cycles = (double)len * s->cfg.pcache.flush_cycles_per_byte;
-    s->flush_inflight++;
+    /* per request: ext4 block mapping, bio build and submit, completion;
+     * per byte: the pages' locking, tagging and end of write-back */
+    r->pre_cycles = s->cfg.pcache.flush_cycles_per_request +
+                    (double)len * s->cfg.pcache.flush_cycles_per_byte;
+    s->flush_inflight_bytes += len;
     stk_lower(s, r, t);
   }
   if (pcache_dirty_bytes(s->pc) > 0 && !s->flush_timer) {
@@ -821,7 +831,7 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
     stk_client_done(s, r, t);
     break;
   case RQ_FLUSH:
-    s->flush_inflight--;
+    s->flush_inflight_bytes -= r->len;
     stk_unblock(s, t);
     stk_flush_kick(s, t);
     break;
@@ -924,6 +934,9 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
     s->pc = pcache_create((uint64_t)cfg->pcache.ram_bytes, RAID_PAGE_BYTES * 16u);
     if (s->pc == NULL)
       goto fail;
+    /* dirty bits per 4 KiB page, as the kernel keeps them: a 4 KiB random
+     * write makes one page to write back, not a whole cache block */
+    pcache_set_dirty_unit(s->pc, RAID_PAGE_BYTES);
     s->dirty_limit = (uint64_t)(cfg->pcache.dirty_ratio * cfg->pcache.ram_bytes);
     s->dirty_bg = (uint64_t)(cfg->pcache.dirty_background_ratio * cfg->pcache.ram_bytes);
   }

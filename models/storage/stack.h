@@ -81,6 +81,7 @@ struct pcache_params {
   double dirty_expire_s;
   double writeback_interval_s;
   double flush_cycles_per_byte;  /* flusher CPU cost per byte written back */
+  double flush_cycles_per_request; /* flusher CPU cost per write-back request (one extent) */
 };
 extern const struct param_desc pcache_param_table[];
 extern const size_t pcache_param_count;
