@@ -53,6 +53,14 @@ const struct param_desc proto_param_table[] = {
     {.key = "smb_max_io", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_max_io_bytes), .min = 65536,
      .max = 8388608, .optional = 1, .def = 1048576,
      .help = "negotiated SMB2 max read/write size (bytes; Windows 7+ clients use 1 MiB)"},
+    /* Samba's 'aio read size': with 0, smbd (one single-threaded process
+     * per connection) reads with a plain pread() and sleeps on every page-
+     * cache miss, so a connection has at most one disk read in flight; > 0
+     * hands reads to a thread pool.  Writes land in the page cache without
+     * sleeping either way. */
+    {.key = "smb_aio_read", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_aio_read), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "0/1: smbd reads asynchronously (Samba 'aio read size' > 0); 0: blocking pread()"},
     {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
     {.key = "nfs_rsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_rsize_bytes), .min = 4096,
@@ -108,6 +116,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"nfs_threads", PROTO_OFF(nfs_threads)},
       {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
       {"nfs_sync", PROTO_OFF(nfs_sync)},
+      {"smb_aio_read", PROTO_OFF(smb_aio_read)},
       {"multichannel", PROTO_OFF(multichannel)},
       {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
       {"checksum_offload", PROTO_OFF(checksum_offload)},

@@ -67,6 +67,8 @@ struct proto_params {
   double kind;                         /* index into proto_kind_names */
   double smb_credits;                  /* credits granted per connection (count) */
   double smb_max_io_bytes;             /* max READ/WRITE size negotiated */
+  double smb_aio_read;                 /* 0/1: smbd reads files asynchronously (Samba
+                                          'aio read size' > 0); 0: it blocks in pread() */
   double nfs_threads;                  /* knfsd threads (count) */
   double nfs_rsize_bytes, nfs_wsize_bytes;
   double nfs_sync;                     /* 0/1: export sync (writes stable before reply) */
