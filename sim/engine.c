@@ -275,7 +275,7 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
   proto_request_cost(&s->proto, r->write, (double)r->len_bytes, s->net.mtu_bytes,
                      (int)s->net.tcp_timestamps, &pc);
   double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
-  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles;
+  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles + pc.pdu_cycles;
   r->softirq_cycles = pc.rx_packet_cycles;
   r->rx_cycles = fixed / 2 + pc.lun_cycles + (r->write ? data : 0.0);
   r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
