@@ -53,7 +53,8 @@ struct eng_req {
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
-  sg_sem_t waiter;   /* NFS: the nfsd thread waiting for the storage */
+  sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
+                        pread() without aio), NULL if none */
   struct eng_req *next;
 };
 
@@ -274,7 +275,7 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
   proto_request_cost(&s->proto, r->write, (double)r->len_bytes, s->net.mtu_bytes,
                      (int)s->net.tcp_timestamps, &pc);
   double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
-  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles;
+  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles + pc.pdu_cycles;
   r->softirq_cycles = pc.rx_packet_cycles;
   r->rx_cycles = fixed / 2 + pc.lun_cycles + (r->write ? data : 0.0);
   r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
@@ -359,9 +360,13 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
   (void)now_s;
   struct eng_req *r = (struct eng_req *)(uintptr_t)tag;
   switch (e->proto) {
-  case PROTO_SMB:
+  case PROTO_SMB: {
+    sg_sem_t waiter = r->waiter; /* r belongs to the reply once sent */
     eng_send_reply(e, r);
+    if (waiter)
+      sg_sem_release(waiter);
     break;
+  }
   case PROTO_NFS:
     sg_sem_release(r->waiter);
     break;
@@ -431,20 +436,34 @@ static void eng_softirq_main(int argc, char **argv)
   }
 }
 
-/* smbd: one single-threaded process per client connection.  Samba hands
- * file I/O to a helper pool (aio), so the process does not wait for the
- * disks, but every request's CPU work is serial on one core. */
+/* smbd: one single-threaded process per client connection; every
+ * request's CPU work is serial on one core.  Writes land in the page
+ * cache without sleeping.  Reads: with aio (smb_aio_read 1) a helper pool
+ * does the pread(), so the process does not wait for the disks; without,
+ * smbd itself sleeps in pread() whenever the data is not all in the page
+ * cache (a disk read, or a read-ahead still in flight), so the connection
+ * has at most one such read outstanding while its other requests wait in
+ * the socket.  A page-cache hit is a copy, already in the CPU cost. */
 static void eng_smbd_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
   struct eng_conn *c = sg_actor_self_get_data();
-  struct eng *e = NULL;
+  sg_sem_t wait = NULL;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
-    e = r->job->e;
+    struct eng *e = r->job->e;
     eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
+    int blocks = !r->write && e->s->proto.smb_aio_read == 0 &&
+                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
+    if (blocks) {
+      if (!wait)
+        wait = eng_sem(e);
+      r->waiter = wait;
+    }
     eng_submit(e, r);
+    if (blocks)
+      sg_sem_acquire(wait);
   }
 }
 

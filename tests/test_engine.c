@@ -242,6 +242,65 @@ START_TEST(test_softirq_placement)
 }
 END_TEST
 
+/* Sum of the busy fractions of resources disk0..disk{n-1}. */
+static double disks_busy(const char *out, int n)
+{
+  double sum = 0.0;
+  for (int d = 0; d < n; d++) {
+    char key[64];
+    snprintf(key, sizeof key, "\"resource\": \"disk%d\"", d);
+    sum += cli_json_number(out, key, "busy");
+  }
+  return sum;
+}
+
+/* smbd without aio (smb_aio_read 0) sleeps in pread() on each page-cache
+ * miss: 4 KiB random reads at QD16 keep one disk read in flight, so the
+ * four FIFO teaching drives of a RAID-0 are busy 100 % together (IOPS =
+ * 1 / 1.04096 ms, within the CPU and network time between reads), the
+ * other 15 requests wait in the socket (Little: X R = 16); with aio the
+ * four drives work in parallel.  Writes never sleep (page cache), and a
+ * sequential reader whose read-ahead (1 MiB) runs well ahead of its 64 KiB
+ * requests mostly hits the cache, so it keeps its speed. */
+START_TEST(test_smbd_blocking_read)
+{
+  const char *rel = "tests/scenarios/smbd-blocking-read.yaml";
+  const char *sync_rd[] = {"--set", "protocol.smb_aio_read=0", NULL};
+  const char *aio_rd[] = {"--set", "protocol.smb_aio_read=1", NULL};
+  struct cli_out s = run_json(rel, sync_rd), a = run_json(rel, aio_rd);
+  double s_iops = cli_json_number(s.out, "\"all\": {", "iops");
+  double a_iops = cli_json_number(a.out, "\"all\": {", "iops");
+  double s_busy = disks_busy(s.out, 4), a_busy = disks_busy(a.out, 4);
+  ck_assert_msg(s_busy <= 1.0 && s_busy > 0.9, "blocking smbd: disks busy %.3f together, want one at a time", s_busy);
+  ck_assert_msg(s_iops * 1.04096e-3 <= 1.0, "blocking smbd: %.1f IOPS beats one FIFO drive at a time", s_iops);
+  ck_assert_msg(a_busy > 3.0 && a_iops > 3.0 * s_iops, "aio smbd: disks busy %.3f, %.1f IOPS vs %.1f blocking",
+                a_busy, a_iops, s_iops);
+  cli_out_free(&s);
+  cli_out_free(&a);
+  check_little(rel, sync_rd, 16.0);
+
+  const char *w0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=randwrite", NULL};
+  const char *w1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=randwrite", NULL};
+  s = run_json(rel, w0);
+  a = run_json(rel, w1);
+  double s_w = cli_json_number(s.out, "\"all\": {", "iops"), a_w = cli_json_number(a.out, "\"all\": {", "iops");
+  ck_assert_msg(s_w == a_w, "writes: %.3f IOPS without aio, %.3f with", s_w, a_w);
+  cli_out_free(&s);
+  cli_out_free(&a);
+
+  const char *q0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+                      "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
+  const char *q1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+                      "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
+  s = run_json(rel, q0);
+  a = run_json(rel, q1);
+  double s_q = cli_json_number(s.out, "\"all\": {", "MBps"), a_q = cli_json_number(a.out, "\"all\": {", "MBps");
+  ck_assert_msg(s_q >= 0.9 * a_q, "sequential read: %.1f MB/s blocking vs %.1f with aio", s_q, a_q);
+  cli_out_free(&s);
+  cli_out_free(&a);
+}
+END_TEST
+
 /* The SoC team's what-if: an AL514 with 8 cores at 2 GHz and SMB
  * multichannel spreads one client over 8 connections (4 per NIC pair),
  * each with its own smbd thread, so the bottleneck moves from smbd's core
@@ -304,6 +363,7 @@ int main(void)
   tcase_add_test(tc, test_iperf_link_rate);
   tcase_add_test(tc, test_client_cache_rewrite);
   tcase_add_test(tc, test_softirq_placement);
+  tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);
   suite_add_tcase(s, tc);

@@ -38,7 +38,10 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
      .def = 0, .help = "extra reference cycles per request of a file-backed iSCSI LUN"}, \
     {.key = "thin_cycles_per_request", .dim = UNITS_NUMBER, \
      .offset = OFF(thin_cycles_per_request), .min = 0, .max = 1e6, .optional = 1, \
-     .def = 0, .help = "extra reference cycles per request of a thin (sparse) file LUN"},
+     .def = 0, .help = "extra reference cycles per request of a thin (sparse) file LUN"}, \
+    {.key = "cycles_per_pdu", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_pdu), .min = 0, \
+     .max = 1e5, .optional = 1, .def = 0, \
+     .help = "reference cycles per iSCSI data PDU (header parse, command lookup, iovec setup)"},
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -53,6 +56,14 @@ const struct param_desc proto_param_table[] = {
     {.key = "smb_max_io", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_max_io_bytes), .min = 65536,
      .max = 8388608, .optional = 1, .def = 1048576,
      .help = "negotiated SMB2 max read/write size (bytes; Windows 7+ clients use 1 MiB)"},
+    /* Samba's 'aio read size': with 0, smbd (one single-threaded process
+     * per connection) reads with a plain pread() and sleeps on every page-
+     * cache miss, so a connection has at most one disk read in flight; > 0
+     * hands reads to a thread pool.  Writes land in the page cache without
+     * sleeping either way. */
+    {.key = "smb_aio_read", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_aio_read), .min = 0,
+     .max = 1, .optional = 1, .def = 1,
+     .help = "0/1: smbd reads asynchronously (Samba 'aio read size' > 0); 0: blocking pread()"},
     {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
     {.key = "nfs_rsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_rsize_bytes), .min = 4096,
@@ -64,7 +75,14 @@ const struct param_desc proto_param_table[] = {
     {.key = "iscsi_max_recv_data_segment", .dim = UNITS_BYTES,
      .offset = PROTO_OFF(iscsi_max_recv_data_segment_bytes), .min = 512, .max = 16777215,
      .optional = 1, .def = 65536,
-     .help = "MaxRecvDataSegmentLength: data bytes per PDU (RFC default 8 KiB; MS initiator 64 KiB)"},
+     .help = "initiator's MaxRecvDataSegmentLength: data bytes per Data-In PDU (RFC default 8 KiB; MS initiator 64 KiB)"},
+    /* LIO declares MaxRecvDataSegmentLength=8192 unless configured
+     * (INITIAL_MAXRECVDATASEGMENTLENGTH, drivers/target/iscsi/
+     * iscsi_target_parameters.h); it bounds the initiator's Data-Out PDUs. */
+    {.key = "iscsi_target_max_recv_data_segment", .dim = UNITS_BYTES,
+     .offset = PROTO_OFF(iscsi_target_max_recv_data_segment_bytes), .min = 512, .max = 16777215,
+     .optional = 1, .def = 8192,
+     .help = "target's MaxRecvDataSegmentLength: data bytes per Data-Out PDU (LIO default 8 KiB)"},
     {.key = "iscsi_max_burst", .dim = UNITS_BYTES, .offset = PROTO_OFF(iscsi_max_burst_bytes),
      .min = 512, .max = 16777215, .optional = 1, .def = 262144,
      .help = "MaxBurstLength: data bytes per sequence (RFC 7143 default 256 KiB)"},
@@ -108,6 +126,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"nfs_threads", PROTO_OFF(nfs_threads)},
       {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
       {"nfs_sync", PROTO_OFF(nfs_sync)},
+      {"smb_aio_read", PROTO_OFF(smb_aio_read)},
       {"multichannel", PROTO_OFF(multichannel)},
       {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
       {"checksum_offload", PROTO_OFF(checksum_offload)},
@@ -127,7 +146,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
 }
 
 /* Protocol header bytes per message, and data PDUs in a message of bytes. */
-static double proto_header_bytes(const struct proto_params *p, double bytes, double *data_pdus)
+static double proto_header_bytes(const struct proto_params *p, int write, double bytes, double *data_pdus)
 {
   *data_pdus = 1.0;
   switch ((enum proto_kind)p->kind) {
@@ -137,7 +156,8 @@ static double proto_header_bytes(const struct proto_params *p, double bytes, dou
     return PROTO_NFS_HEADER_BYTES;
   case PROTO_ISCSI:
     if (bytes > 0.0)
-      *data_pdus = ceil(bytes / p->iscsi_max_recv_data_segment_bytes);
+      *data_pdus = ceil(bytes / (write ? p->iscsi_target_max_recv_data_segment_bytes
+                                       : p->iscsi_max_recv_data_segment_bytes));
     return PROTO_ISCSI_BHS_BYTES;
   case PROTO_LOCAL:
   default:
@@ -157,7 +177,7 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
   if (bytes < 0.0)
     bytes = 0.0;
   double pdus;
-  double hdr_bytes = proto_header_bytes(p, bytes, &pdus);
+  double hdr_bytes = proto_header_bytes(p, write, bytes, &pdus);
   double ctrl_bytes = hdr_bytes; /* the request (read) or the response (write) */
   double data_msg_bytes = bytes + hdr_bytes * pdus;
   if ((enum proto_kind)p->kind == PROTO_ISCSI && write)
@@ -188,8 +208,9 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
   r.rx_packet_cycles = c->cycles_per_packet * r.rx_packets;
   r.csum_cycles = p->checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte * (data_msg_bytes + ctrl_bytes);
   r.lun_cycles = proto_lun_extra_cycles(p, write);
+  r.pdu_cycles = (enum proto_kind)p->kind == PROTO_ISCSI && bytes > 0.0 ? c->cycles_per_pdu * pdus : 0.0;
   r.total_cycles = r.request_cycles + r.byte_cycles + r.tx_packet_cycles + r.rx_packet_cycles +
-                   r.csum_cycles + r.lun_cycles;
+                   r.csum_cycles + r.lun_cycles + r.pdu_cycles;
   *parts = r;
 }
 

@@ -17,6 +17,10 @@
  * + csum_cycles_per_byte * wire payload     only without checksum offload
  * + file_lun_cycles_per_request             iSCSI LUN backed by a file
  * + thin_cycles_per_request                 ... thin-provisioned (sparse) file
+ * + cycles_per_pdu * data PDUs              iSCSI: a burst travels as PDUs of
+ *                                           the receiver's MaxRecvDataSegmentLength
+ *                                           (Data-Out: the target's, LIO 8 KiB;
+ *                                           Data-In: the initiator's)
  * Packets counted at the NAS: the data message's TCP segments (a transmit
  * with TSO is handed to the NIC as 64 KiB super-segments), the small
  * request or response message (one segment), and delayed ACKs, one per
@@ -61,16 +65,21 @@ struct proto_costs {
   double csum_cycles_per_byte;         /* software checksum, without offload */
   double file_lun_cycles_per_request;  /* extra for a file-backed iSCSI LUN */
   double thin_cycles_per_request;      /* extra for a thin (sparse) file LUN */
+  double cycles_per_pdu;               /* iSCSI: per data PDU (header receive/parse,
+                                          command lookup, iovec setup, DataSN checks) */
 };
 
 struct proto_params {
   double kind;                         /* index into proto_kind_names */
   double smb_credits;                  /* credits granted per connection (count) */
   double smb_max_io_bytes;             /* max READ/WRITE size negotiated */
+  double smb_aio_read;                 /* 0/1: smbd reads files asynchronously (Samba
+                                          'aio read size' > 0); 0: it blocks in pread() */
   double nfs_threads;                  /* knfsd threads (count) */
   double nfs_rsize_bytes, nfs_wsize_bytes;
   double nfs_sync;                     /* 0/1: export sync (writes stable before reply) */
-  double iscsi_max_recv_data_segment_bytes; /* MaxRecvDataSegmentLength: data per PDU */
+  double iscsi_max_recv_data_segment_bytes; /* initiator's MaxRecvDataSegmentLength: data per Data-In PDU */
+  double iscsi_target_max_recv_data_segment_bytes; /* target's MaxRecvDataSegmentLength: data per Data-Out PDU */
   double iscsi_max_burst_bytes;        /* MaxBurstLength: data per sequence */
   double iscsi_cmdsn_depth;            /* commands in flight per session (count) */
   double iscsi_lun;                    /* index into proto_lun_names */
@@ -96,6 +105,7 @@ struct proto_cycles {
   double rx_packet_cycles; /* packets the NAS receives: softirq on the irq core */
   double csum_cycles;      /* software checksums (0 with offload) */
   double lun_cycles;       /* file / thin LUN extras */
+  double pdu_cycles;       /* iSCSI data PDUs (on the thread moving the data) */
   double total_cycles;     /* sum of the above */
   double tx_packets, rx_packets;       /* count */
   double wire_bytes_to_nas;            /* client -> NAS (bytes on the wire) */

@@ -1160,6 +1160,19 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   }
 }
 
+int stack_read_cached(struct stack *s, uint64_t offset_bytes, uint64_t len_bytes)
+{
+  if (len_bytes == 0 || offset_bytes >= s->capacity)
+    return 1; /* completes at once, as in stack_submit */
+  if (s->pc == NULL)
+    return 0;
+  if (offset_bytes + len_bytes > s->capacity)
+    len_bytes = s->capacity - offset_bytes;
+  uint64_t hit, total;
+  pcache_lookup(s->pc, offset_bytes, len_bytes, 0, &hit, &total);
+  return hit == total;
+}
+
 void stack_cpu_done(struct stack *s, double now_s, uint64_t token)
 {
   struct stk_req *r = (struct stk_req *)(uintptr_t)token;

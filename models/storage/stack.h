@@ -156,6 +156,12 @@ void stack_destroy(struct stack *s); /* accepts NULL */
 uint64_t stack_capacity_bytes(const struct stack *s);
 
 void stack_submit(struct stack *s, double now_s, const struct stack_io *io);
+/* 1 if a buffered read of [offset, offset+len) submitted now would be served
+ * entirely from the page cache (a memory copy, no device I/O, no wait for a
+ * read-ahead in flight); 0 otherwise (always 0 without a page cache).  Does
+ * not touch the LRU or the hit statistics.  A daemon that reads with a
+ * blocking pread() asks this to know whether it would sleep. */
+int stack_read_cached(struct stack *s, uint64_t offset_bytes, uint64_t len_bytes);
 double stack_next_event_s(const struct stack *s);
 void stack_advance(struct stack *s, double now_s);
 void stack_cpu_done(struct stack *s, double now_s, uint64_t token);
