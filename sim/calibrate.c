@@ -908,38 +908,22 @@ done:
 static int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
 {
   struct val_set *v = &c->v;
-  double *cverr = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *cverr);
-  double *fullerr = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *fullerr);
-  int *has = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *has);
-  int *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
-  if (!cverr || !fullerr || !has || !test) {
-    free(cverr);
-    free(fullerr);
-    free(has);
-    free(test);
-    return -1;
-  }
-  calib_score_at(c, xfull, allpts, nall);
-  for (int i = 0; i < nall; i++)
-    fullerr[allpts[i]] = v->pts[allpts[i]].error;
+  size_t np1 = (size_t)(v->npoints > 0 ? v->npoints : 1);
   /* the full fit's rows and columns, for the one-step folds */
   int nrows = c->nfit, ncols = c->nfree;
+  int onestep = c->o->cv_iter == 0, rc = -1;
+  double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
+  int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
   int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
   int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
   unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
   double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
-  int onestep = c->o->cv_iter == 0;
-  if (!rows || !cols || !left_out || !du || (onestep && (!c->jac || !c->res))) {
-    free(rows);
-    free(cols);
-    free(left_out);
-    free(du);
-    free(cverr);
-    free(fullerr);
-    free(has);
-    free(test);
-    return -1;
-  }
+  if (!cverr || !fullerr || !e || !has || !test || !rows || !cols || !left_out || !du ||
+      (onestep && (!c->jac || !c->res)))
+    goto out;
+  calib_score_at(c, xfull, allpts, nall);
+  for (int i = 0; i < nall; i++)
+    fullerr[allpts[i]] = v->pts[allpts[i]].error;
   memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
   memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
   if (onestep)
@@ -1020,8 +1004,7 @@ static int calib_cv(struct calib *c, const double *xfull, const double *ufull, i
   }
   fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
           "median", "p90");
-  double *e = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *e);
-  for (int k = 0; e && k < VAL_NKINDS; k++) {
+  for (int k = 0; k < VAL_NKINDS; k++) {
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
       if (has[i] && v->pts[i].kind == (enum val_kind)k)
@@ -1031,6 +1014,8 @@ static int calib_cv(struct calib *c, const double *xfull, const double *ufull, i
     double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
     fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
   }
+  rc = 0;
+out:
   free(e);
   free(rows);
   free(cols);
@@ -1040,7 +1025,7 @@ static int calib_cv(struct calib *c, const double *xfull, const double *ufull, i
   free(fullerr);
   free(has);
   free(test);
-  return 0;
+  return rc;
 }
 
 static void calib_release(struct calib *c)
