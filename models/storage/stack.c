@@ -87,6 +87,10 @@ struct stk_op {
   double checkpoint_s;   /* reshape: time of the last superblock update */
   struct stk_req *held;  /* reshape: the window's writes, waiting for its reads */
   int parts;             /* reshape: requests of the window's write phase still running */
+  uint64_t unit_windows; /* reshape: md windows in the unit in flight (> 1: a batch) */
+  double unit_issue_s;   /* reshape: issue time of the unit in flight */
+  int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */
+  double window_s;       /* reshape: duration of the last plain window (0: none since the last checkpoint) */
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
@@ -759,19 +763,78 @@ static uint64_t stk_reshape_window_bytes(const struct stack *s, const struct stk
  * the window would write over old-layout data beyond what they record as
  * reshaped (safepos < writepos) once the reads run ahead of the writes
  * (readpos > writepos: before that, mdadm's backup covers the critical
- * section), and in any case every reshape_checkpoint seconds.  Positions
- * per member; md uses one chunk as the margin, we use the window. */
-static int stk_reshape_need_checkpoint(const struct stack *s, const struct stk_op *op, uint64_t w,
-                                       double t)
+ * section).  Positions per member; md uses one chunk as the margin, we use
+ * the window.  `issued` is the new-layout position of the next window. */
+static int stk_reshape_unsafe(const struct stack *s, const struct stk_op *op, uint64_t issued,
+                              uint64_t w)
 {
-  if (t >= op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s)
-    return 1;
   uint64_t od = (uint64_t)s->g.data_members, nd = (uint64_t)op->newg.data_members;
-  uint64_t writepos = op->issued + w;
-  uint64_t readpos = op->issued * nd / od, safepos = op->safe_bytes / od;
+  uint64_t writepos = issued + w;
+  uint64_t readpos = issued * nd / od, safepos = op->safe_bytes / od;
   readpos = readpos > w ? readpos - w : 0;
   safepos = safepos > w ? safepos - w : 0;
   return safepos < writepos && readpos > writepos;
+}
+
+/* ... and in any case every reshape_checkpoint seconds. */
+static int stk_reshape_need_checkpoint(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                       double t)
+{
+  return t >= op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s ||
+         stk_reshape_unsafe(s, op, op->issued, w);
+}
+
+/* md windows to move as one simulated unit (1: a lone window).  A 14 TB
+ * member is ~10^7 md windows; identical consecutive windows are batched:
+ * the unit reads the old rows of all of them and writes their new rows,
+ * and stk_op_window_done holds the next unit back until each window has
+ * taken the duration window_s that the last lone plain window took (its
+ * read phase, then its write phase: md's serialisation).  Windows are
+ * identical when the members are idle, the window is full, all of them
+ * read old data or none does, and no superblock checkpoint falls between
+ * them (the period and the safety rule are checked per window here; the
+ * checkpoints themselves stay real).  window_s is re-measured after each
+ * checkpoint.  A unit moves at most the idle window of the other
+ * operations (as long as a foreground request may wait behind it); the
+ * last window of the reshape is always a lone one. */
+static uint64_t stk_reshape_batch(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                  double rate, double t)
+{
+  if (op->window_s <= 0 || !op->critical_done || w == 0)
+    return 1;
+  uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+  uint64_t k = (op->total - op->issued) / w;
+  k = k > 0 ? k - 1 : 0;
+  uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+  if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
+    idle_window = STK_OP_WINDOW_IDLE_BYTES;
+  if (k > idle_window / w)
+    k = idle_window / w;
+  uint64_t l0 = op->issued * nd;
+  if (l0 < cap) { /* windows reading old data: all of theirs below cap */
+    uint64_t kc = (cap - l0) / (w * nd);
+    if (k > kc)
+      k = kc;
+  }
+  /* the period: window k starts at t + k * max(window_s, w / rate) */
+  double period = op->window_s > (double)w / rate ? op->window_s : (double)w / rate;
+  double left = op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s - t;
+  double kt = ceil(left / period);
+  if (kt < (double)k)
+    k = kt > 0 ? (uint64_t)kt : 0;
+  /* the safety rule turns on at one window and stays on: first such window */
+  if (k >= 2 && stk_reshape_unsafe(s, op, op->issued + (k - 1) * w, w)) {
+    uint64_t lo = 0, hi = k - 1; /* window lo is safe, window hi is not */
+    while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (stk_reshape_unsafe(s, op, op->issued + mid * w, w))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    k = hi;
+  }
+  return k >= 2 ? k : 1;
 }
 
 /* Superblock update, once the window in flight is done (the caller's
@@ -808,7 +871,8 @@ static void stk_op_pump(struct stack *s, double t)
       return;
     }
     int busy = stk_bg_active(s, t);
-    if (op->reshape && stk_reshape_need_checkpoint(s, op, stk_reshape_window_bytes(s, op), t)) {
+    uint64_t w = op->reshape ? stk_reshape_window_bytes(s, op) : 0;
+    if (op->reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
       stk_reshape_checkpoint(s, op, t);
       return;
     }
@@ -824,10 +888,21 @@ static void stk_op_pump(struct stack *s, double t)
       idle_window = STK_OP_WINDOW_IDLE_BYTES;
     idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
     uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
-    if (op->reshape)
-      units = stk_reshape_window_bytes(s, op);
+    if (op->reshape) {
+      op->unit_windows = busy ? 1 : stk_reshape_batch(s, op, w, rate, t);
+      units = op->unit_windows * w;
+      op->unit_issue_s = t;
+    }
     if (units > op->total - op->issued)
       units = op->total - op->issued;
+    if (op->reshape) { /* plain: full, not the critical section, all old rows or none */
+      uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+      uint64_t l0 = op->issued * nd, l1 = (op->issued + units) * nd;
+      op->unit_plain = !busy && op->unit_windows == 1 && units == w && op->critical_done &&
+                       (l1 <= cap || l0 >= cap);
+      if (op->unit_windows == 1 && !op->unit_plain)
+        op->window_s = 0;
+    }
     struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
     if (r == NULL)
       return;
@@ -891,10 +966,18 @@ static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     op->safe_bytes = op->done * (uint64_t)op->newg.data_members;
     op->checkpoint_s = t;
     op->rep.checkpoints++;
+    op->window_s = 0; /* measure a lone window again */
     double flushed = t + s->cfg.volume.superblock_flush_s;
     if (op->next_issue_s < flushed)
       op->next_issue_s = flushed;
   } else if (op->reshape) { /* one window at a time: they finish in order */
+    if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
+      double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
+      if (op->next_issue_s < end)
+        op->next_issue_s = end;
+    } else if (op->unit_plain) {
+      op->window_s = t - op->unit_issue_s;
+    }
     uint64_t cap = raid_capacity_bytes(&s->g);
     uint64_t pos = op->done * (uint64_t)op->newg.data_members;
     s->reshape_pos = pos < cap ? pos : cap;
