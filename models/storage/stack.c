@@ -90,7 +90,7 @@ struct stk_op {
   uint64_t unit_windows; /* reshape: md windows in the unit in flight (> 1: a batch) */
   double unit_issue_s;   /* reshape: issue time of the unit in flight */
   int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */
-  double window_s;       /* reshape: duration of the last plain window (0: none since the last checkpoint) */
+  double window_s;       /* reshape: duration of the last plain window (0: none; < 0: skip the next) */
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
@@ -900,7 +900,7 @@ static void stk_op_pump(struct stack *s, double t)
       uint64_t l0 = op->issued * nd, l1 = (op->issued + units) * nd;
       op->unit_plain = !busy && op->unit_windows == 1 && units == w && op->critical_done &&
                        (l1 <= cap || l0 >= cap);
-      if (op->unit_windows == 1 && !op->unit_plain)
+      if (op->unit_windows == 1 && !op->unit_plain && op->window_s > 0)
         op->window_s = 0;
     }
     struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
@@ -966,7 +966,9 @@ static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     op->safe_bytes = op->done * (uint64_t)op->newg.data_members;
     op->checkpoint_s = t;
     op->rep.checkpoints++;
-    op->window_s = 0; /* measure a lone window again */
+    /* measure a lone window again, but not the first: it pays what the
+     * superblock write left on the members (a broken sequential stream) */
+    op->window_s = -1;
     double flushed = t + s->cfg.volume.superblock_flush_s;
     if (op->next_issue_s < flushed)
       op->next_issue_s = flushed;
@@ -975,8 +977,8 @@ static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
       double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
       if (op->next_issue_s < end)
         op->next_issue_s = end;
-    } else if (op->unit_plain) {
-      op->window_s = t - op->unit_issue_s;
+    } else if (op->unit_plain) { /* the first after a checkpoint is not typical */
+      op->window_s = op->window_s < 0 ? 0 : t - op->unit_issue_s;
     }
     uint64_t cap = raid_capacity_bytes(&s->g);
     uint64_t pos = op->done * (uint64_t)op->newg.data_members;
@@ -1423,6 +1425,7 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
     if (tl != RAID_1) {
       op.reshape = 1;
       op.checkpoint_s = now_s; /* raid5_start_reshape sets reshape_checkpoint */
+      op.window_s = -1;        /* the window after the critical section's backup is not typical */
       s->reshaping = 1;
       s->reshape_pos = 0;
     }
