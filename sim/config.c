@@ -20,6 +20,12 @@ const struct param_desc system_param_table[] = {
     {.key = "power_nic_port", .dim = UNITS_POWER,
      .offset = offsetof(struct system_params, power_nic_port_W), .min = 0, .max = 20,
      .optional = 1, .def = 0, .help = "power per NAS network port in use (W)"},
+    /* wall power = DC load / efficiency: the PSU's conversion loss grows
+     * with the load (drives, SoC), it is not a constant.  1 = not modelled
+     * (power_base then holds the loss at the measured load) */
+    {.key = "power_psu_efficiency", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, power_psu_efficiency), .min = 0.5, .max = 1,
+     .optional = 1, .def = 1, .help = "power supply efficiency, DC load / wall power (fraction)"},
 };
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 

@@ -32,6 +32,7 @@ struct system_params {
   double ram_bytes;
   double power_base_W;     /* board, fans, PSU loss: everything but SoC, drives, NIC ports */
   double power_nic_port_W; /* per NAS network port in use */
+  double power_psu_efficiency; /* DC load / wall power */
 };
 extern const struct param_desc system_param_table[];
 extern const size_t system_param_count;

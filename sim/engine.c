@@ -1486,10 +1486,12 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   analysis_finish(out);
 
   /* Power: SoC from SimGrid's energy plugin, drives from their models,
-   * chassis and NIC ports from the system catalogue. */
+   * chassis and NIC ports from the system catalogue; at the wall, the DC
+   * load over the power supply's efficiency. */
   double soc_J = local ? 0.0 : sg_host_get_consumed_energy(e->nas);
   int ports = local ? 0 : e->map.nas_ports;
-  out->energy_J = soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now;
+  out->energy_J = (soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now) /
+                  s->system.power_psu_efficiency;
   out->avg_power_W = now > 0 ? out->energy_J / now : 0.0;
   for (int i = 0; i < stack_op_count(e->stack) && out->nops < RES_MAX_OPS; i++) {
     struct stack_op_report rep;

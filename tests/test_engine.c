@@ -164,6 +164,23 @@ START_TEST(test_degraded_continues)
 }
 END_TEST
 
+/* Wall power is the DC load over the supply's efficiency: halving the
+ * efficiency doubles the energy, the simulation being otherwise identical. */
+START_TEST(test_psu_efficiency_scales_power)
+{
+  double j[2];
+  const char *eff[2] = {"chassis.power_psu_efficiency=1", "chassis.power_psu_efficiency=0.5"};
+  for (int k = 0; k < 2; k++) {
+    const char *set[] = {"--set", eff[k], NULL};
+    struct cli_out r = run_json("tests/scenarios/degraded-raid5.yaml", set);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    j[k] = cli_json_number(r.out, "\"power\": {", "energy_J");
+    cli_out_free(&r);
+  }
+  ck_assert_msg(j[0] > 0 && fabs(j[1] / j[0] - 2) < 1e-9, "energy %g J at efficiency 1, %g J at 0.5", j[0], j[1]);
+}
+END_TEST
+
 /* Open loop: rate_iops fixes the arrival rate whatever the latency. */
 START_TEST(test_open_loop_rate)
 {
@@ -359,6 +376,7 @@ int main(void)
   tcase_add_test(tc, test_unfinished_work_fails);
   tcase_add_test(tc, test_mpio_failover);
   tcase_add_test(tc, test_degraded_continues);
+  tcase_add_test(tc, test_psu_efficiency_scales_power);
   tcase_add_test(tc, test_open_loop_rate);
   tcase_add_test(tc, test_iperf_link_rate);
   tcase_add_test(tc, test_client_cache_rewrite);

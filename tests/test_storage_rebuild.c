@@ -11,6 +11,11 @@
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
+static struct fake *F(struct disk *d)
+{
+  return d->priv;
+}
+
 /* ---- tests ------------------------------------------------------------- */
 
 START_TEST(test_big_rebuild_events)
@@ -40,12 +45,61 @@ START_TEST(test_big_rebuild_events)
 }
 END_TEST
 
+/* 8 x 14 TB RAID-5 grown 7 -> 8 disks: md moves ~10^7 stripe-cache
+ * windows; identical ones are simulated as batches (stk_reshape_batch), so
+ * the device requests stay ~10^5 and the wall time a few seconds, while the
+ * duration is still the sum over md's windows: each reads its old rows then
+ * writes its new rows, paced by speed_limit_max, plus the checkpoints. */
+START_TEST(test_big_reshape_events)
+{
+  const double L = 4e-3, R = 250e6;
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4;
+  c.member_bytes = 14000000000000ull;
+  c.member_bytes -= c.member_bytes % 65536;
+  c.volume.stripe_cycles = 0;
+  c.volume.stripe_dev_cycles = 0;
+  c.volume.parity_cycles_per_byte = 0;
+  struct env *e = env_new(&c, 7, L, R);
+  struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 8};
+  struct nw_err err;
+  clock_t t0 = clock();
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+  env_run(e, INFINITY);
+  double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  struct stack_op_report r;
+  stack_op_get(e->s, 0, &r);
+  ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "reshape did not end (%g)", r.progress);
+  /* md's windows one by one: 7 -> 8 is D 6 -> 7, (1 + 7/6) stripe_heads per new row */
+  uint64_t M = c.member_bytes, rows = (uint64_t)(c.volume.stripe_cache_entries / (1 + 7.0 / 6.0));
+  rows -= rows % 16;
+  uint64_t w = rows * 4096, cap = M * 6;
+  double want = 0, rate = c.volume.speed_limit_max_bytes_per_s;
+  for (uint64_t p = 0; p < M; p += w) {
+    uint64_t len = M - p < w ? M - p : w, l0 = p * 7, l1 = (p + len) * 7;
+    uint64_t rd = l0 < cap ? (l1 < cap ? l1 : cap) / 6 - l0 / 6 : 0;
+    double d = (rd > 0 ? L + (double)rd / R : 0) + L + (double)len / R;
+    want += d > (double)len / rate ? d : (double)len / rate;
+  }
+  want += r.checkpoints * (L + 4096.0 / R + c.volume.superblock_flush_s);
+  ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.01, "14 TB reshape %g s, md's windows %g s",
+                r.end_s - r.start_s, want);
+  uint64_t nwin = M / w, ops = F(e->spare[0])->writes;
+  ck_assert_msg(ops < nwin / 20, "new member: %llu writes for %llu md windows: not batched",
+                (unsigned long long)ops, (unsigned long long)nwin);
+  ck_assert_msg(wall < 5.0, "14 TB reshape took %g s of wall time", wall);
+  env_free(e);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("storage_rebuild");
   TCase *tc = tcase_create("scale");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_big_rebuild_events);
+  tcase_add_test(tc, test_big_reshape_events);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

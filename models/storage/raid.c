@@ -637,6 +637,31 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
   raid_ops_of(g->level)->plan_write(g, off, len, p);
 }
 
+uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
+                           uint64_t len, struct raid_plan *p)
+{
+  uint64_t od = (uint64_t)o->data_members, nd = (uint64_t)n->data_members;
+  uint64_t cap = raid_capacity_bytes(o);
+  uint64_t l0 = moff * nd, l1 = (moff + len) * nd;
+  uint64_t rd = 0;
+  if (l0 < cap) {
+    if (l1 > cap)
+      l1 = cap;
+    /* floor at both ends: consecutive windows tile the old members exactly */
+    uint64_t r0 = l0 / od, r1 = l1 / od;
+    rd = r1 - r0;
+    if (rd > 0)
+      for (int m = 0; m < o->members; m++)
+        raid_ext_add(&p->reads, m, r0, rd);
+  }
+  for (int m = 0; m < n->members; m++)
+    raid_ext_add(&p->writes, m, moff, len);
+  p->p_bytes += (double)(len * nd);
+  if (n->parity_members == 2)
+    p->q_bytes += (double)(len * nd);
+  return rd;
+}
+
 void raid_plan_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p)
 {
   int n = g->members;

@@ -137,6 +137,16 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
 void raid_plan_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p);
 void raid_plan_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
                        struct raid_plan *p);
+/* Plan one md reshape window from geometry o to n (same chunk, n->members >
+ * o->members): [moff, moff+len) is a range of every NEW member (md's reshape
+ * progress counts per-device sectors of the new layout).  The window holds
+ * the logical bytes [moff*D_new, (moff+len)*D_new); the part below o's
+ * capacity is read from every old member (whole stripes, parity included,
+ * as raid5 handle_stripe does for an expanding source), the part beyond is
+ * zero-filled.  Every new member is written [moff, moff+len); P (and Q) are
+ * computed over all the window's data.  Returns the old per-member bytes read. */
+uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
+                           uint64_t len, struct raid_plan *p);
 
 /* Append an extent (merged with a contiguous earlier one on the same member). */
 void raid_ext_add(struct raid_ext_list *l, int member, uint64_t off, uint64_t len);

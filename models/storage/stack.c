@@ -82,9 +82,19 @@ struct stk_timer {
 struct stk_op {
   struct stack_op_cfg cfg;
   struct stack_op_report rep;
-  uint64_t total, issued, done; /* progress units: member bytes (reshape: logical bytes) */
+  uint64_t total, issued, done; /* progress units: member bytes (reshape: of the new layout) */
   int inflight, timer_armed, critical_done;
   double next_issue_s;
+  int reshape;           /* md reshape (RESHAPE, MIGRATE RAID-1 -> 5): windowed, see stk_reshape_* */
+  int sb_pending;        /* reshape: the superblock update in flight */
+  uint64_t safe_bytes;   /* reshape: logical progress recorded in the superblocks (reshape_safe) */
+  double checkpoint_s;   /* reshape: time of the last superblock update */
+  struct stk_req *held;  /* reshape: the window's writes, waiting for its reads */
+  int parts;             /* reshape: requests of the window's write phase still running */
+  uint64_t unit_windows; /* reshape: md windows in the unit in flight (> 1: a batch) */
+  double unit_issue_s;   /* reshape: issue time of the unit in flight */
+  int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */
+  double window_s;       /* reshape: duration of the last plain window (0: none; < 0: skip the next) */
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
@@ -713,27 +723,20 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
     break;
   case STACK_OP_MIGRATE:
   case STACK_OP_RESHAPE:
-    if (op->newg.level == RAID_1 && s->g.level != RAID_1) { /* single -> RAID-1: copy */
+    if (!op->reshape) { /* single -> RAID-1: md raid1 recovery copies member 0 */
       raid_ext_add(&r->plan.reads, 0, pos, units);
       raid_ext_add(&r->plan.writes, 1, pos, units);
       break;
     }
     {
-      /* md reshape: read the old layout, write the new one.  units are
-       * logical bytes; the first window also backs up the critical section
-       * (the stripes rewritten in place) before anything is overwritten. */
+      /* md reshape: read the old layout, write the new one; the first
+       * window also backs up the critical section (mdadm --grow copies the
+       * stripes rewritten in place before the kernel starts) */
       const struct raid_geom *o = &s->g, *n = &op->newg;
-      uint64_t ro = units / (uint64_t)o->data_members, rn = units / (uint64_t)n->data_members;
-      uint64_t po = pos / (uint64_t)o->data_members, pn = pos / (uint64_t)n->data_members;
-      for (int m = 0; m < o->members; m++)
-        raid_ext_add(&r->plan.reads, m, po, ro);
-      for (int m = 0; m < n->members; m++)
-        raid_ext_add(&r->plan.writes, m, pn, rn);
-      r->plan.p_bytes = (double)units;
-      r->plan.q_bytes = n->parity_members == 2 ? (double)units : 0.0;
-      /* md reshape: one destination stripe_head per page row of the new
-       * layout and the source stripe_heads of the old rows it consumes */
-      r->stripe_heads = (double)(rn + ro) / RAID_PAGE_BYTES;
+      uint64_t rd = raid_plan_reshape(o, n, pos, units, &r->plan);
+      /* raid5d handles one destination stripe_head per 4 KiB row of the
+       * new layout and one source stripe_head per old row it consumes */
+      r->stripe_heads = (double)(units + rd) / RAID_PAGE_BYTES;
       if (!op->critical_done) {
         uint64_t crit = o->chunk_bytes * (uint64_t)o->data_members * (uint64_t)n->data_members;
         for (int m = 0; m < o->members; m++)
@@ -746,13 +749,130 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
   }
 }
 
+/* md reshape window (new-layout bytes per member).  reshape_request takes
+ * the destination stripe_heads of a chunk (one per 4 KiB row of the new
+ * layout) and the source stripe_heads of the old rows they consume
+ * (D_new/D_old per new row); raid5_get_active_stripe blocks once the stripe
+ * cache is used up, so the cache bounds the reshape's work in flight.  We
+ * move it as one window: read the sources, compute, write, then the next
+ * (md keeps no other buffer between old and new layout).  At least one
+ * chunk: md never splits one. */
+static uint64_t stk_reshape_window_bytes(const struct stack *s, const struct stk_op *op)
+{
+  double per_row = 1.0 + (double)op->newg.data_members / (double)s->g.data_members;
+  uint64_t rows = (uint64_t)(s->cfg.volume.stripe_cache_entries / per_row);
+  uint64_t chunk_rows = s->g.chunk_bytes / RAID_PAGE_BYTES;
+  rows -= rows % chunk_rows;
+  if (rows < chunk_rows)
+    rows = chunk_rows;
+  return rows * RAID_PAGE_BYTES;
+}
+
+/* md raid5.c reshape_request (growing forwards, data offsets unchanged):
+ * before the next window the superblocks must record reshape_position when
+ * the window would write over old-layout data beyond what they record as
+ * reshaped (safepos < writepos) once the reads run ahead of the writes
+ * (readpos > writepos: before that, mdadm's backup covers the critical
+ * section).  Positions per member; md uses one chunk as the margin, we use
+ * the window.  `issued` is the new-layout position of the next window. */
+static int stk_reshape_unsafe(const struct stack *s, const struct stk_op *op, uint64_t issued,
+                              uint64_t w)
+{
+  uint64_t od = (uint64_t)s->g.data_members, nd = (uint64_t)op->newg.data_members;
+  uint64_t writepos = issued + w;
+  uint64_t readpos = issued * nd / od, safepos = op->safe_bytes / od;
+  readpos = readpos > w ? readpos - w : 0;
+  safepos = safepos > w ? safepos - w : 0;
+  return safepos < writepos && readpos > writepos;
+}
+
+/* ... and in any case every reshape_checkpoint seconds. */
+static int stk_reshape_need_checkpoint(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                       double t)
+{
+  return t >= op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s ||
+         stk_reshape_unsafe(s, op, op->issued, w);
+}
+
+/* md windows to move as one simulated unit (1: a lone window).  A 14 TB
+ * member is ~10^7 md windows; identical consecutive windows are batched:
+ * the unit reads the old rows of all of them and writes their new rows,
+ * and stk_op_window_done holds the next unit back until each window has
+ * taken the duration window_s that the last lone plain window took (its
+ * read phase, then its write phase: md's serialisation).  Windows are
+ * identical when the members are idle, the window is full, all of them
+ * read old data or none does, and no superblock checkpoint falls between
+ * them (the period and the safety rule are checked per window here; the
+ * checkpoints themselves stay real).  window_s is re-measured after each
+ * checkpoint.  A unit moves at most the idle window of the other
+ * operations (as long as a foreground request may wait behind it); the
+ * last window of the reshape is always a lone one. */
+static uint64_t stk_reshape_batch(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                  double rate, double t)
+{
+  if (op->window_s <= 0 || !op->critical_done || w == 0)
+    return 1;
+  uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+  uint64_t k = (op->total - op->issued) / w;
+  k = k > 0 ? k - 1 : 0;
+  uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+  if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
+    idle_window = STK_OP_WINDOW_IDLE_BYTES;
+  if (k > idle_window / w)
+    k = idle_window / w;
+  uint64_t l0 = op->issued * nd;
+  if (l0 < cap) { /* windows reading old data: all of theirs below cap */
+    uint64_t kc = (cap - l0) / (w * nd);
+    if (k > kc)
+      k = kc;
+  }
+  /* the period: window k starts at t + k * max(window_s, w / rate) */
+  double period = op->window_s > (double)w / rate ? op->window_s : (double)w / rate;
+  double left = op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s - t;
+  double kt = ceil(left / period);
+  if (kt < (double)k)
+    k = kt > 0 ? (uint64_t)kt : 0;
+  /* the safety rule turns on at one window and stays on: first such window */
+  if (k >= 2 && stk_reshape_unsafe(s, op, op->issued + (k - 1) * w, w)) {
+    uint64_t lo = 0, hi = k - 1; /* window lo is safe, window hi is not */
+    while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (stk_reshape_unsafe(s, op, op->issued + mid * w, w))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    k = hi;
+  }
+  return k >= 2 ? k : 1;
+}
+
+/* Superblock update, once the window in flight is done (the caller's
+ * check): one 4 KiB write per member (the v1.2 superblock lies before the
+ * data area; offset 0 of the member stands for it), then the members'
+ * cache flush (stk_op_window_done delays the next window by it). */
+static void stk_reshape_checkpoint(struct stack *s, struct stk_op *op, double t)
+{
+  struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+  if (r == NULL)
+    return;
+  for (int m = 0; m < op->newg.members; m++)
+    raid_ext_add(&r->plan.writes, m, 0, RAID_PAGE_BYTES);
+  r->op_units = 0;
+  r->planned = 1;
+  r->step = ST_READS;
+  op->inflight++;
+  op->sb_pending = 1;
+  stk_run(s, r, t);
+}
+
 static void stk_op_pump(struct stack *s, double t)
 {
   struct stk_op *op = stk_op_running(s);
   if (op == NULL)
     return;
   const struct volume_params *v = &s->cfg.volume;
-  while (op->inflight < STK_OP_WINDOWS && op->issued < op->total) {
+  while (op->inflight < (op->reshape ? 1 : STK_OP_WINDOWS) && op->issued < op->total) {
     if (t < op->next_issue_s) {
       if (!op->timer_armed) {
         op->timer_armed = 1;
@@ -761,8 +881,15 @@ static void stk_op_pump(struct stack *s, double t)
       return;
     }
     int busy = stk_bg_active(s, t);
+    uint64_t w = op->reshape ? stk_reshape_window_bytes(s, op) : 0;
+    if (op->reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
+      stk_reshape_checkpoint(s, op, t);
+      return;
+    }
     /* md: above speed_limit_min, resync yields whenever the array is not
-     * idle; it never goes above speed_limit_max. Rates are per member. */
+     * idle; it never goes above speed_limit_max. Rates are per member
+     * (a reshape counts the new layout's sectors per member: reshape_request
+     * returns reshape_sectors, which md_do_sync adds to io_sectors). */
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
     if (op->mkfs)
       rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
@@ -770,18 +897,22 @@ static void stk_op_pump(struct stack *s, double t)
     if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
       idle_window = STK_OP_WINDOW_IDLE_BYTES;
     idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
-    uint64_t per_member = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
-    int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
-                  (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
-    uint64_t scale = reshape ? (uint64_t)s->g.data_members : 1u;
-    uint64_t units = per_member * scale;
-    uint64_t align = reshape ? s->g.chunk_bytes * (uint64_t)s->g.data_members *
-                                   (uint64_t)op->newg.data_members
-                             : 1u;
-    if (units % align)
-      units += align - units % align;
+    uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
+    if (op->reshape) {
+      op->unit_windows = busy ? 1 : stk_reshape_batch(s, op, w, rate, t);
+      units = op->unit_windows * w;
+      op->unit_issue_s = t;
+    }
     if (units > op->total - op->issued)
       units = op->total - op->issued;
+    if (op->reshape) { /* plain: full, not the critical section, all old rows or none */
+      uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+      uint64_t l0 = op->issued * nd, l1 = (op->issued + units) * nd;
+      op->unit_plain = !busy && op->unit_windows == 1 && units == w && op->critical_done &&
+                       (l1 <= cap || l0 >= cap);
+      if (op->unit_windows == 1 && !op->unit_plain && op->window_s > 0)
+        op->window_s = 0;
+    }
     struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
     if (r == NULL)
       return;
@@ -789,10 +920,23 @@ static void stk_op_pump(struct stack *s, double t)
     r->op_units = units;
     r->planned = 1;
     r->step = ST_READS;
+    if (op->reshape) { /* read phase first; the rest waits in op->held */
+      struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
+      if (rd == NULL) {
+        stk_req_free(s, r);
+        return;
+      }
+      struct raid_ext_list tmp = rd->plan.reads;
+      rd->plan.reads = r->plan.reads;
+      r->plan.reads = tmp;
+      rd->planned = 1;
+      rd->step = ST_READS;
+      op->held = r;
+      r = rd;
+    }
     op->issued += units;
     op->inflight++;
-    double member_bytes = (double)units / (double)scale;
-    op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + member_bytes / rate;
+    op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + (double)units / rate;
     stk_run(s, r, t);
   }
 }
@@ -802,12 +946,54 @@ static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
   struct stk_op *op = stk_op_running(s);
   if (op == NULL)
     return;
-  op->inflight--;
+  if (op->held != NULL) {
+    /* reads done: md handles the stripes one by one, so parity (and the
+     * raid5d walk) of a stripe overlaps the writes of those before it; we
+     * run the window's compute beside its writes */
+    struct stk_req *w = op->held, *c = stk_req_new(s, RQ_BG, 0, 0, 1);
+    op->held = NULL;
+    op->parts = c != NULL ? 2 : 1;
+    w->step = ST_WRITES;
+    if (c != NULL) {
+      c->plan.p_bytes = w->plan.p_bytes;
+      c->plan.q_bytes = w->plan.q_bytes;
+      c->stripe_heads = w->stripe_heads;
+      w->plan.p_bytes = w->plan.q_bytes = 0;
+      w->stripe_heads = 0;
+      c->planned = 1;
+      c->step = ST_PARITY;
+      stk_run(s, c, t);
+    }
+    stk_run(s, w, t);
+    return;
+  }
   op->done += r->op_units;
-  int reshape = op->cfg.kind == STACK_OP_RESHAPE ||
-                (op->cfg.kind == STACK_OP_MIGRATE && op->newg.level != RAID_1);
-  if (reshape)
-    s->reshape_pos = op->done; /* windows finish in order (FIFO members) */
+  if (op->parts > 0 && --op->parts > 0)
+    return;
+  op->inflight--;
+  if (op->sb_pending) { /* superblocks written: flush, then the next window */
+    op->sb_pending = 0;
+    op->safe_bytes = op->done * (uint64_t)op->newg.data_members;
+    op->checkpoint_s = t;
+    op->rep.checkpoints++;
+    /* measure a lone window again, but not the first: it pays what the
+     * superblock write left on the members (a broken sequential stream) */
+    op->window_s = -1;
+    double flushed = t + s->cfg.volume.superblock_flush_s;
+    if (op->next_issue_s < flushed)
+      op->next_issue_s = flushed;
+  } else if (op->reshape) { /* one window at a time: they finish in order */
+    if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
+      double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
+      if (op->next_issue_s < end)
+        op->next_issue_s = end;
+    } else if (op->unit_plain) { /* the first after a checkpoint is not typical */
+      op->window_s = op->window_s < 0 ? 0 : t - op->unit_issue_s;
+    }
+    uint64_t cap = raid_capacity_bytes(&s->g);
+    uint64_t pos = op->done * (uint64_t)op->newg.data_members;
+    s->reshape_pos = pos < cap ? pos : cap;
+  }
   op->rep.progress = op->total ? (double)op->done / (double)op->total : 1.0;
   if (op->done >= op->total && op->inflight == 0)
     stk_op_end(s, op, t);
@@ -1261,10 +1447,11 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
     for (int i = s->ndev; i < nm; i++)
       s->dev[i] = s->cfg.spares[i - s->g.members];
     s->ndev = nm;
-    if (tl == RAID_1) {
-      op.total = s->g.member_bytes;
-    } else {
-      op.total = raid_capacity_bytes(&s->g);
+    op.total = s->g.member_bytes; /* reshape: md_do_sync runs to dev_sectors (new layout) */
+    if (tl != RAID_1) {
+      op.reshape = 1;
+      op.checkpoint_s = now_s; /* raid5_start_reshape sets reshape_checkpoint */
+      op.window_s = -1;        /* the window after the critical section's backup is not typical */
       s->reshaping = 1;
       s->reshape_pos = 0;
     }

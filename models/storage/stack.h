@@ -66,6 +66,8 @@ struct volume_params {
   double stripe_dev_cycles;           /* md raid5d CPU per member device of a stripe_head */
   double mkfs_inode_ratio_bytes;      /* mke2fs bytes-per-inode (inode tables written at creation) */
   double mkfs_inode_bytes;            /* mke2fs inode size */
+  double reshape_checkpoint_s;        /* md reshape: superblock checkpoint period */
+  double superblock_flush_s;          /* member cache flush of one superblock update */
 };
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
@@ -140,6 +142,7 @@ struct stack_op_report {
   enum stack_op_kind kind;
   double start_s, end_s; /* end_s < 0 while running */
   double progress;       /* 0..1 */
+  int checkpoints;       /* reshape: superblock updates of reshape_position */
 };
 
 struct stack;

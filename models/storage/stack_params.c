@@ -69,6 +69,17 @@ const struct param_desc volume_param_table[] = {
     {.key = "mkfs_inode_size", .dim = UNITS_BYTES,
      .offset = offsetof(struct volume_params, mkfs_inode_bytes), .min = 128, .max = 4 * KiB,
      .optional = 1, .def = 256, .help = "inode size of the new file system (bytes)"},
+    /* md raid5.c reshape_request: reshape_position is written to the
+     * superblocks at least every 10*HZ, and earlier when the next window
+     * would overwrite old-layout data not yet recorded as reshaped */
+    {.key = "reshape_checkpoint", .dim = UNITS_TIME,
+     .offset = offsetof(struct volume_params, reshape_checkpoint_s), .min = 0.1, .max = 3600,
+     .optional = 1, .def = 10, .help = "md reshape superblock checkpoint period (s)"},
+    /* unknown: md_super_write is REQ_PREFLUSH|REQ_FUA; the flush empties each
+     * member's write cache (SSD with DRAM: ~1 ms; HDD: a rotation or more) */
+    {.key = "superblock_flush", .dim = UNITS_TIME,
+     .offset = offsetof(struct volume_params, superblock_flush_s), .min = 0, .max = 1,
+     .optional = 1, .def = 1e-3, .help = "member cache flush of a superblock update (s)"},
 };
 const size_t volume_param_count = PARAM_COUNT(volume_param_table);
 
