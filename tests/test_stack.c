@@ -604,6 +604,43 @@ START_TEST(test_decrypt_once)
 }
 END_TEST
 
+/* Every request sent to a disk costs disk_request_cycles on the block
+ * thread, whatever sent it: a RAID-5 read-modify-write of one 4 KiB page
+ * is 4 member I/Os (read old data and parity, write both), a full-stripe
+ * write one per member, a read one per member touched. */
+START_TEST(test_disk_request_cycles)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4; /* RAID-5 of 4 members */
+  c.member_bytes = (uint64_t)GiB;
+  c.disk_request_cycles = 7000;
+  struct env *e = env_new(&c, 4, 1e-4, 200e6);
+  env_submit(e, 0, 4096, 1, 1); /* sync: no page cache anyway */
+  env_run(e, INFINITY);
+  ck_assert_msg(sum_reads(e) == 2 && sum_writes(e) == 2, "RMW: %llu reads, %llu writes",
+                (unsigned long long)sum_reads(e), (unsigned long long)sum_writes(e));
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_BLOCK] == 4 * 7000.0, "RMW: %g block cycles, want 4 x 7000",
+                e->cpu_cycles[STACK_THREAD_BLOCK]);
+  /* full stripe (3 data chunks): 4 writes, no reads; then a chunk read */
+  uint64_t stripe = 3 * (uint64_t)c.volume.chunk_bytes;
+  env_submit(e, stripe, stripe, 1, 1);
+  env_run(e, INFINITY);
+  env_submit(e, 2 * stripe, (uint64_t)c.volume.chunk_bytes, 0, 0);
+  env_run(e, INFINITY);
+  uint64_t n = sum_reads(e) + sum_writes(e);
+  ck_assert_msg(n == 4 + 4 + 1, "%llu member I/Os, want 9", (unsigned long long)n);
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_BLOCK] == (double)n * 7000.0,
+                "%g block cycles for %llu member I/Os x 7000", e->cpu_cycles[STACK_THREAD_BLOCK],
+                (unsigned long long)n);
+  /* no other thread is charged for them */
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_CRYPT] == 0 && e->cpu_cycles[STACK_THREAD_FLUSH] == 0,
+                "crypt %g flush %g", e->cpu_cycles[STACK_THREAD_CRYPT], e->cpu_cycles[STACK_THREAD_FLUSH]);
+  ck_assert_uint_eq(e->ndone, 3);
+  env_free(e);
+}
+END_TEST
+
 START_TEST(test_volume_init_and_stripe_cpu)
 {
   struct nw_err err;
@@ -699,6 +736,7 @@ int main(void)
   tcase_add_test(tc, test_encryption_cost);
   tcase_add_test(tc, test_decrypt_cost);
   tcase_add_test(tc, test_decrypt_once);
+  tcase_add_test(tc, test_disk_request_cycles);
   tcase_add_test(tc, test_ssd_precondition);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
