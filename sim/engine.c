@@ -1011,6 +1011,7 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
     cfg.parity_engine = &e->parity;
   }
   cfg.crypto_engine_decrypt_speedup = s->soc.crypto_engine_decrypt_speedup;
+  cfg.disk_request_cycles = s->soc.disk_request_cycles;
   if (s->soc.crypto_engine_rate_bytes_per_s > 0) {
     accel_init(&e->crypto, "soc.crypto_engine", s->soc.crypto_engine_rate_bytes_per_s,
                s->soc.crypto_engine_setup_s);
@@ -1173,9 +1174,10 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->h_all = stats_hist_create();
   stats_series_init(&e->series, 1.0);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
-  static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd"};
-  static const char *const kt_who[STACK_THREAD_COUNT] = {"md raid5d/6d parity thread",
-                                                         "page-cache flusher", "kcryptd AES"};
+  static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk"};
+  static const char *const kt_who[STACK_THREAD_COUNT] = {
+      "md raid5d/6d parity thread", "page-cache flusher", "kcryptd AES",
+      "disk requests: block layer, SATA driver, completion IRQ"};
   for (int k = 0; k < STACK_THREAD_COUNT; k++) {
     struct eng_kthread *kt = &e->kthreads[k];
     kt->e = e;

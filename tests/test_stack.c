@@ -626,6 +626,83 @@ START_TEST(test_decrypt_cost)
 END_TEST
 
 
+/* eCryptfs keeps decrypted pages in the page cache: a sequential reader
+ * whose requests are larger than the read-ahead window (1 MiB reads at
+ * QD 4, md's 384 KiB window) reads every byte from the disks once and
+ * decrypts it once; a request overlapping a read-ahead in flight waits
+ * for it and reads only the rest. */
+START_TEST(test_decrypt_once)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4; /* RAID-5 of 4: no parity reads when not degraded */
+  c.member_bytes = (uint64_t)GiB;
+  c.pcache.ram_bytes = 256.0 * 1024 * 1024;
+  c.crypt.enabled = 1;
+  c.crypt.cpu_cycles_per_byte = 10;
+  struct env *e = env_new(&c, 4, 1e-4, 200e6);
+  const uint64_t req = 1u << 20, n = 64;
+  while (e->ndone < n) {
+    while (e->nsub < n && e->nsub - e->ndone < 4)
+      env_submit(e, e->nsub * req, req, 0, 0);
+    double step_s = e->now_s + 1e-4;
+    env_run(e, step_s);
+    e->now_s = step_s;
+  }
+  env_run(e, INFINITY);
+  uint64_t disk_bytes = 0;
+  for (int i = 0; i < e->ndev; i++)
+    disk_bytes += F(e->dev[i])->read_bytes;
+  double dec_bytes = e->cpu_cycles[STACK_THREAD_CRYPT] / 10.0;
+  double client_bytes = (double)(n * req);
+  ck_assert_msg(dec_bytes == (double)disk_bytes, "decrypted %g B, read from the disks %llu B", dec_bytes,
+                (unsigned long long)disk_bytes);
+  /* at most one read-ahead window (384 KiB here) beyond the last request */
+  ck_assert_msg(dec_bytes <= client_bytes + 384.0 * 1024, "decrypted %g B for %g B read by the client",
+                dec_bytes, client_bytes);
+  ck_assert_msg(dec_bytes >= client_bytes, "decrypted %g B < %g B read", dec_bytes, client_bytes);
+  ck_assert_uint_eq(e->ndone, n);
+  env_free(e);
+}
+END_TEST
+
+/* Every request sent to a disk costs disk_request_cycles on the block
+ * thread, whatever sent it: a RAID-5 read-modify-write of one 4 KiB page
+ * is 4 member I/Os (read old data and parity, write both), a full-stripe
+ * write one per member, a read one per member touched. */
+START_TEST(test_disk_request_cycles)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = 4; /* RAID-5 of 4 members */
+  c.member_bytes = (uint64_t)GiB;
+  c.disk_request_cycles = 7000;
+  struct env *e = env_new(&c, 4, 1e-4, 200e6);
+  env_submit(e, 0, 4096, 1, 1); /* sync: no page cache anyway */
+  env_run(e, INFINITY);
+  ck_assert_msg(sum_reads(e) == 2 && sum_writes(e) == 2, "RMW: %llu reads, %llu writes",
+                (unsigned long long)sum_reads(e), (unsigned long long)sum_writes(e));
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_BLOCK] == 4 * 7000.0, "RMW: %g block cycles, want 4 x 7000",
+                e->cpu_cycles[STACK_THREAD_BLOCK]);
+  /* full stripe (3 data chunks): 4 writes, no reads; then a chunk read */
+  uint64_t stripe = 3 * (uint64_t)c.volume.chunk_bytes;
+  env_submit(e, stripe, stripe, 1, 1);
+  env_run(e, INFINITY);
+  env_submit(e, 2 * stripe, (uint64_t)c.volume.chunk_bytes, 0, 0);
+  env_run(e, INFINITY);
+  uint64_t n = sum_reads(e) + sum_writes(e);
+  ck_assert_msg(n == 4 + 4 + 1, "%llu member I/Os, want 9", (unsigned long long)n);
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_BLOCK] == (double)n * 7000.0,
+                "%g block cycles for %llu member I/Os x 7000", e->cpu_cycles[STACK_THREAD_BLOCK],
+                (unsigned long long)n);
+  /* no other thread is charged for them */
+  ck_assert_msg(e->cpu_cycles[STACK_THREAD_CRYPT] == 0 && e->cpu_cycles[STACK_THREAD_FLUSH] == 0,
+                "crypt %g flush %g", e->cpu_cycles[STACK_THREAD_CRYPT], e->cpu_cycles[STACK_THREAD_FLUSH]);
+  ck_assert_uint_eq(e->ndone, 3);
+  env_free(e);
+}
+END_TEST
+
 START_TEST(test_volume_init_and_stripe_cpu)
 {
   struct nw_err err;
@@ -722,6 +799,8 @@ int main(void)
   tcase_add_test(tc, test_ssd_cache);
   tcase_add_test(tc, test_encryption_cost);
   tcase_add_test(tc, test_decrypt_cost);
+  tcase_add_test(tc, test_decrypt_once);
+  tcase_add_test(tc, test_disk_request_cycles);
   tcase_add_test(tc, test_ssd_precondition);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

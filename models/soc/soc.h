@@ -35,6 +35,8 @@ struct soc_params {
   double power_idle_W;                /* whole SoC, idle */
   double power_core_busy_W;           /* per busy core, above idle */
   double irq_core;                    /* core taking NIC interrupts; -1 = spread */
+  double disk_request_cycles;         /* block layer + SATA driver + completion IRQ per request
+                                         sent to a disk (reference cycles) */
 };
 
 extern const struct param_desc soc_param_table[];

@@ -66,6 +66,10 @@ struct stk_req {
   double pre_cycles;
   struct raid_plan plan;
   struct stk_req *rider;  /* client requests completed with this one */
+  struct stk_req *waiters; /* reads that also need this read-ahead's pages (linked by wnext) */
+  struct stk_req *wnext;
+  int waits;              /* read-aheads in flight this read still needs (see waiters) */
+  int parked;             /* 1: reached FINISH while waits > 0 */
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
   double stripe_heads;    /* md stripe_heads raid5d handles for this request */
@@ -152,6 +156,8 @@ static void stk_run(struct stack *s, struct stk_req *r, double t);
 static void stk_op_pump(struct stack *s, double t);
 static void stk_flush_kick(struct stack *s, double t);
 static void stk_destage_kick(struct stack *s, double t);
+static void stk_compute(struct stack *s, struct stk_req *r, struct accel *engine, double bytes,
+                        enum stack_thread th, double cycles, double t);
 
 /* ---- timers ---------------------------------------------------------- */
 
@@ -254,6 +260,10 @@ static void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t
       s->last_fg_s = t;
   }
   disk_submit(d, t, &io);
+  /* the one place a disk request's CPU cost is charged: block layer +
+   * driver submit and the completion interrupt, overlapping the device's
+   * service (the request waits for both) */
+  stk_compute(s, r, NULL, 0, STACK_THREAD_BLOCK, s->cfg.disk_request_cycles, t);
 }
 
 /* Engine or CPU work of `cycles` (CPU) / `bytes` (engine). */
@@ -525,6 +535,11 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
       }
       break;
     case ST_FINISH:
+      if (r->waits > 0) { /* part of its pages are still being read ahead */
+        r->parked = 1;
+        r->step = ST_FINISH;
+        return;
+      }
       stk_finish(s, r, t);
       return; /* r is freed */
     default:
@@ -1015,6 +1030,15 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
       if (s->ra[k].req == r)
         s->ra[k].req = NULL;
     stk_client_done(s, r, t);
+    for (struct stk_req *w = r->waiters, *wn; w != NULL; w = wn) {
+      wn = w->wnext;
+      w->wnext = NULL;
+      if (--w->waits == 0 && w->parked) {
+        w->parked = 0;
+        stk_run(s, w, t);
+      }
+    }
+    r->waiters = NULL;
     break;
   case RQ_FLUSH:
     s->flush_inflight_bytes -= r->len;
@@ -1238,6 +1262,56 @@ void stack_advance(struct stack *s, double now_s)
   }
 }
 
+/* The read-ahead in flight holding byte x, NULL if none. */
+static struct stk_req *stk_ra_holding(struct stack *s, uint64_t x)
+{
+  for (int k = 0; k < STK_RA_STREAMS; k++) {
+    struct stk_req *q = s->ra[k].req;
+    if (q != NULL && x >= q->off && x < q->off + q->len)
+      return q;
+  }
+  return NULL;
+}
+
+/* 1 if the page-cache block holding byte x is cached (no LRU touch). */
+static int stk_block_cached(struct stack *s, uint64_t x)
+{
+  uint64_t blk = pcache_block_bytes(s->pc), hit, total;
+  pcache_lookup(s->pc, x - x % blk, blk, 0, &hit, &total);
+  return hit == total;
+}
+
+/* Shrink the read [*a, *b) to the part that must come from the disks:
+ * cached blocks and pages under one read-ahead in flight are cut from
+ * both ends.  Returns that read-ahead (the read must wait for it too) or
+ * NULL; *a >= *b when nothing is left to read. */
+static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
+{
+  uint64_t blk = pcache_block_bytes(s->pc);
+  struct stk_req *wait = NULL, *q;
+  while (*a < *b) {
+    if (stk_block_cached(s, *a)) {
+      *a = *a - *a % blk + blk;
+    } else if ((q = stk_ra_holding(s, *a)) != NULL && (wait == NULL || wait == q)) {
+      wait = q;
+      *a = q->off + q->len;
+    } else {
+      break;
+    }
+  }
+  while (*a < *b) {
+    if (stk_block_cached(s, *b - 1)) {
+      *b = (*b - 1) - (*b - 1) % blk;
+    } else if ((q = stk_ra_holding(s, *b - 1)) != NULL && (wait == NULL || wait == q)) {
+      wait = q;
+      *b = q->off;
+    } else {
+      break;
+    }
+  }
+  return wait;
+}
+
 void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
 {
   uint64_t off = io->offset_bytes, len = io->len_bytes;
@@ -1323,11 +1397,34 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
     *tail = r;
     r = NULL;
   } else {
-    r = stk_req_new(s, RQ_CLIENT, off, len, 0);
+    /* read from the disks only the pages neither cached nor being read
+     * ahead (Linux reads, and eCryptfs decrypts, each missing page once;
+     * pages under read-ahead are waited on, not read again) */
+    uint64_t a = off, b = off + len;
+    struct stk_req *wait = stk_read_trim(s, &a, &b);
+    r = stk_req_new(s, RQ_CLIENT, a < b ? a : off, a < b ? b - a : 0, 0);
     if (r == NULL)
       return;
     r->tag = io->tag;
-    stk_lower(s, r, now_s);
+    if (a >= b && wait != NULL) { /* everything missing is in flight: ride on it */
+      r->step = ST_DONE;
+      struct stk_req **tail = &wait->rider;
+      while (*tail != NULL)
+        tail = &(*tail)->rider;
+      *tail = r;
+      r = NULL;
+    } else if (a >= b) {
+      stk_req_free1(s, r);
+      stk_immediate(s, io->tag, now_s, io->len_bytes);
+      r = NULL;
+    } else {
+      if (wait != NULL) {
+        r->waits = 1;
+        r->wnext = wait->waiters;
+        wait->waiters = r;
+      }
+      stk_lower(s, r, now_s);
+    }
   }
   /* asynchronous read-ahead (mm/readahead.c, simplified to a fixed window
    * per stream): a sequential reader that gets within half a window of the

@@ -30,7 +30,14 @@
 #include "sim/params.h"
 
 /* Kernel threads that may be asked to run CPU work. */
-enum stack_thread { STACK_THREAD_RAID = 0, STACK_THREAD_FLUSH = 1, STACK_THREAD_CRYPT = 2, STACK_THREAD_COUNT };
+enum stack_thread {
+  STACK_THREAD_RAID = 0,
+  STACK_THREAD_FLUSH = 1,
+  STACK_THREAD_CRYPT = 2,
+  STACK_THREAD_BLOCK = 3, /* per disk request: submit through the block layer and SATA
+                             driver, completion interrupt + block softirq */
+  STACK_THREAD_COUNT
+};
 
 struct stack_io {
   uint64_t offset_bytes; /* logical byte address on the volume */
@@ -117,6 +124,8 @@ struct stack_cfg {
   struct accel *crypto_engine; /* NULL: AES on the CPU (STACK_THREAD_CRYPT) */
   double crypto_engine_decrypt_speedup; /* engine CBC decrypt / encrypt throughput (soc
                                            crypto_engine_decrypt_speedup); <= 1 or 0: equal */
+  double disk_request_cycles;  /* CPU per request sent to a disk (soc disk_request_cycles),
+                                  on STACK_THREAD_BLOCK; 0: free */
   struct accel *mem_bus;       /* page-cache hits and absorbed writes copy their bytes
                                   through it (FIFO at the memory bandwidth); NULL: free */
   struct disk **members;       /* volume members, volume.members of them */
