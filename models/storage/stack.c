@@ -1341,25 +1341,17 @@ static void stk_precond_spread(struct pcache *c, uint64_t off, uint64_t len, uin
 /* Page cache after a long run of buffered writes faster than write-back:
  * the writers are held at the dirty limit (balance_dirty_pages), so the
  * dirty level is min(region, room left under dirty_limit); random writes
- * leave those pages spread evenly over the region, a sequential writer
- * leaves the stretch just behind it (at time 0 the writer is at the start
- * of its region, so that stretch is the region's end: it wraps). */
+ * leave those pages spread evenly over the region. */
 static void stk_precond_pcache(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p)
 {
-  if (s->pc == NULL || !p->buffered_writes || !(p->write_fraction > 0))
-    return;
+  if (s->pc == NULL || !p->buffered_writes || !(p->write_fraction > 0) || p->run_bytes >= len)
+    return; /* sequential writers: where their dirty stretches lie is not modelled yet */
   uint64_t dirty = pcache_dirty_bytes(s->pc);
   if (dirty >= s->dirty_limit)
     return;
   double room = (double)(s->dirty_limit - dirty);
   double target = fmin((double)len, room);
-  if (p->run_bytes >= len) {
-    uint64_t n = (uint64_t)target / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
-    if (n > 0)
-      pcache_insert(s->pc, off + len - n, n, 1, 0.0);
-  } else {
-    stk_precond_spread(s->pc, off, len, RAID_PAGE_BYTES, target);
-  }
+  stk_precond_spread(s->pc, off, len, RAID_PAGE_BYTES, target);
   /* above the background threshold: the flusher is at work from time 0 */
   if (!s->flush_timer && pcache_dirty_bytes(s->pc) > 0) {
     s->flush_timer = 1;

@@ -188,7 +188,7 @@ struct stack_precond {
 /* Put the caches in the state a long run of the job would leave (before
  * any I/O at time 0).  Page cache, for buffered writes: dirty up to the
  * dirty limit (what is left of it after earlier jobs), spread evenly over
- * the region for random I/O, the region's last bytes for sequential I/O.
+ * the region, for random I/O only (sequential writers: not yet).
  * SSD cache: nothing if the cache's sequential bypass would refuse
  * the job's I/O; else the region cached (most recent at its end when larger
  * than the cache), in read-write mode with a write_fraction > 0 dirty up to
