@@ -1342,7 +1342,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
                 .len_bytes = (uint64_t)j->region_bytes,
                 .write_fraction = 1.0 - j->spec->read_frac,
                 .run_bytes = j->spec->access == JOB_RANDOM ? (uint64_t)j->spec->bs_bytes[0]
-                                                           : (uint64_t)j->region_bytes};
+                                                           : (uint64_t)j->region_bytes,
+                .buffered_writes = !j->spec->sync && !(e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0) &&
+                                   !(e->proto == PROTO_LOCAL && j->spec->direct)};
             stack_precondition(e->stack, &pc);
           }
           int timer = j->spec->rate_iops > 0 || j->spec->thinktime_s > 0;

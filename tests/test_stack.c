@@ -355,6 +355,40 @@ START_TEST(test_dirty_units)
 }
 END_TEST
 
+/* Write-back sweeps a file's dirty pages in ascending order from a cursor
+ * and wraps (write_cache_pages, range_cyclic), whatever order they were
+ * dirtied in; pages dirtied behind the cursor wait for the next pass. */
+START_TEST(test_dirty_sweep_order)
+{
+  struct pcache *pc = pcache_create(64 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_dirty_unit(pc, 4096), 0);
+  static const uint64_t dirtied[] = {7, 2, 9, 4}; /* blocks, in dirtying order */
+  for (int i = 0; i < 4; i++)
+    pcache_insert(pc, dirtied[i] * 65536, 4096, 1, (double)i);
+  uint64_t off, len;
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 2 * 65536);
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 4 * 65536);
+  /* dirtied during the pass: block 3 behind the cursor, block 20 ahead of
+   * it; the pass goes on with what was dirty when it began (7, 9) */
+  pcache_insert(pc, 3 * 65536, 4096, 1, 10.0);
+  pcache_insert(pc, 20 * 65536, 4096, 1, 11.0);
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 7 * 65536);
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 9 * 65536);
+  /* next pass from the cursor (after block 9): 20, then wrap to 3 */
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 20 * 65536);
+  ck_assert(pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(off, 3 * 65536);
+  ck_assert(!pcache_take_dirty_sweep(pc, 1 << 20, &off, &len));
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 0);
+  pcache_destroy(pc);
+}
+END_TEST
+
 /* Random 4 KiB writes through the page cache: the flusher writes back
  * each scattered page as its own request, so its CPU is exactly
  * pages x (per request + 4096 x per byte). */
@@ -793,6 +827,7 @@ int main(void)
   tc = tcase_create("caches");
   tcase_add_test(tc, test_lru_hand_count);
   tcase_add_test(tc, test_dirty_units);
+  tcase_add_test(tc, test_dirty_sweep_order);
   tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);
   tcase_add_test(tc, test_readahead_hits);

@@ -30,6 +30,11 @@ struct pcache {
   uint32_t lru_head, lru_tail;         /* head = most recently used */
   uint32_t dirty_head, dirty_tail;     /* head = oldest */
   uint64_t hits, misses;
+  /* write-back sweep (pcache_take_dirty_sweep): dirty blocks of this pass
+   * in ascending order, the next one to look at, the cursor */
+  uint64_t *sweep;
+  size_t sweep_n, sweep_i, sweep_cap;
+  uint64_t sweep_next_block;
 };
 
 static uint64_t pcache_hash(uint64_t b)
@@ -68,6 +73,7 @@ void pcache_destroy(struct pcache *c)
     return;
   free(c->node);
   free(c->slot);
+  free(c->sweep);
   free(c);
 }
 
@@ -324,16 +330,13 @@ double pcache_oldest_dirty_s(const struct pcache *c)
   return c->dirty_head == PCACHE_NIL ? INFINITY : c->node[c->dirty_head].dirty_s;
 }
 
-int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len)
+/* Take the first run of dirty units of block node x, continued into the
+ * following blocks while they are dirty from their first unit on. */
+static void pcache_take_from(struct pcache *c, uint32_t x, uint64_t max_bytes, uint64_t *off, uint64_t *len)
 {
-  if (c->dirty_head == PCACHE_NIL)
-    return 0;
-  /* the first run of dirty units of the oldest block, continued into the
-   * following blocks while they are dirty from their first unit on */
   uint64_t maxu = max_bytes / c->unit_bytes, taken = 0;
   if (maxu == 0)
     maxu = 1;
-  uint32_t x = c->dirty_head;
   uint64_t b = c->node[x].block, u = 0;
   while (!(c->node[x].dirty_mask >> u & 1u))
     u++;
@@ -359,7 +362,76 @@ int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint6
       break;
   }
   *len = taken * c->unit_bytes;
+}
+
+int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len)
+{
+  if (c->dirty_head == PCACHE_NIL)
+    return 0;
+  pcache_take_from(c, c->dirty_head, max_bytes, off, len);
   return 1;
+}
+
+static int pcache_u64_cmp(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A new pass: the blocks dirty now, ascending from the cursor, wrapping. */
+static int pcache_sweep_rebuild(struct pcache *c)
+{
+  size_t n = 0;
+  for (uint32_t x = c->dirty_head; x != PCACHE_NIL; x = c->node[x].next)
+    n++;
+  if (n > c->sweep_cap) {
+    uint64_t *v = realloc(c->sweep, n * sizeof *v);
+    if (v == NULL)
+      return -1;
+    c->sweep = v;
+    c->sweep_cap = n;
+  }
+  n = 0;
+  for (uint32_t x = c->dirty_head; x != PCACHE_NIL; x = c->node[x].next)
+    c->sweep[n++] = c->node[x].block;
+  qsort(c->sweep, n, sizeof *c->sweep, pcache_u64_cmp);
+  size_t k = 0; /* first block at or after the cursor */
+  while (k < n && c->sweep[k] < c->sweep_next_block)
+    k++;
+  if (k > 0 && k < n) { /* rotate: [k, n) then [0, k) */
+    uint64_t *tmp = malloc(k * sizeof *tmp);
+    if (tmp == NULL)
+      return -1;
+    memcpy(tmp, c->sweep, k * sizeof *tmp);
+    memmove(c->sweep, c->sweep + k, (n - k) * sizeof *tmp);
+    memcpy(c->sweep + (n - k), tmp, k * sizeof *tmp);
+    free(tmp);
+  }
+  c->sweep_n = n;
+  c->sweep_i = 0;
+  return 0;
+}
+
+int pcache_take_dirty_sweep(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len)
+{
+  if (c->dirty_head == PCACHE_NIL)
+    return 0;
+  for (int pass = 0; pass < 2; pass++) {
+    while (c->sweep_i < c->sweep_n) {
+      uint32_t x = pcache_get(c, c->sweep[c->sweep_i]);
+      if (x == PCACHE_NIL || !c->node[x].dirty) {
+        c->sweep_i++; /* written back or dropped since the pass began */
+        continue;
+      }
+      pcache_take_from(c, x, max_bytes, off, len);
+      c->sweep_next_block = (*off + *len + c->block_bytes - 1) / c->block_bytes;
+      return 1;
+    }
+    if (pcache_sweep_rebuild(c) != 0)
+      break;
+  }
+  /* no memory for the pass (or nothing found): oldest first */
+  return pcache_take_dirty(c, max_bytes, off, len);
 }
 
 uint64_t pcache_hit_blocks(const struct pcache *c)

@@ -59,6 +59,14 @@ double pcache_oldest_dirty_s(const struct pcache *c);
  * the oldest. */
 int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
 
+/* As pcache_take_dirty, but in ascending block order from a cursor, as the
+ * kernel's background write-back walks a file's dirty pages by index from
+ * its writeback_index and wraps (write_cache_pages, range_cyclic): a pass
+ * takes the blocks dirty when it began, from the cursor up, then wraps;
+ * blocks dirtied during the pass wait for the next one (unless they extend
+ * a run being taken).  Falls back to oldest-first if out of memory. */
+int pcache_take_dirty_sweep(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
+
 /* Lookup statistics in blocks (touching lookups only). */
 uint64_t pcache_hit_blocks(const struct pcache *c);
 uint64_t pcache_miss_blocks(const struct pcache *c);

@@ -613,7 +613,7 @@ static void stk_flush_kick(struct stack *s, double t)
     if (dirty <= s->dirty_bg && !expired && s->nblocked == 0)
       break;
     uint64_t off, len;
-    if (!pcache_take_dirty(s->pc, STK_FLUSH_MAX_BYTES, &off, &len))
+    if (!pcache_take_dirty_sweep(s->pc, STK_FLUSH_MAX_BYTES, &off, &len))
       break;
     struct stk_req *r = stk_req_new(s, RQ_FLUSH, off, len, 1);
     if (r == NULL)
@@ -1596,13 +1596,63 @@ uint64_t stack_dirty_bytes(const struct stack *s)
   return s->pc != NULL ? pcache_dirty_bytes(s->pc) : 0;
 }
 
+/* Mark `dirty_bytes` of [off, off+len) dirty in cache c, in runs of `unit`
+ * bytes spread evenly over the range (the state random writes leave). */
+static void stk_precond_spread(struct pcache *c, uint64_t off, uint64_t len, uint64_t unit,
+                               double dirty_bytes)
+{
+  uint64_t nblk = (len + unit - 1) / unit;
+  double frac = dirty_bytes / (double)len, acc = 0;
+  uint64_t run_start = 0, run_len = 0;
+  for (uint64_t b = 0; b < nblk; b++) {
+    acc += frac;
+    int mark = acc >= 1.0 - 1e-9;
+    if (mark)
+      acc -= 1.0;
+    if (mark && run_len > 0 && run_start + run_len == b) {
+      run_len++;
+    } else if (mark) {
+      if (run_len > 0)
+        pcache_insert(c, off + run_start * unit, run_len * unit, 1, 0.0);
+      run_start = b;
+      run_len = 1;
+    }
+  }
+  if (run_len > 0)
+    pcache_insert(c, off + run_start * unit, run_len * unit, 1, 0.0);
+}
+
+/* Page cache after a long run of buffered writes faster than write-back:
+ * the writers are held at the dirty limit (balance_dirty_pages), so the
+ * dirty level is min(region, room left under dirty_limit); random writes
+ * leave those pages spread evenly over the region. */
+static void stk_precond_pcache(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p)
+{
+  if (s->pc == NULL || !p->buffered_writes || !(p->write_fraction > 0) || p->run_bytes >= len)
+    return; /* sequential writers: where their dirty stretches lie is not modelled yet */
+  uint64_t dirty = pcache_dirty_bytes(s->pc);
+  if (dirty >= s->dirty_limit)
+    return;
+  double room = (double)(s->dirty_limit - dirty);
+  double target = fmin((double)len, room);
+  stk_precond_spread(s->pc, off, len, RAID_PAGE_BYTES, target);
+  /* above the background threshold: the flusher is at work from time 0 */
+  if (!s->flush_timer && pcache_dirty_bytes(s->pc) > 0) {
+    s->flush_timer = 1;
+    stk_tm_push(s, 0.0, TM_FLUSH, NULL);
+  }
+}
+
 void stack_precondition(struct stack *s, const struct stack_precond *p)
 {
-  if (s == NULL || p == NULL || s->sc == NULL || p->len_bytes == 0 || p->offset_bytes >= s->capacity)
+  if (s == NULL || p == NULL || p->len_bytes == 0 || p->offset_bytes >= s->capacity)
     return;
   uint64_t off = p->offset_bytes, len = p->len_bytes;
   if (off + len > s->capacity)
     len = s->capacity - off;
+  stk_precond_pcache(s, off, len, p);
+  if (s->sc == NULL)
+    return;
   double bypass = s->cfg.ssdcache.seq_bypass_bytes;
   if (bypass > 0 && (double)p->run_bytes > bypass)
     return; /* the admission policy never lets this job's I/O in */
@@ -1617,27 +1667,8 @@ void stack_precondition(struct stack *s, const struct stack_precond *p)
   /* read-write: under sustained load the destager only runs above the
    * threshold, so the dirty level settles at min(region, threshold x cap);
    * random writes spread the dirty blocks evenly over the region */
-  uint64_t blk = pcache_block_bytes(s->sc);
-  double dirty = fmin((double)len, STK_DESTAGE_DIRTY_FRAC * (double)cap);
-  uint64_t nblk = (len + blk - 1) / blk;
-  double frac = dirty / (double)len, acc = 0;
-  uint64_t run_start = 0, run_len = 0;
-  for (uint64_t b = 0; b < nblk; b++) {
-    acc += frac;
-    int mark = acc >= 1.0 - 1e-9;
-    if (mark)
-      acc -= 1.0;
-    if (mark && run_len > 0 && run_start + run_len == b) {
-      run_len++;
-    } else if (mark) {
-      if (run_len > 0)
-        pcache_insert(s->sc, off + run_start * blk, run_len * blk, 1, 0.0);
-      run_start = b;
-      run_len = 1;
-    }
-  }
-  if (run_len > 0)
-    pcache_insert(s->sc, off + run_start * blk, run_len * blk, 1, 0.0);
+  stk_precond_spread(s->sc, off, len, pcache_block_bytes(s->sc),
+                     fmin((double)len, STK_DESTAGE_DIRTY_FRAC * (double)cap));
   /* the destager looks again once the array has been idle for a while */
   if (!s->destage_timer && pcache_dirty_bytes(s->sc) > 0) {
     s->destage_timer = 1;

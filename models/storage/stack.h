@@ -189,19 +189,23 @@ void stack_op_get(const struct stack *s, int i, struct stack_op_report *out);
 /* 1 while any background op is still running. */
 int stack_ops_running(const struct stack *s);
 
-/* Steady-state SSD-cache contents of one job, as after preconditioning. */
+/* Steady-state cache contents of one job, as after preconditioning. */
 struct stack_precond {
   uint64_t offset_bytes, len_bytes; /* the job's region on the volume */
   double write_fraction;            /* 0..1: share of the job's requests that write */
   uint64_t run_bytes;               /* the job's sequential run: bs for random I/O, len_bytes for sequential */
+  int buffered_writes;              /* 1: its writes go through the page cache (not sync, not O_DIRECT) */
 };
 
-/* Put the SSD cache in the state a long run of the job would leave (before
- * any I/O at time 0): nothing if the cache's sequential bypass would refuse
+/* Put the caches in the state a long run of the job would leave (before
+ * any I/O at time 0).  Page cache, for buffered writes: dirty up to the
+ * dirty limit (what is left of it after earlier jobs), spread evenly over
+ * the region, for random I/O only (sequential writers: not yet).
+ * SSD cache: nothing if the cache's sequential bypass would refuse
  * the job's I/O; else the region cached (most recent at its end when larger
  * than the cache), in read-write mode with a write_fraction > 0 dirty up to
  * the destage threshold (min(len, threshold x capacity) bytes, evenly spread).
- * No-op without an SSD cache. */
+ * Each cache is left alone when absent. */
 void stack_precondition(struct stack *s, const struct stack_precond *p);
 
 /* Added by the storage stack (additive): dirty page-cache bytes now (0 without a page cache). */

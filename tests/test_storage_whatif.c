@@ -1,0 +1,159 @@
+/* test_storage_whatif.c - end-to-end what-ifs of the storage stack on the
+ * DS1819+ (8 x WD Red 14 TB), each a comparison of simulations with each
+ * other, never a review figure.
+ *
+ * Each case runs `nastwin run --json` on a scenario of scenarios/whatif/
+ * (or text written here) and reads the few numbers it needs. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WI_OUT_MAX (1 << 21)
+
+static char wi_out[WI_OUT_MAX];
+
+/* Run `nastwin run PATH --json ARGS`; the JSON lands in wi_out. */
+static void wi_run_file(const char *path, const char *args)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' run '%s' --json -j 2 %s 2>/dev/null", bin, path, args ? args : "");
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  size_t n = fread(wi_out, 1, sizeof wi_out - 1, p);
+  wi_out[n] = '\0';
+  int st = pclose(p);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "nastwin run %s %s failed (status %d)", path, args ? args : "",
+                st);
+}
+
+/* Run a scenario of the source tree (path relative to it). */
+static void wi_run_source(const char *rel, const char *args)
+{
+  const char *src = getenv("NASTWIN_SOURCE_DIR");
+  ck_assert_msg(src != NULL, "NASTWIN_SOURCE_DIR is not set (run through ctest)");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", src, rel);
+  wi_run_file(path, args);
+}
+
+/* Run scenario text written to a temporary file. */
+static void wi_run_text(const char *yaml, const char *args)
+{
+  char path[] = "/tmp/wi_scnXXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq((int)write(fd, yaml, strlen(yaml)), (int)strlen(yaml));
+  close(fd);
+  wi_run_file(path, args);
+  unlink(path);
+}
+
+/* The number after `key` that follows `anchor` (anchor "" = start). */
+static double wi_num(const char *anchor, const char *key)
+{
+  const char *a = strstr(wi_out, anchor);
+  ck_assert_msg(a != NULL, "no %s in output", anchor);
+  char pat[96];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = strstr(a, pat);
+  ck_assert_msg(p != NULL, "no %s after %s", key, anchor);
+  return strtod(p + strlen(pat), NULL);
+}
+
+static double wi_write_iops(void) { return wi_num("\"write\": {\"ios\"", "iops"); }
+
+/* Name of the bottleneck resource (first step). */
+static void wi_bottleneck(char *name, size_t len)
+{
+  const char *p = strstr(wi_out, "\"bottleneck\": {\"resource\": \"");
+  ck_assert_msg(p != NULL, "no bottleneck in output");
+  p += strlen("\"bottleneck\": {\"resource\": \"");
+  const char *e = strchr(p, '"');
+  snprintf(name, len, "%.*s", (int)(e - p), p);
+}
+
+/* Small random writes, sync and with the drive write caches off, are bound
+ * by member-disk operations: RAID-10 writes 2 mirrors, RAID-5 reads and
+ * rewrites data and P (4), RAID-6 data, P and Q (6).  IOPS should go as
+ * 1/2 : 1/4 : 1/6, i.e. ratios 2 and 1.5; the margins (1.5 and 1.2) leave
+ * room for seek-distance and queueing differences but fail if a level
+ * loses or gains a member operation. */
+START_TEST(test_raid_level_write_penalty)
+{
+  static const char *const args = "--set time=2s --set workload.runtime=2s";
+  const char *levels[3] = {"raid10", "raid5", "raid6"};
+  double iops[3];
+  for (int i = 0; i < 3; i++) {
+    char rel[128], bn[96];
+    snprintf(rel, sizeof rel, "scenarios/whatif/ds1819-raid-levels-%s.yaml", levels[i]);
+    wi_run_source(rel, args);
+    iops[i] = wi_write_iops();
+    wi_bottleneck(bn, sizeof bn);
+    ck_assert_msg(strncmp(bn, "disk", 4) == 0, "%s: bottleneck %s at %.0f IOPS, expected a member disk", levels[i], bn,
+                  iops[i]);
+  }
+  ck_assert_msg(iops[0] > 1.5 * iops[1], "4K sync random write: RAID-10 %.0f IOPS vs RAID-5 %.0f (expected ~2x)",
+                iops[0], iops[1]);
+  ck_assert_msg(iops[1] > 1.2 * iops[2], "4K sync random write: RAID-5 %.0f IOPS vs RAID-6 %.0f (expected ~1.5x)",
+                iops[1], iops[2]);
+}
+END_TEST
+
+/* StorageReview-like buffered 4K random writes over a 25 GiB region. */
+static const char wi_buffered[] =
+    "name: wi-buffered\nsystem: ds1819plus\ndisks: {count: 8, drive: wd-red-14tb}\nvolume: {level: 6}\n"
+    "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
+    "protocol: {kind: iscsi}\nclients: {count: 1}\n"
+    "workload: {rw: randwrite, bs: 4k, iodepth: 16, numjobs: 16, size: 25g, time_based: 1, runtime: 1s,"
+    " precondition: %d}\n"
+    "time: 1s\nseed: 1\n";
+
+/* Preconditioned buffered writes start where a long run ends: the page
+ * cache at its dirty limit, so the writers wait for write-back from the
+ * start (disk-bound), where a cold run is absorbed by RAM at network /
+ * memory speed.  Fails if preconditioning leaves the page cache clean. */
+START_TEST(test_buffered_write_steady_state)
+{
+  char y[2048], bn[96];
+  snprintf(y, sizeof y, wi_buffered, 0);
+  wi_run_text(y, NULL);
+  double cold = wi_write_iops();
+  snprintf(y, sizeof y, wi_buffered, 1);
+  wi_run_text(y, NULL);
+  double steady = wi_write_iops();
+  wi_bottleneck(bn, sizeof bn);
+  ck_assert_msg(steady < 0.5 * cold, "4K buffered random write: cold %.0f IOPS, preconditioned %.0f (expected far fewer)",
+                cold, steady);
+  ck_assert_msg(strncmp(bn, "disk", 4) == 0, "preconditioned: bottleneck %s at %.0f IOPS, expected a member disk", bn,
+                steady);
+}
+END_TEST
+
+static Suite *wi_suite(void)
+{
+  Suite *s = suite_create("storage_whatif");
+  TCase *tc = tcase_create("raid-level-write-penalty");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_raid_level_write_penalty);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("buffered-write-steady-state");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_buffered_write_steady_state);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(wi_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
