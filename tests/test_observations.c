@@ -158,13 +158,13 @@ END_TEST
 static const char ob_multi[] =
     "name: ob-multi\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
     "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 1500}\n"
-    "protocol: {kind: smb}\nclients: {count: 25}\n"
+    "protocol: {kind: smb}\nclients: {count: %d}\n"
     "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
 
 static double ob_multi_MBps(const char *trace, int clients, double *cpu)
 {
   char y[2048];
-  snprintf(y, sizeof y, ob_multi, trace, clients, clients);
+  snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
   ob_run(y, NULL);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
@@ -173,10 +173,19 @@ static double ob_multi_MBps(const char *trace, int clients, double *cpu)
 
 START_TEST(test_multiclient_seq_saturation)
 {
-  double a20 = ob_multi_MBps("seq-read", 20, NULL);
+  /* Saturation: the aggregate grows with clients while each 1GbE client
+   * is its own limit, then stops: by 25 clients (the review's plateau)
+   * the limit is inside the NAS, not the clients' or the NAS's links, and
+   * 20 % more clients add almost nothing.  Where the plateau lies (the
+   * review's ~700 MB/s) is the calibration's business, not this test's. */
+  double a5 = ob_multi_MBps("seq-read", 5, NULL);
   double a25 = ob_multi_MBps("seq-read", 25, NULL);
-  /* Saturation: five more 1GbE clients (+25 % offered) add almost nothing. */
-  ck_assert_msg(a25 < 1.05 * a20, "aggregate still growing: 20 clients %.1f MB/s, 25 clients %.1f MB/s", a20, a25);
+  char bn[96];
+  ob_bottleneck(bn, sizeof bn);
+  double a30 = ob_multi_MBps("seq-read", 30, NULL);
+  ck_assert_msg(a25 > 2.0 * a5, "no growth below saturation: 5 clients %.1f MB/s, 25 clients %.1f MB/s", a5, a25);
+  ck_assert_msg(strncmp(bn, "soc.", 4) == 0, "25 clients limited by %s, not by the NAS's SoC", bn);
+  ck_assert_msg(a30 < 1.05 * a25, "aggregate still growing: 25 clients %.1f MB/s, 30 clients %.1f MB/s", a25, a30);
 }
 END_TEST
 
@@ -375,7 +384,7 @@ static void obs_init(void)
     {"volume-width-network-bound", test_volume_width_network_bound, 1},
     {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 1},
     {"iscsi-single-core", test_iscsi_single_core, 1},
-    {"multiclient-seq-saturation", test_multiclient_seq_saturation, 0},
+    {"multiclient-seq-saturation", test_multiclient_seq_saturation, 1},
     {"multiclient-random-drop", test_multiclient_random_drop, 0},
     {"encryption-write-only", test_encryption_write_only, 0},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},
