@@ -276,8 +276,18 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
                      (int)s->net.tcp_timestamps, &pc);
   double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
   double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles + pc.pdu_cycles;
-  r->softirq_cycles = pc.rx_packet_cycles;
-  r->rx_cycles = fixed / 2 + pc.lun_cycles + (r->write ? data : 0.0);
+  /* LIO's iscsi_trx reads its socket with blocking kernel_recvmsg(...,
+   * MSG_WAITALL) (rx_data, iscsi_target_util.c).  While it waits, the
+   * softirq stops at tcp_v4_rcv and hands the segment to the prequeue
+   * (tcp_prequeue, Linux 3.x with tcp_low_latency 0); while it copies it
+   * owns the socket and segments go to the backlog.  Either way the TCP
+   * layer of its session's incoming segments (tcp_v4_do_rcv ->
+   * tcp_rcv_established) runs in trx's context, and only driver + IP stay
+   * in the softirq.  smbd and knfsd read non-blocking (EAGAIN before the
+   * prequeue), so theirs stays in the softirq. */
+  double reader_tcp = e->proto == PROTO_ISCSI ? pc.rx_msg_tcp_cycles : 0.0;
+  r->softirq_cycles = pc.rx_packet_cycles - reader_tcp;
+  r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp + (r->write ? data : 0.0);
   r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
 }
 

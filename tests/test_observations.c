@@ -115,27 +115,56 @@ END_TEST
 
 START_TEST(test_iscsi_single_core)
 {
-  /* One iSCSI session over the 2x10GbE bond: a write stream arrives through iscsi_trx. */
-  ob_run(ob_ds2015xs, "--set protocol.kind=iscsi --set workload.rw=write");
+  /* One iSCSI session over the 2x10GbE bond (one flow: one 10GbE link): a
+   * write stream arrives through iscsi_trx, which also does the TCP layer
+   * of its segments (prequeue/backlog).  "Limited by iscsi_trx saturating
+   * one core": trx is the bottleneck near 100 % busy, the other cores have
+   * headroom, and the throughput follows the clock (a slower SoC is
+   * slower in proportion; a faster one gains until the link binds). */
+  const char *iscsi = "--set protocol.kind=iscsi --set workload.rw=write";
+  char args[256];
+  ob_run(ob_ds2015xs, iscsi);
   char name[96], bn[96];
-  double thr = ob_max_busy("soc.iscsi", name, sizeof name);
+  double thr = ob_max_busy("soc.iscsi_trx", name, sizeof name);
   ob_bottleneck(bn, sizeof bn);
-  ck_assert_msg(thr >= 0.95 && strstr(bn, "iscsi") != NULL,
-                "busiest iSCSI thread %s busy %.3f; bottleneck %s (expected an iscsi thread saturating one core)", name,
+  ck_assert_msg(thr >= 0.95 && strstr(bn, "iscsi_trx") != NULL,
+                "busiest iscsi_trx thread %s busy %.3f; bottleneck %s (expected iscsi_trx saturating one core)", name,
                 thr, bn);
+  double cpu = ob_busy("soc.cpu");
+  ck_assert_msg(cpu < 0.5, "aggregate SoC CPU busy %.3f >= 0.5: the other cores have no headroom", cpu);
+  for (int k = 0; k < 4; k++) {
+    char core[32];
+    snprintf(core, sizeof core, "soc.core%d", k);
+    double b = ob_busy(core);
+    char owner[128];
+    snprintf(owner, sizeof owner, "\"resource\": \"%s\"", core);
+    const char *line = strstr(ob_out, owner);
+    const char *next = line ? strstr(line + 1, "\"resource\"") : NULL;
+    const char *trx = line ? strstr(line, "iscsi_trx") : NULL;
+    if (trx && (!next || trx < next))
+      continue; /* the trx core itself */
+    ck_assert_msg(b < 0.5, "%s busy %.3f: not headroom beside the saturated trx core", core, b);
+  }
+  double x17 = ob_write_MBps();
+  snprintf(args, sizeof args, "%s --set soc.clock=1.4GHz", iscsi);
+  ob_run(ob_ds2015xs, args);
+  double x14 = ob_write_MBps();
+  ck_assert_msg(x14 < 0.9 * x17 && x14 > 0.75 * x17,
+                "1.4 GHz %.1f MB/s vs 1.7 GHz %.1f MB/s: a core-bound session scales with the clock (ratio %.3f)",
+                x14, x17, x14 / x17);
 }
 END_TEST
 
 static const char ob_multi[] =
     "name: ob-multi\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
     "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 1500}\n"
-    "protocol: {kind: smb}\nclients: {count: 25}\n"
+    "protocol: {kind: smb}\nclients: {count: %d}\n"
     "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
 
 static double ob_multi_MBps(const char *trace, int clients, double *cpu)
 {
   char y[2048];
-  snprintf(y, sizeof y, ob_multi, trace, clients, clients);
+  snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
   ob_run(y, NULL);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
@@ -144,10 +173,19 @@ static double ob_multi_MBps(const char *trace, int clients, double *cpu)
 
 START_TEST(test_multiclient_seq_saturation)
 {
-  double a20 = ob_multi_MBps("seq-read", 20, NULL);
+  /* Saturation: the aggregate grows with clients while each 1GbE client
+   * is its own limit, then stops: by 25 clients (the review's plateau)
+   * the limit is inside the NAS, not the clients' or the NAS's links, and
+   * 20 % more clients add almost nothing.  Where the plateau lies (the
+   * review's ~700 MB/s) is the calibration's business, not this test's. */
+  double a5 = ob_multi_MBps("seq-read", 5, NULL);
   double a25 = ob_multi_MBps("seq-read", 25, NULL);
-  /* Saturation: five more 1GbE clients (+25 % offered) add almost nothing. */
-  ck_assert_msg(a25 < 1.05 * a20, "aggregate still growing: 20 clients %.1f MB/s, 25 clients %.1f MB/s", a20, a25);
+  char bn[96];
+  ob_bottleneck(bn, sizeof bn);
+  double a30 = ob_multi_MBps("seq-read", 30, NULL);
+  ck_assert_msg(a25 > 2.0 * a5, "no growth below saturation: 5 clients %.1f MB/s, 25 clients %.1f MB/s", a5, a25);
+  ck_assert_msg(strncmp(bn, "soc.", 4) == 0, "25 clients limited by %s, not by the NAS's SoC", bn);
+  ck_assert_msg(a30 < 1.05 * a25, "aggregate still growing: 25 clients %.1f MB/s, 30 clients %.1f MB/s", a25, a30);
 }
 END_TEST
 
@@ -345,8 +383,8 @@ static void obs_init(void)
     {"lacp-single-stream", test_lacp_single_stream, 1},
     {"volume-width-network-bound", test_volume_width_network_bound, 1},
     {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 1},
-    {"iscsi-single-core", test_iscsi_single_core, 0},
-    {"multiclient-seq-saturation", test_multiclient_seq_saturation, 0},
+    {"iscsi-single-core", test_iscsi_single_core, 1},
+    {"multiclient-seq-saturation", test_multiclient_seq_saturation, 1},
     {"multiclient-random-drop", test_multiclient_random_drop, 0},
     {"encryption-write-only", test_encryption_write_only, 0},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},

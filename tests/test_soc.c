@@ -154,6 +154,33 @@ START_TEST(test_proto_lun)
 }
 END_TEST
 
+/* The TCP-layer share of received segments: the write data's segments
+ * (not ACKs, not the response) times tcp_rx_share times the per-packet
+ * cost; it is part of rx_packet_cycles, never extra. */
+START_TEST(test_proto_rx_tcp_share)
+{
+  struct proto_params p = test_proto(PROTO_ISCSI);
+  p.costs.tcp_rx_share = 0.4;
+  struct proto_cycles w, r;
+  proto_request_cost(&p, 1, 1048576, 9000, 0, &w);
+  double frames = net_frames(1048576 + 48 * (1048576 / 8192) + 48, 9000, 0);
+  ck_assert_double_eq_tol(w.rx_msg_tcp_cycles, 0.4 * 5e3 * frames, 1e-6);
+  ck_assert_double_eq_tol(w.rx_packet_cycles, 5e3 * frames, 1e-6);
+  ck_assert_msg(w.rx_msg_tcp_cycles < w.rx_packet_cycles, "TCP share %g >= all receive %g",
+                w.rx_msg_tcp_cycles, w.rx_packet_cycles);
+  /* A read receives the command (one segment) and ACKs: only the command counts. */
+  proto_request_cost(&p, 0, 1048576, 9000, 0, &r);
+  ck_assert_double_eq_tol(r.rx_msg_tcp_cycles, 0.4 * 5e3, 1e-6);
+  ck_assert_msg(r.rx_packet_cycles > r.rx_msg_tcp_cycles, "read: ACKs %g", r.rx_packet_cycles);
+  /* The total does not change with the share: it only says where work runs. */
+  double total = w.total_cycles;
+  p.costs.tcp_rx_share = 0.0;
+  proto_request_cost(&p, 1, 1048576, 9000, 0, &w);
+  ck_assert_double_eq(w.rx_msg_tcp_cycles, 0.0);
+  ck_assert_double_eq_tol(w.total_cycles, total, 1e-6);
+}
+END_TEST
+
 START_TEST(test_proto_split_outstanding)
 {
   double chunk;
@@ -360,6 +387,7 @@ int main(void)
   tc = tcase_create("proto");
   tcase_add_test(tc, test_proto_packets_mtu);
   tcase_add_test(tc, test_proto_lun);
+  tcase_add_test(tc, test_proto_rx_tcp_share);
   tcase_add_test(tc, test_proto_split_outstanding);
   tcase_add_test(tc, test_proto_tables);
   suite_add_tcase(s, tc);

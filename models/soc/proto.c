@@ -41,7 +41,11 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
      .def = 0, .help = "extra reference cycles per request of a thin (sparse) file LUN"}, \
     {.key = "cycles_per_pdu", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_pdu), .min = 0, \
      .max = 1e5, .optional = 1, .def = 0, \
-     .help = "reference cycles per iSCSI data PDU (header parse, command lookup, iovec setup)"},
+     .help = "reference cycles per iSCSI data PDU (header parse, command lookup, iovec setup)"}, \
+    {.key = "tcp_rx_share", .dim = UNITS_NUMBER, .offset = OFF(tcp_rx_share), .min = 0, \
+     .max = 1, .optional = 1, .def = 0.5, \
+     .help = "share of a received segment's cycles_per_packet spent in the TCP layer " \
+             "(tcp_v4_rcv on: sequence/ACK processing, queueing); the rest is driver + IP"},
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -206,6 +210,9 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
   r.byte_cycles = c->cycles_per_byte * bytes;
   r.tx_packet_cycles = c->cycles_per_packet * r.tx_packets;
   r.rx_packet_cycles = c->cycles_per_packet * r.rx_packets;
+  /* The received message's own segments (write data, or the read
+   * command), not the ACKs of what the NAS sends. */
+  r.rx_msg_tcp_cycles = c->tcp_rx_share * c->cycles_per_packet * (write ? data_frames : ctrl_frames);
   r.csum_cycles = p->checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte * (data_msg_bytes + ctrl_bytes);
   r.lun_cycles = proto_lun_extra_cycles(p, write);
   r.pdu_cycles = (enum proto_kind)p->kind == PROTO_ISCSI && bytes > 0.0 ? c->cycles_per_pdu * pdus : 0.0;

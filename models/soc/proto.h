@@ -21,6 +21,10 @@
  *                                           the receiver's MaxRecvDataSegmentLength
  *                                           (Data-Out: the target's, LIO 8 KiB;
  *                                           Data-In: the initiator's)
+ * Of the receive packet cycles, tcp_rx_share is the TCP layer; for the
+ * received message's own segments it is reported apart (rx_msg_tcp_cycles,
+ * still inside rx_packet_cycles) because a reader that waits in a blocking
+ * recvmsg does it in its own context (the engine decides who reads how).
  * Packets counted at the NAS: the data message's TCP segments (a transmit
  * with TSO is handed to the NIC as 64 KiB super-segments), the small
  * request or response message (one segment), and delayed ACKs, one per
@@ -67,6 +71,9 @@ struct proto_costs {
   double thin_cycles_per_request;      /* extra for a thin (sparse) file LUN */
   double cycles_per_pdu;               /* iSCSI: per data PDU (header receive/parse,
                                           command lookup, iovec setup, DataSN checks) */
+  double tcp_rx_share;                 /* share (0..1) of cycles_per_packet of a received
+                                          segment spent in TCP (tcp_v4_rcv ->
+                                          tcp_rcv_established); the rest is driver + IP */
 };
 
 struct proto_params {
@@ -103,6 +110,9 @@ struct proto_cycles {
   double byte_cycles;      /* per-byte part */
   double tx_packet_cycles; /* packets the NAS sends: run on the daemon thread */
   double rx_packet_cycles; /* packets the NAS receives: softirq on the irq core */
+  double rx_msg_tcp_cycles; /* the TCP-layer part (tcp_rx_share) of rx_packet_cycles for the
+                               received message's own segments (not ACKs): runs on a reader
+                               blocked in recvmsg (prequeue) or holding the socket (backlog) */
   double csum_cycles;      /* software checksums (0 with offload) */
   double lun_cycles;       /* file / thin LUN extras */
   double pdu_cycles;       /* iSCSI data PDUs (on the thread moving the data) */
