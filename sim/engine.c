@@ -389,12 +389,26 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
   }
 }
 
+/* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
+ * export without async). */
+static int eng_job_sync(const struct eng *e, const struct job *spec)
+{
+  return spec->sync || (e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0);
+}
+
+/* A job's I/O bypasses the storage stack's page cache: O_DIRECT on a local
+ * drive (a remote client's flag never reaches the server's cache). */
+static int eng_job_direct(const struct eng *e, const struct job *spec)
+{
+  return e->proto == PROTO_LOCAL && spec->direct;
+}
+
 static void eng_submit(struct eng *e, struct eng_req *r)
 {
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
-  io.sync = r->job->spec->sync || (e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0);
-  io.direct = e->proto == PROTO_LOCAL && r->job->spec->direct;
+  io.sync = eng_job_sync(e, r->job->spec);
+  io.direct = eng_job_direct(e, r->job->spec);
   stack_submit(e->stack, simgrid_get_clock(), &io);
   eng_wake_storage(e);
 }
@@ -1353,8 +1367,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
                 .write_fraction = 1.0 - j->spec->read_frac,
                 .run_bytes = j->spec->access == JOB_RANDOM ? (uint64_t)j->spec->bs_bytes[0]
                                                            : (uint64_t)j->region_bytes,
-                .buffered_writes = !j->spec->sync && !(e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0) &&
-                                   !(e->proto == PROTO_LOCAL && j->spec->direct)};
+                .buffered_writes = !eng_job_sync(e, j->spec) && !eng_job_direct(e, j->spec)};
             stack_precondition(e->stack, &pc);
           }
           int timer = j->spec->rate_iops > 0 || j->spec->thinktime_s > 0;
