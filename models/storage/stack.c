@@ -49,6 +49,7 @@
 #define STK_FLUSH_INFLIGHT_BYTES (4u * STK_FLUSH_MAX_BYTES)
 #define STK_DESTAGE_MAX_BYTES (1u << 20)
 #define STK_MERGE_MAX_BYTES (4u << 20)
+#define STK_STRIPE_GROUPS 4 /* row groups the stripe cache holds at least (see stk_stripes_grant) */
 #define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
 #define STK_DESTAGE_DIRTY_FRAC 0.5 /* destage under load once this fraction is dirty */
 
@@ -404,8 +405,14 @@ static int stk_stripes_grant(struct stack *s, struct stk_req *r, double t)
   uint64_t unit = s->g.chunk_bytes / RAID_PAGE_BYTES;
   if (unit > total)
     unit = 1; /* a chunk row larger than the cache: row by row */
+  /* at most a quarter of the cache per group, so that rows freed by one
+   * group are computed while three others are being written */
+  uint64_t most = total / STK_STRIPE_GROUPS;
+  most -= most % unit;
+  most = most > unit ? most : unit;
   while (r->row_next < r->row_end) {
-    uint64_t end = r->row_next + (uint64_t)s->stripes_free;
+    uint64_t free = (uint64_t)s->stripes_free < most ? (uint64_t)s->stripes_free : most;
+    uint64_t end = r->row_next + free;
     if (end >= r->row_end) {
       end = r->row_end;
     } else {
