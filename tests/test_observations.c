@@ -120,7 +120,11 @@ START_TEST(test_iscsi_single_core)
    * of its segments (prequeue/backlog).  "Limited by iscsi_trx saturating
    * one core": trx is the bottleneck near 100 % busy, the other cores have
    * headroom, and the throughput follows the clock (a slower SoC is
-   * slower in proportion; a faster one gains until the link binds). */
+   * slower in proportion; a faster one gains until the link binds).
+   * A 1 s run: the page cache takes the writes, so the session's protocol
+   * path is what is measured (as in the first gigabytes of a copy); in
+   * the write-back steady state the md path (parity engine) may bind
+   * first, which is the calibration's call, not this observation's. */
   const char *iscsi = "--set protocol.kind=iscsi --set workload.rw=write";
   char args[256];
   ob_run(ob_ds2015xs, iscsi);
@@ -206,11 +210,19 @@ START_TEST(test_encryption_write_only)
   double r0 = ob_read_MBps();
   ob_run(ob_ds2015xs, "--set encryption.enabled=1");
   double r1 = ob_read_MBps();
-  ob_run(ob_ds2015xs, "--set workload.rw=write");
+  /* writes measured after a 3 s ramp: the dirty pages have reached the
+   * page cache's limit, so the rate is what write-back (encryption, md,
+   * disks) sustains, not the rate RAM absorbs them at */
+#define OB_WRITE_RAMP "--set workload.rw=write --set workload.ramp_time=3s --set workload.runtime=4s --set time=4s"
+  ob_run(ob_ds2015xs, OB_WRITE_RAMP);
   double w0 = ob_write_MBps();
-  ob_run(ob_ds2015xs, "--set workload.rw=write --set encryption.enabled=1");
+  ob_run(ob_ds2015xs, OB_WRITE_RAMP " --set encryption.enabled=1");
   double w1 = ob_write_MBps();
+  char bn[96];
+  ob_bottleneck(bn, sizeof bn);
+#undef OB_WRITE_RAMP
   ck_assert_msg(w1 < 0.9 * w0, "encrypted write %.1f MB/s not slower than plain %.1f MB/s", w1, w0);
+  ck_assert_msg(strstr(bn, "crypto") != NULL, "encrypted write bound by %s, not the crypto engine", bn);
   ck_assert_msg(r1 >= 0.95 * r0, "encrypted read %.1f MB/s slower than plain %.1f MB/s", r1, r0);
 }
 END_TEST
@@ -386,7 +398,7 @@ static void obs_init(void)
     {"iscsi-single-core", test_iscsi_single_core, 1},
     {"multiclient-seq-saturation", test_multiclient_seq_saturation, 1},
     {"multiclient-random-drop", test_multiclient_random_drop, 0},
-    {"encryption-write-only", test_encryption_write_only, 0},
+    {"encryption-write-only", test_encryption_write_only, 1},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},
     {"ds414slim-cpu-bound", test_ds414slim_cpu_bound, 1},
   };

@@ -7,7 +7,8 @@
  *   CPU_PRE   flusher CPU cost (write-back of the page cache)
  *   CRYPT_W   AES before a write reaches the disks
  *   SSD       SSD cache: hit -> cache device I/O and skip the RAID steps
- *   PLAN      md plan; writes take stripe-cache entries (may wait)
+ *   PLAN      md plan; a RAID-5/6 write is cut into row groups, each taking
+ *             stripe-cache entries as they free up (see stk_stripes_grant)
  *   READS     phase-1 member reads
  *   PARITY    P/Q on the parity engine or the CPU (STACK_THREAD_RAID)
  *   WRITES    phase-2 member writes
@@ -48,6 +49,7 @@
 #define STK_FLUSH_INFLIGHT_BYTES (4u * STK_FLUSH_MAX_BYTES)
 #define STK_DESTAGE_MAX_BYTES (1u << 20)
 #define STK_MERGE_MAX_BYTES (4u << 20)
+#define STK_STRIPE_GROUPS 4 /* row groups the stripe cache holds at least (see stk_stripes_grant) */
 #define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
 #define STK_DESTAGE_DIRTY_FRAC 0.5 /* destage under load once this fraction is dirty */
 
@@ -55,7 +57,7 @@ enum stk_step {
   ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
   ST_CRYPT_R, ST_FINISH, ST_DONE
 };
-enum stk_kind { RQ_CLIENT, RQ_RA, RQ_FLUSH, RQ_BG, RQ_DESTAGE, RQ_FILL };
+enum stk_kind { RQ_CLIENT, RQ_RA, RQ_FLUSH, RQ_BG, RQ_DESTAGE, RQ_FILL, RQ_ROWS };
 enum stk_tm { TM_REQ, TM_OP, TM_FLUSH, TM_DESTAGE };
 
 struct stk_req {
@@ -73,6 +75,11 @@ struct stk_req {
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
   double stripe_heads;    /* md stripe_heads raid5d handles for this request */
+  /* RAID-5/6 write: member page rows [row_next, row_end) not yet admitted to
+   * the stripe cache (row_begin: the first); each admitted group is an
+   * RQ_ROWS request whose parent is this one */
+  uint64_t row_begin, row_next, row_end;
+  struct stk_req *parent;
   struct stk_req *lprev, *lnext; /* every live request, freed by stack_destroy */
 };
 
@@ -284,28 +291,6 @@ static int stk_bg_active(const struct stack *s, double t)
   return t - s->last_fg_s < STK_IDLE_S;
 }
 
-/* Page rows (stripe_heads) a write plan touches: the longest member write in pages. */
-static double stk_rows(const struct stk_req *r)
-{
-  uint64_t rows = 0;
-  for (int i = 0; i < r->plan.writes.n; i++) {
-    uint64_t pr = (r->plan.writes.v[i].len_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES;
-    if (pr > rows)
-      rows = pr;
-  }
-  return (double)rows;
-}
-
-/* Stripe-cache entries a write plan needs: one per page row touched. */
-static int stk_stripes_needed(const struct stack *s, const struct stk_req *r)
-{
-  if (s->g.parity_members == 0)
-    return 0;
-  uint64_t rows = (uint64_t)stk_rows(r);
-  int total = (int)s->cfg.volume.stripe_cache_entries;
-  return rows > (uint64_t)total ? total : (int)rows;
-}
-
 static const struct raid_geom *stk_geom_for(const struct stack *s, uint64_t off)
 {
   if (s->reshaping && off < s->reshape_pos)
@@ -324,15 +309,154 @@ static void stk_plan(struct stack *s, struct stk_req *r)
   r->planned = 1;
 }
 
-/* Coalesce a write into the tail of the stripe wait queue when contiguous. */
+/* md's stripe cache (raid5.c).  A stripe_head is one 4 KiB page row across
+ * the members; raid5_make_request takes one per row as it adds the bio
+ * (raid5_get_active_stripe sleeps while the cache is full), handle_stripe
+ * reads, computes parity and writes each stripe on its own, and the entry
+ * is released when that stripe's member writes complete.  So a request
+ * larger than the cache streams through it: its first rows are written
+ * while the later ones wait for entries.
+ *
+ * We admit a RAID-5/6 write in row groups: as many member page rows as the
+ * free entries allow (whole chunk rows, unless the request ends sooner), in
+ * order; each group is an RQ_ROWS request running READS..WRITES on its
+ * slice of the plan and releasing its entries when its writes are done.
+ * md's plug batches the stripes released together, so their member bios
+ * merge into one request per member (one group: one I/O per member).
+ * Writers queue in FIFO order behind a request still waiting for rows. */
+
+static int stk_u64_cmp(const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Member page rows of a plan's writes (rows [row0, row1) of members'
+ * offsets / 4 KiB), and how many rows of [a, b) are touched (one
+ * stripe_head each); 0 if none. */
+static uint64_t stk_rows_touched(const struct raid_plan *p, uint64_t a, uint64_t b)
+{
+  int n = p->writes.n;
+  uint64_t *iv = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *iv);
+  if (iv == NULL)
+    return b - a; /* out of memory: count the whole window */
+  int k = 0;
+  for (int i = 0; i < n; i++) {
+    const struct raid_ext *e = &p->writes.v[i];
+    uint64_t lo = e->offset_bytes / RAID_PAGE_BYTES;
+    uint64_t hi = (e->offset_bytes + e->len_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES;
+    lo = lo > a ? lo : a;
+    hi = hi < b ? hi : b;
+    if (lo < hi) {
+      iv[2 * k] = lo;
+      iv[2 * k + 1] = hi;
+      k++;
+    }
+  }
+  qsort(iv, (size_t)k, 2 * sizeof *iv, stk_u64_cmp);
+  uint64_t rows = 0, end = 0;
+  for (int i = 0; i < k; i++) {
+    uint64_t lo = iv[2 * i] > end ? iv[2 * i] : end;
+    if (iv[2 * i + 1] > lo)
+      rows += iv[2 * i + 1] - lo;
+    if (iv[2 * i + 1] > end)
+      end = iv[2 * i + 1];
+  }
+  free(iv);
+  return rows;
+}
+
+/* Set r's row range from its write plan. */
+static void stk_rows_init(struct stk_req *r)
+{
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int i = 0; i < r->plan.writes.n; i++) {
+    const struct raid_ext *e = &r->plan.writes.v[i];
+    uint64_t a = e->offset_bytes / RAID_PAGE_BYTES;
+    uint64_t b = (e->offset_bytes + e->len_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES;
+    lo = a < lo ? a : lo;
+    hi = b > hi ? b : hi;
+  }
+  r->row_begin = r->row_next = lo < hi ? lo : 0;
+  r->row_end = lo < hi ? hi : 0;
+}
+
+/* The part of extent list l on member rows [a, b), appended to out. */
+static uint64_t stk_slice_list(const struct raid_ext_list *l, uint64_t a, uint64_t b,
+                               struct raid_ext_list *out)
+{
+  uint64_t lo_b = a * RAID_PAGE_BYTES, hi_b = b * RAID_PAGE_BYTES, bytes = 0;
+  for (int i = 0; i < l->n; i++) {
+    const struct raid_ext *e = &l->v[i];
+    uint64_t lo = e->offset_bytes > lo_b ? e->offset_bytes : lo_b;
+    uint64_t hi = e->offset_bytes + e->len_bytes < hi_b ? e->offset_bytes + e->len_bytes : hi_b;
+    if (lo < hi) {
+      raid_ext_add(out, e->member, lo, hi - lo);
+      bytes += hi - lo;
+    }
+  }
+  return bytes;
+}
+
+/* Admit r's rows while entries are free; 1 once all are admitted. */
+static int stk_stripes_grant(struct stack *s, struct stk_req *r, double t)
+{
+  uint64_t total = (uint64_t)s->cfg.volume.stripe_cache_entries;
+  uint64_t unit = s->g.chunk_bytes / RAID_PAGE_BYTES;
+  if (unit > total)
+    unit = 1; /* a chunk row larger than the cache: row by row */
+  /* at most a quarter of the cache per group, so that rows freed by one
+   * group are computed while three others are being written */
+  uint64_t most = total / STK_STRIPE_GROUPS;
+  most -= most % unit;
+  most = most > unit ? most : unit;
+  while (r->row_next < r->row_end) {
+    uint64_t free = (uint64_t)s->stripes_free < most ? (uint64_t)s->stripes_free : most;
+    uint64_t end = r->row_next + free;
+    if (end >= r->row_end) {
+      end = r->row_end;
+    } else {
+      end -= end % unit; /* whole chunk rows */
+      if (end <= r->row_next)
+        return 0;
+    }
+    uint64_t a = r->row_next, n = stk_rows_touched(&r->plan, a, end);
+    r->row_next = end;
+    if (n == 0)
+      continue;
+    struct stk_req *g = stk_req_new(s, RQ_ROWS, 0, 0, 1);
+    if (g == NULL)
+      continue; /* out of memory: these rows are not written */
+    stk_slice_list(&r->plan.reads, a, end, &g->plan.reads);
+    uint64_t wb = stk_slice_list(&r->plan.writes, a, end, &g->plan.writes);
+    uint64_t all = raid_ext_bytes(&r->plan.writes, -1);
+    double share = all > 0 ? (double)wb / (double)all : 0;
+    g->plan.p_bytes = r->plan.p_bytes * share;
+    g->plan.q_bytes = r->plan.q_bytes * share;
+    g->planned = 1;
+    g->stripes_held = (int)n;
+    g->stripe_heads = (double)n;
+    g->parent = r;
+    g->step = ST_READS;
+    s->stripes_free -= (int)n;
+    r->pending++;
+    stk_run(s, g, t);
+  }
+  return 1;
+}
+
+/* Coalesce a write into the tail of the stripe wait queue when contiguous
+ * and none of the tail's rows is admitted yet. */
 static int stk_try_merge(struct stack *s, struct stk_req *r)
 {
   struct stk_req *q = s->swait_tail;
   if (q == NULL || q->kind != RQ_CLIENT || r->kind != RQ_CLIENT || !q->write ||
-      q->off + q->len != r->off || q->len + r->len > STK_MERGE_MAX_BYTES || r->rider != NULL)
+      q->row_next != q->row_begin || q->off + q->len != r->off ||
+      q->len + r->len > STK_MERGE_MAX_BYTES || r->rider != NULL)
     return 0;
   q->len += r->len;
   stk_plan(s, q);
+  stk_rows_init(q);
   struct stk_req **tail = &q->rider;
   while (*tail != NULL)
     tail = &(*tail)->rider;
@@ -341,20 +465,38 @@ static int stk_try_merge(struct stack *s, struct stk_req *r)
   return 1;
 }
 
+/* A RAID-5/6 write at PLAN: admit what fits, queue for the rest. */
+static void stk_stripes_admit(struct stack *s, struct stk_req *r, double t)
+{
+  stk_rows_init(r);
+  r->step = ST_SSD_FILL; /* its I/O is done by its row groups */
+  r->pending++;          /* held while admitting (and waiting) */
+  if (s->swait_head == NULL && stk_stripes_grant(s, r, t)) {
+    r->pending--;
+    return;
+  }
+  if (stk_try_merge(s, r)) {
+    r->pending--;
+    return;
+  }
+  if (s->swait_tail)
+    s->swait_tail->next = r;
+  else
+    s->swait_head = r;
+  s->swait_tail = r;
+}
+
 static void stk_stripes_release(struct stack *s, int n, double t)
 {
   s->stripes_free += n;
   while (s->swait_head != NULL) {
     struct stk_req *w = s->swait_head;
-    int need = stk_stripes_needed(s, w);
-    if (need > s->stripes_free)
+    if (!stk_stripes_grant(s, w, t))
       break;
     s->swait_head = w->next;
     if (s->swait_head == NULL)
       s->swait_tail = NULL;
     w->next = NULL;
-    s->stripes_free -= need;
-    w->stripes_held = need;
     w->pending--;
     stk_run(s, w, t);
   }
@@ -464,24 +606,11 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
       }
       if (!r->planned)
         stk_plan(s, r);
-      if (r->write && r->kind != RQ_BG) {
-        int need = stk_stripes_needed(s, r);
-        if (need > s->stripes_free || s->swait_head != NULL) {
-          if (stk_try_merge(s, r))
-            return;
-          r->pending++; /* waiting for stripe-cache entries */
-          if (s->swait_tail)
-            s->swait_tail->next = r;
-          else
-            s->swait_head = r;
-          s->swait_tail = r;
-          return;
-        }
-        s->stripes_free -= need;
-        r->stripes_held = need;
+      if (r->write && r->kind != RQ_BG && s->g.parity_members > 0) {
+        stk_stripes_admit(s, r, t);
+        if (r->step == ST_DONE)
+          return; /* merged into a waiting request, which completes it */
       }
-      if (r->write && r->kind != RQ_BG && s->g.parity_members > 0)
-        r->stripe_heads = stk_rows(r);
       break;
     case ST_READS:
       stk_issue_list(s, r, &r->plan.reads, 0, t);
@@ -1052,6 +1181,13 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
     s->destage_inflight--;
     stk_destage_kick(s, t);
     break;
+  case RQ_ROWS: { /* a row group written: its parent may go on */
+    struct stk_req *p = r->parent;
+    stk_req_free(s, r);
+    p->pending--;
+    stk_run(s, p, t);
+    return;
+  }
   default:
     break;
   }
