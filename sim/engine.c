@@ -40,6 +40,7 @@ struct eng_thread {
   char who[96];
   double cycles; /* reference cycles executed inside the window */
   double speed;  /* host speed (cycles/s) */
+  int softirq;   /* interrupt context: runs ahead of processes on its core */
 };
 
 struct eng_req {
@@ -189,13 +190,26 @@ static struct eng_thread *eng_thread_new(struct eng *e, const char *name, const 
   return t;
 }
 
+/* Weight of a softirq execution against a process's (1): large enough
+ * that the processes sharing the cores cannot take its core (4096 smbd
+ * threads at most, see eng.threads). */
+#define ENG_SOFTIRQ_PRIORITY 1e6
+
 /* Execute cycles on the calling actor's host, accounting them to t. */
 static void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
   if (cycles <= 0)
     return;
   double now = simgrid_get_clock();
-  sg_actor_execute(cycles);
+  /* Softirq work preempts processes (Linux runs it on irq exit, ahead of
+   * any task; ksoftirqd only defers it under a softirq storm).  SimGrid
+   * shares a host's cores among executions in proportion to their
+   * priority, each capped at one core: ENG_SOFTIRQ_PRIORITY makes the
+   * softirq take a whole core whatever the number of runnable daemons. */
+  if (t->softirq)
+    sg_actor_execute_with_priority(cycles, ENG_SOFTIRQ_PRIORITY);
+  else
+    sg_actor_execute(cycles);
   double end = simgrid_get_clock();
   /* Account only the part inside the measured window, pro rata. */
   double lo = now > e->ramp_s ? now : e->ramp_s;
@@ -1241,6 +1255,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     e->softirq = eng_thread_new(e, name, "NIC receive processing (all interrupts on one core)", speed);
     if (!e->softirq)
       goto fail_oom;
+    e->softirq->softirq = 1;
     eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
   }
   if (e->proto == PROTO_NFS && !e->net_only) {
@@ -1271,6 +1286,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
       snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
       c->softirq = eng_thread_new(e, name, who, speed);
+      if (!c->softirq)
+        goto fail_oom;
+      c->softirq->softirq = 1;
     }
     if (e->clients[c->pc->client].cache)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
