@@ -77,6 +77,7 @@ struct eng_conn {
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
+  int smbd_work;                /* requests in rxq or being executed by smbd */
 };
 
 struct eng_job {
@@ -141,6 +142,7 @@ struct eng {
   int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
   struct eng_queue softirqq;
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
+  int smbd_runnable;        /* smbd processes with a request to execute */
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
@@ -415,6 +417,15 @@ static void eng_submit(struct eng *e, struct eng_req *r)
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
 
+/* Hand a received request to its daemon; an smbd with nothing to do
+ * becomes runnable (counted for the cache working-set model). */
+static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  if (e->proto == PROTO_SMB && !e->net_only && c->smbd_work++ == 0)
+    e->smbd_runnable++;
+  eng_queue_push(c->deliver, r);
+}
+
 /* The kernel side of a connection's socket: it receives the byte stream
  * whatever the daemon is doing, so a request's transfer overlaps the
  * daemon's work on the previous one (a SimGrid mailbox alone is a
@@ -441,7 +452,7 @@ static void eng_socket_main(int argc, char **argv)
       eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
     } else {
       eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
-      eng_queue_push(c->deliver, r);
+      eng_deliver(e, c, r);
     }
   }
 }
@@ -456,7 +467,7 @@ static void eng_softirq_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->softirqq);
     eng_exec(e, e->softirq, r->softirq_cycles);
-    eng_queue_push(e->conns[r->job->conn0 + r->conn].deliver, r);
+    eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
   }
 }
 
@@ -477,7 +488,12 @@ static void eng_smbd_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
-    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
+    /* Its lines evicted by the other runnable smbd processes since it
+     * last ran: the core stalls refilling them (cache thrashing). */
+    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->smbd_runnable);
+    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles + refill_s * c->daemon->speed);
+    if (--c->smbd_work == 0)
+      e->smbd_runnable--;
     int blocks = !r->write && e->s->proto.smb_aio_read == 0 &&
                  !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
     if (blocks) {
