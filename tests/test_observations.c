@@ -161,11 +161,11 @@ static const char ob_multi[] =
     "protocol: {kind: smb}\nclients: {count: %d}\n"
     "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
 
-static double ob_multi_MBps(const char *trace, int clients, double *cpu)
+static double ob_multi_MBps(const char *trace, int clients, double *cpu, const char *args)
 {
   char y[2048];
   snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
-  ob_run(y, NULL);
+  ob_run(y, args);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
   return ob_all_MBps();
@@ -178,25 +178,45 @@ START_TEST(test_multiclient_seq_saturation)
    * the limit is inside the NAS, not the clients' or the NAS's links, and
    * 20 % more clients add almost nothing.  Where the plateau lies (the
    * review's ~700 MB/s) is the calibration's business, not this test's. */
-  double a5 = ob_multi_MBps("seq-read", 5, NULL);
-  double a25 = ob_multi_MBps("seq-read", 25, NULL);
+  double a5 = ob_multi_MBps("seq-read", 5, NULL, NULL);
+  double a25 = ob_multi_MBps("seq-read", 25, NULL, NULL);
   char bn[96];
   ob_bottleneck(bn, sizeof bn);
-  double a30 = ob_multi_MBps("seq-read", 30, NULL);
+  double a30 = ob_multi_MBps("seq-read", 30, NULL, NULL);
   ck_assert_msg(a25 > 2.0 * a5, "no growth below saturation: 5 clients %.1f MB/s, 25 clients %.1f MB/s", a5, a25);
   ck_assert_msg(strncmp(bn, "soc.", 4) == 0, "25 clients limited by %s, not by the NAS's SoC", bn);
   ck_assert_msg(a30 < 1.05 * a25, "aggregate still growing: 25 clients %.1f MB/s, 30 clients %.1f MB/s", a25, a30);
 }
 END_TEST
 
+/* The observation says the smbd processes saturate all cores; the
+ * catalogue's uncalibrated per-request costs leave the SoC at ~17 % busy
+ * with 5 clients, so the test raises the smbd costs inside their physical
+ * ranges (protocol table) until the 4 cores saturate at ~5-6 clients.
+ * These are not fitted values and no review figure: the calibration sets
+ * the real costs. */
+static const char ob_smbd_saturating[] =
+    "--set protocol.cycles_per_request=2e5 --set protocol.cycles_per_byte=20 --set soc.work_per_cycle=1";
+
 START_TEST(test_multiclient_random_drop)
 {
-  double cpu5, cpu8;
-  double a5 = ob_multi_MBps("random-8k-70r", 5, &cpu5);
-  double a8 = ob_multi_MBps("random-8k-70r", 8, &cpu8);
-  ck_assert_msg(a8 < a5, "no drop past 5 clients: 5 -> %.1f MB/s, 8 -> %.1f MB/s", a5, a8);
-  ck_assert_msg(cpu8 >= 0.95, "with 8 clients the SoC is only %.1f %% busy: the drop is not the smbd processes saturating all cores",
-                100 * cpu8);
+  /* Past saturation the runnable smbd processes' working sets no longer
+   * fit in the shared L2: each request refills its evicted lines, the
+   * cycles per request grow with the clients, and the aggregate falls
+   * (cache thrashing), where fixed costs would only plateau. */
+  char off[256];
+  double cpu12;
+  double a6 = ob_multi_MBps("random-8k-70r", 6, NULL, ob_smbd_saturating);
+  double a12 = ob_multi_MBps("random-8k-70r", 12, &cpu12, ob_smbd_saturating);
+  ck_assert_msg(cpu12 >= 0.95, "with 12 clients the SoC is only %.1f %% busy: the drop is not the smbd processes saturating all cores",
+                100 * cpu12);
+  ck_assert_msg(a12 < 0.85 * a6, "no drop past saturation: 6 clients %.1f MB/s, 12 clients %.1f MB/s", a6, a12);
+  /* the same costs without the working-set refill: a plateau, no drop */
+  snprintf(off, sizeof off, "%s --set protocol.daemon_working_set=0B", ob_smbd_saturating);
+  double b6 = ob_multi_MBps("random-8k-70r", 6, NULL, off);
+  double b12 = ob_multi_MBps("random-8k-70r", 12, NULL, off);
+  ck_assert_msg(b12 >= 0.97 * b6, "without the working-set refill 6 clients %.1f MB/s, 12 clients %.1f MB/s: a drop from elsewhere",
+                b6, b12);
 }
 END_TEST
 
@@ -385,7 +405,7 @@ static void obs_init(void)
     {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 1},
     {"iscsi-single-core", test_iscsi_single_core, 1},
     {"multiclient-seq-saturation", test_multiclient_seq_saturation, 1},
-    {"multiclient-random-drop", test_multiclient_random_drop, 0},
+    {"multiclient-random-drop", test_multiclient_random_drop, 1},
     {"encryption-write-only", test_encryption_write_only, 0},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},
     {"ds414slim-cpu-bound", test_ds414slim_cpu_bound, 1},
