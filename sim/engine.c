@@ -40,6 +40,7 @@ struct eng_thread {
   char who[96];
   double cycles; /* reference cycles executed inside the window */
   double speed;  /* host speed (cycles/s) */
+  int softirq;   /* interrupt context: runs ahead of processes on its core */
 };
 
 struct eng_req {
@@ -76,6 +77,7 @@ struct eng_conn {
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
+  int smbd_work;                /* requests in rxq or being executed by smbd */
 };
 
 struct eng_job {
@@ -140,6 +142,7 @@ struct eng {
   int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
   struct eng_queue softirqq;
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
+  int smbd_runnable;        /* smbd processes with a request to execute */
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
@@ -189,13 +192,26 @@ static struct eng_thread *eng_thread_new(struct eng *e, const char *name, const 
   return t;
 }
 
+/* Weight of a softirq execution against a process's (1): large enough
+ * that the processes sharing the cores cannot take its core (4096 smbd
+ * threads at most, see eng.threads). */
+#define ENG_SOFTIRQ_PRIORITY 1e6
+
 /* Execute cycles on the calling actor's host, accounting them to t. */
 static void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
   if (cycles <= 0)
     return;
   double now = simgrid_get_clock();
-  sg_actor_execute(cycles);
+  /* Softirq work preempts processes (Linux runs it on irq exit, ahead of
+   * any task; ksoftirqd only defers it under a softirq storm).  SimGrid
+   * shares a host's cores among executions in proportion to their
+   * priority, each capped at one core: ENG_SOFTIRQ_PRIORITY makes the
+   * softirq take a whole core whatever the number of runnable daemons. */
+  if (t->softirq)
+    sg_actor_execute_with_priority(cycles, ENG_SOFTIRQ_PRIORITY);
+  else
+    sg_actor_execute(cycles);
   double end = simgrid_get_clock();
   /* Account only the part inside the measured window, pro rata. */
   double lo = now > e->ramp_s ? now : e->ramp_s;
@@ -415,6 +431,15 @@ static void eng_submit(struct eng *e, struct eng_req *r)
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
 
+/* Hand a received request to its daemon; an smbd with nothing to do
+ * becomes runnable (counted for the cache working-set model). */
+static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  if (e->proto == PROTO_SMB && !e->net_only && c->smbd_work++ == 0)
+    e->smbd_runnable++;
+  eng_queue_push(c->deliver, r);
+}
+
 /* The kernel side of a connection's socket: it receives the byte stream
  * whatever the daemon is doing, so a request's transfer overlaps the
  * daemon's work on the previous one (a SimGrid mailbox alone is a
@@ -441,7 +466,7 @@ static void eng_socket_main(int argc, char **argv)
       eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
     } else {
       eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
-      eng_queue_push(c->deliver, r);
+      eng_deliver(e, c, r);
     }
   }
 }
@@ -456,7 +481,7 @@ static void eng_softirq_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->softirqq);
     eng_exec(e, e->softirq, r->softirq_cycles);
-    eng_queue_push(e->conns[r->job->conn0 + r->conn].deliver, r);
+    eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
   }
 }
 
@@ -477,7 +502,12 @@ static void eng_smbd_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
-    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles);
+    /* Its lines evicted by the other runnable smbd processes since it
+     * last ran: the core stalls refilling them (cache thrashing). */
+    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->smbd_runnable);
+    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles + refill_s * c->daemon->speed);
+    if (--c->smbd_work == 0)
+      e->smbd_runnable--;
     int blocks = !r->write && e->s->proto.smb_aio_read == 0 &&
                  !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
     if (blocks) {
@@ -1255,6 +1285,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     e->softirq = eng_thread_new(e, name, "NIC receive processing (all interrupts on one core)", speed);
     if (!e->softirq)
       goto fail_oom;
+    e->softirq->softirq = 1;
     eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
   }
   if (e->proto == PROTO_NFS && !e->net_only) {
@@ -1285,6 +1316,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
       snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
       c->softirq = eng_thread_new(e, name, who, speed);
+      if (!c->softirq)
+        goto fail_oom;
+      c->softirq->softirq = 1;
     }
     if (e->clients[c->pc->client].cache)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);

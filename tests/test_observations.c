@@ -165,11 +165,11 @@ static const char ob_multi[] =
     "protocol: {kind: smb}\nclients: {count: %d}\n"
     "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
 
-static double ob_multi_MBps(const char *trace, int clients, double *cpu)
+static double ob_multi_MBps(const char *trace, int clients, double *cpu, const char *args)
 {
   char y[2048];
   snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
-  ob_run(y, NULL);
+  ob_run(y, args);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
   return ob_all_MBps();
@@ -182,25 +182,44 @@ START_TEST(test_multiclient_seq_saturation)
    * the limit is inside the NAS, not the clients' or the NAS's links, and
    * 20 % more clients add almost nothing.  Where the plateau lies (the
    * review's ~700 MB/s) is the calibration's business, not this test's. */
-  double a5 = ob_multi_MBps("seq-read", 5, NULL);
-  double a25 = ob_multi_MBps("seq-read", 25, NULL);
+  double a5 = ob_multi_MBps("seq-read", 5, NULL, NULL);
+  double a25 = ob_multi_MBps("seq-read", 25, NULL, NULL);
   char bn[96];
   ob_bottleneck(bn, sizeof bn);
-  double a30 = ob_multi_MBps("seq-read", 30, NULL);
+  double a30 = ob_multi_MBps("seq-read", 30, NULL, NULL);
   ck_assert_msg(a25 > 2.0 * a5, "no growth below saturation: 5 clients %.1f MB/s, 25 clients %.1f MB/s", a5, a25);
   ck_assert_msg(strncmp(bn, "soc.", 4) == 0, "25 clients limited by %s, not by the NAS's SoC", bn);
   ck_assert_msg(a30 < 1.05 * a25, "aggregate still growing: 25 clients %.1f MB/s, 30 clients %.1f MB/s", a25, a30);
 }
 END_TEST
 
+/* The observation says the smbd processes saturate all cores past five
+ * clients.  With the catalogue's (uncalibrated) per-request costs one
+ * outstanding 8K I/O per client leaves the SoC far from saturated at five
+ * clients; how many I/Os each IOMeter worker kept outstanding is not in the
+ * review (the preset assumes 1).  The test gives each client 8, a workload
+ * assumption, and leaves every model value at its catalogue value. */
+static const char ob_iometer_qd8[] = "--set workload.queue_depth=8";
+
 START_TEST(test_multiclient_random_drop)
 {
-  double cpu5, cpu8;
-  double a5 = ob_multi_MBps("random-8k-70r", 5, &cpu5);
-  double a8 = ob_multi_MBps("random-8k-70r", 8, &cpu8);
-  ck_assert_msg(a8 < a5, "no drop past 5 clients: 5 -> %.1f MB/s, 8 -> %.1f MB/s", a5, a8);
-  ck_assert_msg(cpu8 >= 0.95, "with 8 clients the SoC is only %.1f %% busy: the drop is not the smbd processes saturating all cores",
-                100 * cpu8);
+  /* Past saturation the runnable smbd processes' working sets no longer
+   * fit in the shared L2: each request refills its evicted lines, the
+   * cycles per request grow with the clients, and the aggregate falls
+   * (cache thrashing), where fixed costs would only plateau. */
+  char off[256];
+  double cpu12;
+  double a4 = ob_multi_MBps("random-8k-70r", 4, NULL, ob_iometer_qd8);
+  double a12 = ob_multi_MBps("random-8k-70r", 12, &cpu12, ob_iometer_qd8);
+  ck_assert_msg(cpu12 >= 0.95, "with 12 clients the SoC is only %.1f %% busy: the drop is not the smbd processes saturating all cores",
+                100 * cpu12);
+  ck_assert_msg(a12 < 0.85 * a4, "no drop past saturation: 4 clients %.1f MB/s, 12 clients %.1f MB/s", a4, a12);
+  /* the same load without the working-set refill: growth to a plateau, no drop */
+  snprintf(off, sizeof off, "%s --set protocol.daemon_working_set=0B", ob_iometer_qd8);
+  double b4 = ob_multi_MBps("random-8k-70r", 4, NULL, off);
+  double b12 = ob_multi_MBps("random-8k-70r", 12, NULL, off);
+  ck_assert_msg(b12 >= 0.97 * b4, "without the working-set refill 4 clients %.1f MB/s, 12 clients %.1f MB/s: a drop from elsewhere",
+                b4, b12);
 }
 END_TEST
 
@@ -397,7 +416,7 @@ static void obs_init(void)
     {"ssd-cache-random-not-sequential", test_ssd_cache_random_not_sequential, 1},
     {"iscsi-single-core", test_iscsi_single_core, 1},
     {"multiclient-seq-saturation", test_multiclient_seq_saturation, 1},
-    {"multiclient-random-drop", test_multiclient_random_drop, 0},
+    {"multiclient-random-drop", test_multiclient_random_drop, 1},
     {"encryption-write-only", test_encryption_write_only, 1},
     {"raid-reshape-flat", test_raid_reshape_flat, 0},
     {"ds414slim-cpu-bound", test_ds414slim_cpu_bound, 1},

@@ -376,6 +376,31 @@ START_TEST(test_catalog_protocols)
 }
 END_TEST
 
+/* Working-set refill: nothing while the runnable processes' working sets
+ * fit in the L2; beyond, the share of a process's lines still cached is
+ * L2 / (runnable * working set), the rest refilled at cache_refill_rate. */
+START_TEST(test_soc_cache_refill)
+{
+  struct soc_params p = test_soc();
+  double ws_bytes = 256.0 * 1024;
+  ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 64), 0.0); /* l2_cache 0: not modelled */
+  p.l2_cache_bytes = 1024.0 * 1024;
+  p.cache_refill_bytes_per_s = 1e9;
+  ck_assert_double_eq(soc_cache_refill_s(&p, 0.0, 64), 0.0);      /* no working set */
+  ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 1), 0.0);
+  ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 4), 0.0);  /* 4 x 256 KiB = 1 MiB fits */
+  double r8 = soc_cache_refill_s(&p, ws_bytes, 8);                /* half its lines survive */
+  ck_assert_msg(fabs(r8 - 0.5 * ws_bytes / 1e9) < 1e-12, "8 runnable: refill %g s, expected %g s", r8,
+                0.5 * ws_bytes / 1e9);
+  double r16 = soc_cache_refill_s(&p, ws_bytes, 16);
+  ck_assert_msg(fabs(r16 - 0.75 * ws_bytes / 1e9) < 1e-12, "16 runnable: refill %g s", r16);
+  /* a larger cache holds more processes' working sets */
+  p.l2_cache_bytes = 2048.0 * 1024;
+  ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 8), 0.0);
+  ck_assert_msg(soc_cache_refill_s(&p, ws_bytes, 16) < r16, "a 2 MiB L2 refills no less than 1 MiB");
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("soc");
@@ -383,6 +408,7 @@ int main(void)
   tc = tcase_create("soc");
   tcase_add_test(tc, test_soc_speed);
   tcase_add_test(tc, test_soc_engines_and_checks);
+  tcase_add_test(tc, test_soc_cache_refill);
   suite_add_tcase(s, tc);
   tc = tcase_create("proto");
   tcase_add_test(tc, test_proto_packets_mtu);

@@ -109,6 +109,14 @@ const struct param_desc proto_param_table[] = {
      .min = 0, .max = 1, .optional = 1, .def = 1, .help = "0/1: NIC computes TCP/IP checksums"},
     {.key = "tso", .dim = UNITS_NUMBER, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
      .optional = 1, .def = 1, .help = "0/1: TCP segmentation offload on transmit"},
+    /* What one request of a user-space daemon process touches: its hot
+     * code path, heap (talloc pools), stack and request buffers; 64 KiB ..
+     * a few MiB for a server process like smbd.  Only smbd (one process
+     * per connection) uses it: a kernel thread pool shares its code.  0 =
+     * not modelled. */
+    {.key = "daemon_working_set", .dim = UNITS_BYTES, .offset = PROTO_OFF(daemon_working_set_bytes),
+     .min = 0, .max = 16.0 * 1048576, .optional = 1, .def = 0,
+     .help = "cache footprint of one request of a daemon process (bytes); 0B = not modelled"},
     PROTO_COST_ENTRIES(PROTO_PCOST_OFF)};
 const size_t proto_param_count = PARAM_COUNT(proto_param_table);
 

@@ -94,6 +94,7 @@ struct proto_params {
   double smb_connections_per_nic;      /* multichannel TCP connections per interface (count) */
   double checksum_offload;             /* 0/1: NIC computes TCP/IP checksums */
   double tso;                          /* 0/1: TCP segmentation offload on transmit */
+  double daemon_working_set_bytes;     /* cache lines one request of a daemon process touches */
   struct proto_costs costs;            /* CPU costs (catalogue, scenario overrides) */
 };
 

@@ -53,6 +53,18 @@ const struct param_desc soc_param_table[] = {
     {.key = "disk_request_cycles", .dim = UNITS_NUMBER, .offset = SOC_OFF(disk_request_cycles),
      .min = 0, .max = 2e5, .optional = 1, .def = 1.5e4,
      .help = "CPU per request sent to a disk: block layer, SATA driver, completion IRQ (reference cycles)"},
+    /* Shared L2 of the cores (the last level on these SoCs): Cortex-A15
+     * 512 KiB..4 MiB, Atom 512 KiB per core pair, server parts up to
+     * 64 MiB.  0 = not modelled (no working-set refills). */
+    {.key = "l2_cache", .dim = UNITS_BYTES, .offset = SOC_OFF(l2_cache_bytes), .min = 0, .max = 64.0 * 1048576,
+     .optional = 1, .def = 0, .help = "last-level cache shared by the cores (bytes); 0B = not modelled"},
+    /* A process's evicted lines come back as demand misses scattered over
+     * its code and heap, not as a prefetched stream: 64 B per DRAM latency
+     * (~100 ns: 0.64 GB/s) times the misses a core keeps in flight (1..~6),
+     * at most the streaming bandwidth. */
+    {.key = "cache_refill_rate", .dim = UNITS_RATE, .offset = SOC_OFF(cache_refill_bytes_per_s), .min = 1e8,
+     .max = 1e11, .optional = 1, .def = 1e9,
+     .help = "rate one core refills evicted cache lines from DRAM (bytes/s)"},
 };
 const size_t soc_param_count = PARAM_COUNT(soc_param_table);
 
@@ -105,6 +117,15 @@ double soc_power_W(const struct soc_params *p, double busy_cores)
 double soc_mem_copy_s(const struct soc_params *p, double bytes)
 {
   return 2.0 * bytes / p->mem_bandwidth_bytes_per_s;
+}
+
+double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable)
+{
+  double footprint_bytes = runnable * working_set_bytes;
+  if (p->l2_cache_bytes <= 0.0 || working_set_bytes <= 0.0 || footprint_bytes <= p->l2_cache_bytes)
+    return 0.0;
+  double missing_bytes = working_set_bytes * (1.0 - p->l2_cache_bytes / footprint_bytes);
+  return missing_bytes / p->cache_refill_bytes_per_s;
 }
 
 int soc_has_crypto_engine(const struct soc_params *p)

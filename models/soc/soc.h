@@ -37,6 +37,8 @@ struct soc_params {
   double irq_core;                    /* core taking NIC interrupts; -1 = spread */
   double disk_request_cycles;         /* block layer + SATA driver + completion IRQ per request
                                          sent to a disk (reference cycles) */
+  double l2_cache_bytes;              /* last-level cache shared by the cores; 0 = not modelled */
+  double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */
 };
 
 extern const struct param_desc soc_param_table[];
@@ -61,6 +63,17 @@ double soc_power_W(const struct soc_params *p, double busy_cores);
 
 /* Time to copy `bytes` in memory (s): it reads and writes them, 2 * bytes / bandwidth. */
 double soc_mem_copy_s(const struct soc_params *p, double bytes);
+
+/* Stall of one daemon request refilling its working set from DRAM (s).
+ * working_set_bytes: what one request of a daemon process touches (code,
+ * heap, stack); runnable: daemon processes with work at once (count,
+ * including this one).  Their working sets share the L2: while they fit
+ * (runnable * working_set <= L2) nothing is refilled; beyond, a process
+ * finds the share L2 / (runnable * working_set) of its own lines still
+ * cached (random replacement, which the Cortex-A15's L2 uses) and refills
+ * the rest at cache_refill_rate.  0 when l2_cache_bytes or
+ * working_set_bytes is 0 (mechanism not modelled). */
+double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable);
 
 /* 1 if the SoC has a crypto engine (rate > 0). */
 int soc_has_crypto_engine(const struct soc_params *p);
