@@ -99,11 +99,10 @@ enum pattern { RANDOM_READ, RANDOM_WRITE, SEQ_READ, SEQ_WRITE };
 /* Closed loop at queue depth qd: n requests of len bytes; returns the
  * elapsed time (s).  Offsets random (aligned to len) over [base, base +
  * span) or sequential from base. */
-static double run_qd(struct disk *d, int n, int qd, uint64_t len, enum pattern pat, uint64_t base,
-                     uint64_t span, uint64_t seed)
+static double run_qd_from(struct disk *d, double now, int n, int qd, uint64_t len,
+                          enum pattern pat, uint64_t base, uint64_t span, uint64_t seed)
 {
   uint64_t rs = seed, next_seq = base;
-  double now = 0.0;
   int submitted = 0, completed = 0, outstanding = 0, loops = 0;
   while (completed < n) {
     while (outstanding < qd && submitted < n) {
@@ -130,6 +129,13 @@ static double run_qd(struct disk *d, int n, int qd, uint64_t len, enum pattern p
     ck_assert_msg(++loops < 100 * n + 1000, "driver loop does not progress");
   }
   return now;
+}
+
+/* run_qd_from at time 0. */
+static double run_qd(struct disk *d, int n, int qd, uint64_t len, enum pattern pat, uint64_t base,
+                     uint64_t span, uint64_t seed)
+{
+  return run_qd_from(d, 0.0, n, qd, len, pat, base, span, seed);
 }
 
 /* ---- fixed ---- */
@@ -343,6 +349,51 @@ START_TEST(test_hdd_ncq)
   double bound = 1.0 / (1e-3 + 4096 / 150e6);
   ck_assert_msg(iops32 > 1.5 * iops1, "QD32 %.1f IOPS not above 1.5 x QD1 %.1f", iops32, iops1);
   ck_assert_msg(iops32 < bound, "QD32 %.1f IOPS above the positioning bound %.1f", iops32, bound);
+}
+END_TEST
+
+/* The drive with a write cache of 256 dirty extents (4 MiB buffer). */
+static struct disk *make_hdd_wcache(struct pbuf *pb)
+{
+  struct disk *d = make_hdd(pb, 150e6, 150e6, 32);
+  disk_destroy(d);
+  const struct disk_model *m = disk_model_find("hdd");
+  set_param(m, pb, "cache", 4.0 * 1048576);
+  set_param(m, pb, "write_cache_extents", 256);
+  return make_disk(m, pb, 42);
+}
+
+/* Random 4K writes at QD32 over 1 GiB: a cold drive acknowledges its
+ * first 256 writes from the buffer, then runs at the destage rate.  A
+ * preconditioned drive (buffer full of scattered dirty extents) runs at
+ * that rate from the start: its short run agrees with the cold run's
+ * steady part, where a cold short run measures the buffer's absorption.
+ * Fails if hdd_precondition leaves the buffer empty. */
+START_TEST(test_hdd_write_cache_steady_state)
+{
+  struct pbuf pb;
+  const uint64_t span = 1ull << 30, bs = 4096;
+  const int n_short = 400;
+  struct disk *d = make_hdd_wcache(&pb);
+  double t_fill = run_qd(d, 2000, 32, bs, RANDOM_WRITE, 0, span, 11);
+  double t_end = run_qd_from(d, t_fill, 2000, 32, bs, RANDOM_WRITE, 0, span, 12);
+  double steady = 2000 / (t_end - t_fill);
+  disk_destroy(d);
+  d = make_hdd_wcache(&pb);
+  double cold_short = n_short / run_qd(d, n_short, 32, bs, RANDOM_WRITE, 0, span, 13);
+  disk_destroy(d);
+  d = make_hdd_wcache(&pb);
+  struct disk_precond pc = {.offset_bytes = 0, .len_bytes = span, .run_bytes = bs,
+                            .write_fraction = 1.0};
+  disk_precondition(d, &pc);
+  double pre_short = n_short / run_qd(d, n_short, 32, bs, RANDOM_WRITE, 0, span, 13);
+  disk_destroy(d);
+  ck_assert_msg(fabs(pre_short / steady - 1.0) < 0.2,
+                "preconditioned short run %.0f IOPS vs cold steady state %.0f (expected within 20 %%)",
+                pre_short, steady);
+  ck_assert_msg(cold_short > 1.5 * steady,
+                "cold short run %.0f IOPS vs steady %.0f: expected the buffer to absorb it",
+                cold_short, steady);
 }
 END_TEST
 
@@ -766,6 +817,7 @@ int main(void)
   tcase_add_test(tc, test_hdd_ncq);
   tcase_add_test(tc, test_hdd_segments_streams);
   tcase_add_test(tc, test_hdd_energy);
+  tcase_add_test(tc, test_hdd_write_cache_steady_state);
   suite_add_tcase(s, tc);
   tc = tcase_create("flash");
   tcase_add_test(tc, test_ssd_parallelism);

@@ -32,6 +32,14 @@ struct disk_io {
   uint64_t tag;          /* caller's cookie, returned untouched */
 };
 
+/* The steady state a long run of one job leaves in a device (see
+ * disk_precondition): the job's region on this device and its writes. */
+struct disk_precond {
+  uint64_t offset_bytes, len_bytes; /* the region the job touches on this device */
+  uint64_t run_bytes;               /* one write on this device: bs for random I/O */
+  double write_fraction;            /* 0..1: share of the job's requests that write */
+};
+
 struct disk_stats {
   uint64_t reads, writes;
   uint64_t read_bytes, write_bytes;
@@ -64,6 +72,10 @@ struct disk_model {
   void (*stats)(const void *priv, double now_s, struct disk_stats *out);
   /* Share an upstream link with other devices (NULL detaches). */
   void (*attach_link)(void *priv, struct iface_link *link);
+  /* Optional (NULL: the device keeps no state a long run changes): put
+   * the device's caches in the state a long run of the job leaves, before
+   * any I/O at time 0. */
+  void (*precondition)(void *priv, const struct disk_precond *p);
 };
 
 /* A device instance: the model's table plus its state. */
@@ -95,6 +107,12 @@ static inline double disk_next_completion_s(const struct disk *d)
 static inline int disk_pop_completion(struct disk *d, double now_s, struct disk_io *done)
 {
   return d->model->pop_completion(d->priv, now_s, done);
+}
+/* Steady state of a long run of the job p (nothing for models without it). */
+static inline void disk_precondition(struct disk *d, const struct disk_precond *p)
+{
+  if (d->model->precondition != NULL)
+    d->model->precondition(d->priv, p);
 }
 static inline void disk_stats(const struct disk *d, double now_s, struct disk_stats *out)
 {

@@ -53,6 +53,12 @@ static void fault_hang_attach(void *priv, struct iface_link *link)
     h->inner->model->attach_link(h->inner->priv, link);
 }
 
+static void fault_hang_precondition(void *priv, const struct disk_precond *p)
+{
+  struct fault_hang *h = priv;
+  disk_precondition(h->inner, p);
+}
+
 static const struct disk_model fault_hang_model = {
     .name = "fault-hang",
     .destroy = fault_hang_destroy,
@@ -61,6 +67,7 @@ static const struct disk_model fault_hang_model = {
     .pop_completion = fault_hang_pop,
     .stats = fault_hang_stats,
     .attach_link = fault_hang_attach,
+    .precondition = fault_hang_precondition,
 };
 
 struct disk *disk_fault_hang(struct disk *inner, double at_s)

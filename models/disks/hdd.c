@@ -34,7 +34,17 @@
  * before it takes the next command (look-ahead that queued commands do not
  * abort); any read is followed by `read_ahead` while the drive is idle.
  * With `zero_latency_read` a read (with its prefetch) starts with whatever
- * of its sectors passes under the head first (see hdd_plan_io).  */
+ * of its sectors passes under the head first (see hdd_plan_io).
+ *
+ * Write cache.  With `write_cache` on, a write is acknowledged once in the
+ * buffer if the dirty bytes stay within `cache` and the dirty extents
+ * (contiguous writes merge, up to HDD_DESTAGE_MERGE_MAX_BYTES) within
+ * `write_cache_extents`, the firmware's table of cached writes; otherwise
+ * it waits in the command queue and is written to the media when the
+ * positioning scheduler picks it.  The scheduler sorts every held dirty
+ * extent and every queued command by positioning time (RPO) and serves the
+ * nearest.  hdd_precondition fills the buffer as a long run of random
+ * writes leaves it: full, extents scattered over the job's region.  */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,10 +54,6 @@
 #include "models/disks/disk_impl.h"
 #include "models/disks/iface.h"
 
-/* Dirty extents considered by the positioning scheduler at once (the
- * firmware sorts its whole cache; the oldest 64 extents are a
- * simplification that keeps a dispatch O(ncq_depth + 64)). */
-#define HDD_DESTAGE_WINDOW 64
 /* Contiguous write-back writes merge into one extent up to this size. */
 #define HDD_DESTAGE_MERGE_MAX_BYTES (1u << 20)
 /* A read starting at most this far past a segment's end continues it
@@ -76,6 +82,7 @@ struct hdd_params {
   double stream_prefetch_bytes;
   double zero_latency_read; /* index into hdd_on_off */
   double write_cache; /* index into hdd_on_off */
+  double write_cache_extents;
   double ncq_depth;
   double ncq_max_wait_s;
   double link_rate_bytes_per_s;
@@ -132,6 +139,10 @@ static const struct param_desc hdd_params_table[] = {
      .choices = hdd_on_off},
     {.key = "write_cache", .offset = HDD_OFF(write_cache), .optional = 1, .def = 1,
      .help = "write-back cache: on or off", .choices = hdd_on_off},
+    {.key = "write_cache_extents", .dim = UNITS_NUMBER, .offset = HDD_OFF(write_cache_extents),
+     .min = 1, .max = 4096, .optional = 1, .def = 64,
+     .help = "dirty write extents the firmware holds and sorts for destage (contiguous writes "
+             "merge into one)"},
     {.key = "ncq_depth", .dim = UNITS_NUMBER, .offset = HDD_OFF(ncq_depth), .min = 1, .max = 32,
      .optional = 1, .def = 32, .help = "commands the drive holds and reorders (1 = FIFO)"},
     {.key = "ncq_max_wait", .dim = UNITS_TIME, .offset = HDD_OFF(ncq_max_wait_s), .min = 0.01,
@@ -165,6 +176,7 @@ struct hdd {
   double disk_s;     /* K: media time of the whole disk (s) */
   double cylinders;
   double phase0_rev; /* platter angle at t = 0 (revolutions) */
+  uint64_t seed;     /* the device's random stream (phase0, preconditioned extents) */
   double seek_a, seek_d0, seek_b;
   struct hdd_cmd *hq; /* host commands not yet dispatched, FIFO */
   size_t hq_n, hq_cap;
@@ -364,6 +376,7 @@ static void *hdd_create(const void *params, uint64_t seed)
   if (h->cylinders < 1.0)
     h->cylinders = 1.0;
   h->phase0_rev = disk_seed_unit(seed);
+  h->seed = seed;
   h->nseg = (int)h->p.cache_segments;
   if (h->nseg < 1 || h->nseg > HDD_SEGMENTS_MAX)
     h->nseg = 1;
@@ -573,6 +586,48 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
     disk_heap_push(&h->done, done_s, io);
 }
 
+/* Take write io into the write-back cache at t_s if it has room (bytes
+ * and extents); acknowledged once its data is in the buffer.  1 when
+ * taken, 0 when it must wait in the command queue. */
+static int hdd_cache_write(struct hdd *h, double t_s, const struct disk_io *io)
+{
+  double n = (double)io->len_bytes;
+  struct hdd_cmd *tail = h->dq_n > 0 ? &h->dq[h->dq_n - 1] : NULL;
+  int merge = tail != NULL && tail->io.offset_bytes + tail->io.len_bytes == io->offset_bytes &&
+              tail->io.len_bytes + io->len_bytes <= HDD_DESTAGE_MERGE_MAX_BYTES;
+  if (!io->write || h->p.write_cache < 1.0 || h->dirty_bytes + n > h->p.cache_bytes ||
+      !(merge || (double)h->dq_n < h->p.write_cache_extents))
+    return 0;
+  double ack = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, t_s, n);
+  disk_heap_push(&h->done, ack, io);
+  h->dirty_bytes += n;
+  if (merge) {
+    tail->io.len_bytes += io->len_bytes;
+  } else {
+    struct hdd_cmd c = {.io = *io, .submit_s = t_s};
+    c.io.tag = 0;
+    if (hdd_cmd_append(&h->dq, &h->dq_n, &h->dq_cap, &c) != 0)
+      h->dirty_bytes -= n; /* no memory: the extent is dropped from the destage model */
+  }
+  return 1;
+}
+
+/* Queued host writes move into the cache, oldest first, as destaging
+ * frees room (the drive fetches their data then). */
+static void hdd_cache_admit(struct hdd *h, double t_s)
+{
+  if (h->p.write_cache < 1.0)
+    return;
+  for (size_t i = 0; i < h->hq_n;) {
+    if (h->hq[i].submit_s <= t_s && hdd_cache_write(h, t_s, &h->hq[i].io))
+      hdd_cmd_remove(h->hq, &h->hq_n, i);
+    else if (h->hq[i].io.write)
+      return; /* no room (or not yet arrived): later writes wait behind it */
+    else
+      i++;
+  }
+}
+
 /* Make every scheduling decision due at or before now_s. */
 static void hdd_advance(struct hdd *h, double now_s)
 {
@@ -593,8 +648,10 @@ static void hdd_advance(struct hdd *h, double now_s)
       }
       t += wake_s;
     }
+    hdd_cache_admit(h, t);
+    if (h->hq_n == 0 && h->dq_n == 0)
+      break;
     size_t win = h->hq_n < (size_t)h->p.ncq_depth ? h->hq_n : (size_t)h->p.ncq_depth;
-    size_t dwin = h->dq_n < HDD_DESTAGE_WINDOW ? h->dq_n : HDD_DESTAGE_WINDOW;
     int best_dirty = 0;
     size_t best = (size_t)-1;
     struct hdd_plan best_plan = {.cost_s = INFINITY}, pl;
@@ -611,9 +668,9 @@ static void hdd_advance(struct hdd *h, double now_s)
           best = i;
         }
       }
-      for (size_t i = 0; i < dwin; i++) {
+      for (size_t i = 0; i < h->dq_n; i++) {
         if (h->dq[i].submit_s > t)
-          break;
+          continue;
         hdd_plan_io(h, t, &h->dq[i].io, &pl);
         if (pl.cost_s < best_plan.cost_s) {
           best_plan = pl;
@@ -635,31 +692,6 @@ static void hdd_advance(struct hdd *h, double now_s)
   }
 }
 
-static void hdd_submit(void *priv, double now_s, const struct disk_io *io)
-{
-  struct hdd *h = priv;
-  hdd_advance(h, now_s);
-  double n = (double)io->len_bytes;
-  struct hdd_cmd c = {.io = *io, .submit_s = now_s};
-  if (io->write && h->p.write_cache >= 1.0 && h->dirty_bytes + n <= h->p.cache_bytes) {
-    /* write-back: done once the data is in the buffer */
-    double ack = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, now_s, now_s, n);
-    disk_heap_push(&h->done, ack, io);
-    h->dirty_bytes += n;
-    struct hdd_cmd *tail = h->dq_n > 0 ? &h->dq[h->dq_n - 1] : NULL;
-    if (tail != NULL && tail->io.offset_bytes + tail->io.len_bytes == io->offset_bytes &&
-        tail->io.len_bytes + io->len_bytes <= HDD_DESTAGE_MERGE_MAX_BYTES) {
-      tail->io.len_bytes += io->len_bytes;
-    } else {
-      c.io.tag = 0;
-      if (hdd_cmd_append(&h->dq, &h->dq_n, &h->dq_cap, &c) != 0)
-        h->dirty_bytes -= n; /* no memory: the extent is dropped from the destage model */
-    }
-  } else {
-    hdd_cmd_append(&h->hq, &h->hq_n, &h->hq_cap, &c);
-  }
-  hdd_advance(h, now_s);
-}
 
 static double hdd_next_completion_s(const void *priv)
 {
@@ -699,6 +731,45 @@ static void hdd_attach_link(void *priv, struct iface_link *link)
   ((struct hdd *)priv)->link = link;
 }
 
+/* A long run of random writes (run_bytes each, over the region) leaves
+ * the write cache full: the host writes faster than the drive destages, so
+ * every slot freed is taken again; the held extents are scattered
+ * uniformly over the region (drawn from the device's stream, so the run is
+ * deterministic).  Sequential writers (run >= region) and read-only jobs
+ * leave it as it is. */
+static void hdd_precondition(void *priv, const struct disk_precond *p)
+{
+  struct hdd *h = priv;
+  uint64_t run = p->run_bytes;
+  if (h->p.write_cache < 1.0 || !(p->write_fraction > 0.0) || run == 0 || run >= p->len_bytes)
+    return;
+  uint64_t slots = p->len_bytes / run;
+  for (uint64_t k = 0; (double)h->dq_n < h->p.write_cache_extents &&
+                       h->dirty_bytes + (double)run <= h->p.cache_bytes;
+       k++) {
+    uint64_t slot = (uint64_t)(disk_seed_unit(h->seed ^ (0x9e3779b97f4a7c15ULL * (k + 1))) *
+                               (double)slots);
+    struct hdd_cmd c = {.io = {.offset_bytes = p->offset_bytes + slot * run, .len_bytes = run,
+                               .write = 1},
+                        .submit_s = 0.0};
+    if (hdd_cmd_append(&h->dq, &h->dq_n, &h->dq_cap, &c) != 0)
+      return;
+    h->dirty_bytes += (double)run;
+  }
+}
+
+static void hdd_submit(void *priv, double now_s, const struct disk_io *io)
+{
+  struct hdd *h = priv;
+  hdd_advance(h, now_s);
+  hdd_cache_admit(h, now_s);
+  if (!hdd_cache_write(h, now_s, io)) {
+    struct hdd_cmd c = {.io = *io, .submit_s = now_s};
+    hdd_cmd_append(&h->hq, &h->hq_n, &h->hq_cap, &c);
+  }
+  hdd_advance(h, now_s);
+}
+
 const struct disk_model hdd_model = {
     .name = "hdd",
     .params = hdd_params_table,
@@ -713,4 +784,5 @@ const struct disk_model hdd_model = {
     .pop_completion = hdd_pop_completion,
     .stats = hdd_stats,
     .attach_link = hdd_attach_link,
+    .precondition = hdd_precondition,
 };

@@ -1779,6 +1779,37 @@ static void stk_precond_pcache(struct stack *s, uint64_t off, uint64_t len, cons
   }
 }
 
+/* Member disks after a long run of random writes: every write of the job
+ * reaches the members as writes of at most a chunk (RAID-5/6: pages of
+ * data, P and Q), scattered over the rows the region covers, and each
+ * member's own caches settle as the disk model says (disk_precondition).
+ * Sequential writers: not modelled (their extents stream out). */
+static void stk_precond_members(struct stack *s, uint64_t off, uint64_t len,
+                                const struct stack_precond *p)
+{
+  if (!(p->write_fraction > 0) || p->run_bytes >= len)
+    return;
+  uint64_t chunk = s->g.chunk_bytes;
+  uint64_t run = p->run_bytes < chunk ? p->run_bytes : chunk;
+  run = (run + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
+  struct raid_loc a, b;
+  raid_map(&s->g, off, &a);
+  raid_map(&s->g, off + len - 1, &b);
+  for (int i = 0; i < s->g.members; i++) {
+    struct disk_precond dp = {.run_bytes = run, .write_fraction = p->write_fraction};
+    if (s->g.level == RAID_JBOD) { /* linear: the part of the region on member i */
+      if (i < a.member || i > b.member)
+        continue;
+      dp.offset_bytes = i == a.member ? a.member_offset : 0;
+      dp.len_bytes = (i == b.member ? b.member_offset + 1 : s->g.member_bytes) - dp.offset_bytes;
+    } else { /* striped or mirrored: the chunk rows the region covers, on every member */
+      dp.offset_bytes = a.member_offset / chunk * chunk;
+      dp.len_bytes = (b.member_offset / chunk + 1) * chunk - dp.offset_bytes;
+    }
+    disk_precondition(s->dev[i], &dp);
+  }
+}
+
 void stack_precondition(struct stack *s, const struct stack_precond *p)
 {
   if (s == NULL || p == NULL || p->len_bytes == 0 || p->offset_bytes >= s->capacity)
@@ -1787,6 +1818,7 @@ void stack_precondition(struct stack *s, const struct stack_precond *p)
   if (off + len > s->capacity)
     len = s->capacity - off;
   stk_precond_pcache(s, off, len, p);
+  stk_precond_members(s, off, len, p);
   if (s->sc == NULL)
     return;
   double bypass = s->cfg.ssdcache.seq_bypass_bytes;
