@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "storage_harness.c.inc"
 
@@ -31,23 +30,24 @@ START_TEST(test_big_rebuild_events)
   struct env *e = env_new(&c, 8, 1e-3, 250e6);
   struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 3};
   struct nw_err err;
-  clock_t t0 = clock();
   ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
   env_run(e, INFINITY);
-  double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
   struct stack_op_report r;
   stack_op_get(e->s, 0, &r);
   double want = 14e12 / (200000.0 * 1024); /* speed_limit_max < 250 MB/s */
   ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.02, "14 TB rebuild %g s, want %g s",
                 r.end_s - r.start_s, want);
-  ck_assert_msg(wall < 5.0, "14 TB rebuild took %g s of wall time", wall);
+  /* the work is counted, not timed (a timed test fails under valgrind;
+   * bench/ times it): the replaced member's writes stay ~10^5, not 10^8 */
+  uint64_t writes = F(e->dev[3])->writes;
+  ck_assert_msg(writes < 1000000, "replaced member: %llu writes for a 14 TB rebuild", (unsigned long long)writes);
   env_free(e);
 }
 END_TEST
 
 /* 8 x 14 TB RAID-5 grown 7 -> 8 disks: md moves ~10^7 stripe-cache
  * windows; identical ones are simulated as batches (stk_reshape_batch), so
- * the device requests stay ~10^5 and the wall time a few seconds, while the
+ * the device requests stay ~10^5 (bench/ times the wall), while the
  * duration is still the sum over md's windows: each reads its old rows then
  * writes its new rows, paced by speed_limit_max, plus the checkpoints. */
 START_TEST(test_big_reshape_events)
@@ -64,10 +64,8 @@ START_TEST(test_big_reshape_events)
   struct env *e = env_new(&c, 7, L, R);
   struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 8};
   struct nw_err err;
-  clock_t t0 = clock();
   ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
   env_run(e, INFINITY);
-  double wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
   struct stack_op_report r;
   stack_op_get(e->s, 0, &r);
   ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "reshape did not end (%g)", r.progress);
@@ -88,7 +86,6 @@ START_TEST(test_big_reshape_events)
   uint64_t nwin = M / w, ops = F(e->spare[0])->writes;
   ck_assert_msg(ops < nwin / 20, "new member: %llu writes for %llu md windows: not batched",
                 (unsigned long long)ops, (unsigned long long)nwin);
-  ck_assert_msg(wall < 5.0, "14 TB reshape took %g s of wall time", wall);
   env_free(e);
 }
 END_TEST
