@@ -7,60 +7,20 @@
  * scenario written here and reads the few numbers it needs. */
 #include <check.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#define OB_OUT_MAX (1 << 21)
+#include "scenario_run.c.inc"
 
-static char ob_out[OB_OUT_MAX];
-
-/* Run `nastwin run FILE --json ARGS` on scenario text; JSON in ob_out. */
-static void ob_run(const char *yaml, const char *args)
-{
-  const char *bin = getenv("NASTWIN_BIN");
-  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
-  char path[] = "/tmp/ob_scnXXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq((int)write(fd, yaml, strlen(yaml)), (int)strlen(yaml));
-  close(fd);
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' run '%s' --json -j 2 %s 2>/dev/null", bin, path, args ? args : "");
-  FILE *p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(ob_out, 1, sizeof ob_out - 1, p);
-  ob_out[n] = '\0';
-  int st = pclose(p);
-  unlink(path);
-  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "nastwin run %s failed (status %d)", args ? args : "", st);
-}
-
-/* The number after `key` that follows `anchor` (anchor "" = start). */
-static double ob_num(const char *anchor, const char *key)
-{
-  const char *a = strstr(ob_out, anchor);
-  ck_assert_msg(a != NULL, "no %s in output", anchor);
-  char pat[96];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = strstr(a, pat);
-  ck_assert_msg(p != NULL, "no %s after %s", key, anchor);
-  return strtod(p + strlen(pat), NULL);
-}
-
-static double ob_read_MBps(void) { return ob_num("\"totals\": {\"read\": {", "MBps"); }
-static double ob_write_MBps(void) { return ob_num("\"write\": {\"ios\"", "MBps"); }
-static double ob_all_MBps(void) { return ob_num("\"all\": {\"ios\"", "MBps"); }
-static double ob_read_iops(void) { return ob_num("\"totals\": {\"read\": {", "iops"); }
+static double ob_read_MBps(void) { return sr_num("\"totals\": {\"read\": {", "MBps"); }
+static double ob_write_MBps(void) { return sr_num("\"write\": {\"ios\"", "MBps"); }
+static double ob_all_MBps(void) { return sr_num("\"all\": {\"ios\"", "MBps"); }
+static double ob_read_iops(void) { return sr_num("\"totals\": {\"read\": {", "iops"); }
 
 /* busy of one resource (first step). */
 static double ob_busy(const char *res)
 {
   char a[128];
   snprintf(a, sizeof a, "\"resource\": \"%s\"", res);
-  return ob_num(a, "busy");
+  return sr_num(a, "busy");
 }
 
 /* Highest busy of resources whose name starts with prefix (first step). */
@@ -68,9 +28,9 @@ static double ob_max_busy(const char *prefix, char *name, size_t len)
 {
   char a[128];
   snprintf(a, sizeof a, "\"resource\": \"%s", prefix);
-  const char *end = strstr(ob_out, "\"bottleneck\": ");
+  const char *end = strstr(sr_out, "\"bottleneck\": ");
   double best = -1;
-  for (const char *p = strstr(ob_out, a); p && (!end || p < end); p = strstr(p + 1, a)) {
+  for (const char *p = strstr(sr_out, a); p && (!end || p < end); p = strstr(p + 1, a)) {
     const char *b = strstr(p, "\"busy\": ");
     double x = strtod(b + 8, NULL);
     if (x > best) {
@@ -83,16 +43,6 @@ static double ob_max_busy(const char *prefix, char *name, size_t len)
   return best;
 }
 
-/* Bottleneck resource name of the first step. */
-static void ob_bottleneck(char *buf, size_t len)
-{
-  const char *p = strstr(ob_out, "\"bottleneck\": {\"resource\": \"");
-  ck_assert_msg(p != NULL, "no bottleneck in output");
-  p += strlen("\"bottleneck\": {\"resource\": \"");
-  const char *e = strchr(p, '"');
-  snprintf(buf, len, "%.*s", (int)(e - p), p);
-}
-
 /* DS2015xs, 8 SSD RAID-5, 2x10GbE LACP, one client: the default shape. */
 static const char ob_ds2015xs[] =
     "name: ob-ds2015xs\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
@@ -102,11 +52,11 @@ static const char ob_ds2015xs[] =
 
 START_TEST(test_smbd_single_core)
 {
-  ob_run(ob_ds2015xs, NULL);
+  sr_run_text(ob_ds2015xs, NULL);
   char name[96], bn[96];
   double smbd = ob_max_busy("soc.smbd", name, sizeof name);
   double cpu = ob_busy("soc.cpu");
-  ob_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
   ck_assert_msg(smbd >= 0.95, "busiest smbd thread %s busy %.3f < 0.95", name, smbd);
   ck_assert_msg(cpu < 0.40, "aggregate SoC CPU busy %.3f >= 0.40", cpu);
   ck_assert_msg(strstr(bn, "smbd") != NULL, "bottleneck is %s, not the smbd thread", bn);
@@ -127,10 +77,10 @@ START_TEST(test_iscsi_single_core)
    * first, which is the calibration's call, not this observation's. */
   const char *iscsi = "--set protocol.kind=iscsi --set workload.rw=write";
   char args[256];
-  ob_run(ob_ds2015xs, iscsi);
+  sr_run_text(ob_ds2015xs, iscsi);
   char name[96], bn[96];
   double thr = ob_max_busy("soc.iscsi_trx", name, sizeof name);
-  ob_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
   ck_assert_msg(thr >= 0.95 && strstr(bn, "iscsi_trx") != NULL,
                 "busiest iscsi_trx thread %s busy %.3f; bottleneck %s (expected iscsi_trx saturating one core)", name,
                 thr, bn);
@@ -142,7 +92,7 @@ START_TEST(test_iscsi_single_core)
     double b = ob_busy(core);
     char owner[128];
     snprintf(owner, sizeof owner, "\"resource\": \"%s\"", core);
-    const char *line = strstr(ob_out, owner);
+    const char *line = strstr(sr_out, owner);
     const char *next = line ? strstr(line + 1, "\"resource\"") : NULL;
     const char *trx = line ? strstr(line, "iscsi_trx") : NULL;
     if (trx && (!next || trx < next))
@@ -151,7 +101,7 @@ START_TEST(test_iscsi_single_core)
   }
   double x17 = ob_write_MBps();
   snprintf(args, sizeof args, "%s --set soc.clock=1.4GHz", iscsi);
-  ob_run(ob_ds2015xs, args);
+  sr_run_text(ob_ds2015xs, args);
   double x14 = ob_write_MBps();
   ck_assert_msg(x14 < 0.9 * x17 && x14 > 0.75 * x17,
                 "1.4 GHz %.1f MB/s vs 1.7 GHz %.1f MB/s: a core-bound session scales with the clock (ratio %.3f)",
@@ -169,7 +119,7 @@ static double ob_multi_MBps(const char *trace, int clients, double *cpu, const c
 {
   char y[2048];
   snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
-  ob_run(y, args);
+  sr_run_text(y, args);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
   return ob_all_MBps();
@@ -185,7 +135,7 @@ START_TEST(test_multiclient_seq_saturation)
   double a5 = ob_multi_MBps("seq-read", 5, NULL, NULL);
   double a25 = ob_multi_MBps("seq-read", 25, NULL, NULL);
   char bn[96];
-  ob_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
   double a30 = ob_multi_MBps("seq-read", 30, NULL, NULL);
   ck_assert_msg(a25 > 2.0 * a5, "no growth below saturation: 5 clients %.1f MB/s, 25 clients %.1f MB/s", a5, a25);
   ck_assert_msg(strncmp(bn, "soc.", 4) == 0, "25 clients limited by %s, not by the NAS's SoC", bn);
@@ -225,20 +175,20 @@ END_TEST
 
 START_TEST(test_encryption_write_only)
 {
-  ob_run(ob_ds2015xs, NULL);
+  sr_run_text(ob_ds2015xs, NULL);
   double r0 = ob_read_MBps();
-  ob_run(ob_ds2015xs, "--set encryption.enabled=1");
+  sr_run_text(ob_ds2015xs, "--set encryption.enabled=1");
   double r1 = ob_read_MBps();
   /* writes measured after a 3 s ramp: the dirty pages have reached the
    * page cache's limit, so the rate is what write-back (encryption, md,
    * disks) sustains, not the rate RAM absorbs them at */
 #define OB_WRITE_RAMP "--set workload.rw=write --set workload.ramp_time=3s --set workload.runtime=4s --set time=4s"
-  ob_run(ob_ds2015xs, OB_WRITE_RAMP);
+  sr_run_text(ob_ds2015xs, OB_WRITE_RAMP);
   double w0 = ob_write_MBps();
-  ob_run(ob_ds2015xs, OB_WRITE_RAMP " --set encryption.enabled=1");
+  sr_run_text(ob_ds2015xs, OB_WRITE_RAMP " --set encryption.enabled=1");
   double w1 = ob_write_MBps();
   char bn[96];
-  ob_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
 #undef OB_WRITE_RAMP
   ck_assert_msg(w1 < 0.9 * w0, "encrypted write %.1f MB/s not slower than plain %.1f MB/s", w1, w0);
   ck_assert_msg(strstr(bn, "crypto") != NULL, "encrypted write bound by %s, not the crypto engine", bn);
@@ -256,9 +206,9 @@ static double ob_raid_op(int disks, const char *kind, int from, double *power_W)
 {
   char y[1024];
   snprintf(y, sizeof y, ob_raid, disks, kind, from);
-  ob_run(y, NULL);
-  *power_W = ob_num("\"operations\": [", "avg_power_W");
-  return ob_num("\"operations\": [", "duration_s");
+  sr_run_text(y, NULL);
+  *power_W = sr_num("\"operations\": [", "avg_power_W");
+  return sr_num("\"operations\": [", "duration_s");
 }
 
 START_TEST(test_raid_reshape_flat)
@@ -288,18 +238,18 @@ START_TEST(test_ds414slim_cpu_bound)
       "network: {mode: lacp, nas_links: 2, nas_link_rate: 1Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 9000}\n"
       "protocol: {kind: nfs, nfs_sync: 0}\nclients: {count: 1}\n"
       "workload: {preset: vmware-io-analyzer, bs: 4KiB, rw: write, runtime: 2s, ramp: 1s}\ntime: 2s\nseed: 1\n";
-  ob_run(y, NULL);
+  sr_run_text(y, NULL);
   char bn[96];
-  ob_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
   double cpu = ob_busy("soc.cpu"), flush = ob_busy("soc.flush");
-  double iops = ob_num("\"write\": {\"ios\"", "iops");
+  double iops = sr_num("\"write\": {\"ios\"", "iops");
   ck_assert_msg(!strncmp(bn, "soc.", 4) && cpu >= 0.95,
                 "heavy 4K random writes: bottleneck %s, SoC CPU busy %.1f %% (expected the CPU at ~99 %%)",
                 bn, 100 * cpu);
   ck_assert_msg(flush >= 0.15 * cpu, "flusher busy %.1f %% of a CPU busy %.1f %%: not a large share",
                 100 * flush, 100 * cpu);
-  ob_run(y, "--set soc.clock=2.4GHz");
-  double iops2 = ob_num("\"write\": {\"ios\"", "iops");
+  sr_run_text(y, "--set soc.clock=2.4GHz");
+  double iops2 = sr_num("\"write\": {\"ios\"", "iops");
   ck_assert_msg(iops2 >= 1.3 * iops, "twice the clock: %.0f IOPS vs %.0f: the CPU is not the limit",
                 iops2, iops);
 }
@@ -313,9 +263,9 @@ static const char ob_lacp[] =
 
 START_TEST(test_lacp_single_stream)
 {
-  ob_run(ob_lacp, NULL);
+  sr_run_text(ob_lacp, NULL);
   double lacp = ob_read_MBps();
-  ob_run(ob_lacp, "--set network.mode=mpio");
+  sr_run_text(ob_lacp, "--set network.mode=mpio");
   double mpio = ob_read_MBps();
   double link_MBps = 1e9 / 8 / 1e6; /* one 1GbE link's line rate: payload can only be less */
   ck_assert_msg(lacp <= link_MBps, "LACP single initiator %.1f MB/s exceeds one link (%.1f MB/s)", lacp, link_MBps);
@@ -327,10 +277,10 @@ START_TEST(test_volume_width_network_bound)
 {
   const char *one = "--set network.mode=single --set network.nas_links=1 --set network.client_nics=1";
   char args[512];
-  ob_run(ob_lacp, one);
+  sr_run_text(ob_lacp, one);
   double w10 = ob_read_MBps();
   snprintf(args, sizeof args, "%s --set disks.count=5", one);
-  ob_run(ob_lacp, args);
+  sr_run_text(ob_lacp, args);
   double w5 = ob_read_MBps();
   ck_assert_msg(fabs(w10 / w5 - 1) <= 0.05, "10 disks %.1f MB/s vs 5 disks %.1f MB/s differ by more than 5 %%", w10, w5);
 }
@@ -359,10 +309,10 @@ START_TEST(test_ssd_cache_random_not_sequential)
 {
   char y[2048];
   snprintf(y, sizeof y, ob_cache, "none", "randread", "4k");
-  ob_run(y, NULL);
+  sr_run_text(y, NULL);
   double r0 = ob_read_iops();
   snprintf(y, sizeof y, ob_cache, "read-write", "randread", "4k");
-  ob_run(y, NULL);
+  sr_run_text(y, NULL);
   double r1 = ob_read_iops();
   /* 16 sequential readers interleave on every member: the 8-disk RAID-6
    * streams well above 10GbE only if the drives keep a read segment per
@@ -371,15 +321,15 @@ START_TEST(test_ssd_cache_random_not_sequential)
   char bn0[96], bn1[96];
   double l0, l1;
   snprintf(y, sizeof y, ob_cache_seq, "none");
-  ob_run(y, NULL);
+  sr_run_text(y, NULL);
   double s0 = ob_read_MBps();
   l0 = ob_busy("net.nas0.tx");
-  ob_bottleneck(bn0, sizeof bn0);
+  sr_bottleneck(bn0, sizeof bn0);
   snprintf(y, sizeof y, ob_cache_seq, "read-write");
-  ob_run(y, NULL);
+  sr_run_text(y, NULL);
   double s1 = ob_read_MBps();
   l1 = ob_busy("net.nas0.tx");
-  ob_bottleneck(bn1, sizeof bn1);
+  sr_bottleneck(bn1, sizeof bn1);
   ck_assert_msg(r1 >= 3 * r0, "4K random read IOPS: cache off %.0f, on %.0f (expected many times more)", r0, r1);
   /* the 10GbE port carries (nearly) all it can; the drives, streaming
    * 6/8 of 8 x ~200 MB/s, have only a few percent in hand and may be

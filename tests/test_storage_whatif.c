@@ -6,31 +6,8 @@
  * (or text written here) and reads the few numbers it needs. */
 #include <check.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#define WI_OUT_MAX (1 << 21)
-
-static char wi_out[WI_OUT_MAX];
-
-/* Run `nastwin run PATH --json ARGS`; the JSON lands in wi_out. */
-static void wi_run_file(const char *path, const char *args)
-{
-  const char *bin = getenv("NASTWIN_BIN");
-  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' run '%s' --json -j 2 %s 2>/dev/null", bin, path, args ? args : "");
-  FILE *p = popen(cmd, "r");
-  ck_assert_ptr_nonnull(p);
-  size_t n = fread(wi_out, 1, sizeof wi_out - 1, p);
-  wi_out[n] = '\0';
-  int st = pclose(p);
-  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "nastwin run %s %s failed (status %d)", path, args ? args : "",
-                st);
-}
+#include "scenario_run.c.inc"
 
 /* Run a scenario of the source tree (path relative to it). */
 static void wi_run_source(const char *rel, const char *args)
@@ -39,44 +16,10 @@ static void wi_run_source(const char *rel, const char *args)
   ck_assert_msg(src != NULL, "NASTWIN_SOURCE_DIR is not set (run through ctest)");
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", src, rel);
-  wi_run_file(path, args);
+  sr_run_file(path, args);
 }
 
-/* Run scenario text written to a temporary file. */
-static void wi_run_text(const char *yaml, const char *args)
-{
-  char path[] = "/tmp/wi_scnXXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq((int)write(fd, yaml, strlen(yaml)), (int)strlen(yaml));
-  close(fd);
-  wi_run_file(path, args);
-  unlink(path);
-}
-
-/* The number after `key` that follows `anchor` (anchor "" = start). */
-static double wi_num(const char *anchor, const char *key)
-{
-  const char *a = strstr(wi_out, anchor);
-  ck_assert_msg(a != NULL, "no %s in output", anchor);
-  char pat[96];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = strstr(a, pat);
-  ck_assert_msg(p != NULL, "no %s after %s", key, anchor);
-  return strtod(p + strlen(pat), NULL);
-}
-
-static double wi_write_iops(void) { return wi_num("\"write\": {\"ios\"", "iops"); }
-
-/* Name of the bottleneck resource (first step). */
-static void wi_bottleneck(char *name, size_t len)
-{
-  const char *p = strstr(wi_out, "\"bottleneck\": {\"resource\": \"");
-  ck_assert_msg(p != NULL, "no bottleneck in output");
-  p += strlen("\"bottleneck\": {\"resource\": \"");
-  const char *e = strchr(p, '"');
-  snprintf(name, len, "%.*s", (int)(e - p), p);
-}
+static double wi_write_iops(void) { return sr_num("\"write\": {\"ios\"", "iops"); }
 
 /* Small random writes, sync and with the drive write caches off, are bound
  * by member-disk operations: RAID-10 writes 2 mirrors, RAID-5 reads and
@@ -94,7 +37,7 @@ START_TEST(test_raid_level_write_penalty)
     snprintf(rel, sizeof rel, "scenarios/whatif/ds1819-raid-levels-%s.yaml", levels[i]);
     wi_run_source(rel, args);
     iops[i] = wi_write_iops();
-    wi_bottleneck(bn, sizeof bn);
+    sr_bottleneck(bn, sizeof bn);
     ck_assert_msg(strncmp(bn, "disk", 4) == 0, "%s: bottleneck %s at %.0f IOPS, expected a member disk", levels[i], bn,
                   iops[i]);
   }
@@ -122,12 +65,12 @@ START_TEST(test_buffered_write_steady_state)
 {
   char y[2048], bn[96];
   snprintf(y, sizeof y, wi_buffered, 0);
-  wi_run_text(y, NULL);
+  sr_run_text(y, NULL);
   double cold = wi_write_iops();
   snprintf(y, sizeof y, wi_buffered, 1);
-  wi_run_text(y, NULL);
+  sr_run_text(y, NULL);
   double steady = wi_write_iops();
-  wi_bottleneck(bn, sizeof bn);
+  sr_bottleneck(bn, sizeof bn);
   ck_assert_msg(steady < 0.5 * cold, "4K buffered random write: cold %.0f IOPS, preconditioned %.0f (expected far fewer)",
                 cold, steady);
   ck_assert_msg(strncmp(bn, "disk", 4) == 0, "preconditioned: bottleneck %s at %.0f IOPS, expected a member disk", bn,
