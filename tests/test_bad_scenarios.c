@@ -1,6 +1,7 @@
 /* Every file in scenarios/bad/ is rejected with exactly its expected
  * message, exit code 2 and nothing on stdout. */
 #include <check.h>
+#include "ck_run.h"
 #include <dirent.h>
 #include <math.h>
 
@@ -104,9 +105,5 @@ int main(void)
   tcase_add_test(tc, test_paths_that_are_not_files);
   tcase_add_test(tc, test_bad_command_line);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

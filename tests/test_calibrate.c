@@ -4,6 +4,7 @@
  * The synthetic "measured" figures are simulated here at a known latency
  * (no review figure is used). */
 #include <check.h>
+#include "ck_run.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -258,9 +259,5 @@ static Suite *calibrate_suite(void)
 
 int main(void)
 {
-  SRunner *r = srunner_create(calibrate_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ck_run(calibrate_suite());
 }

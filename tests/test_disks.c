@@ -2,6 +2,7 @@
  * zones, NCQ), SSD/NVMe parallelism and link caps, shared links, random
  * request streams, and the drive catalogue against the param tables. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -833,9 +834,5 @@ int main(void)
   tc = tcase_create("catalog");
   tcase_add_test(tc, test_catalog);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

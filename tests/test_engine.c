@@ -2,6 +2,7 @@
  * a golden run checkable by hand, determinism, Little's law on closed
  * loops, and the failure path for unfinished work. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 
 #include "cli_util.h"
@@ -388,9 +389,5 @@ int main(void)
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -2,6 +2,7 @@
  * (smbd's core is the bottleneck, and why), and the operational bound
  * X <= 1/D_max never beaten by a simulation.  Runs NASTWIN_BIN. */
 #include <check.h>
+#include "ck_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,5 @@ int main(void)
   tcase_add_test(tr, test_default_story);
   tcase_add_test(tr, test_bounds_hold);
   suite_add_tcase(s, tr);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

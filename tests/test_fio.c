@@ -1,6 +1,7 @@
 /* fio job files: golden files parse to the expected jobs and steps; every
  * file in tests/fio/bad/ fails with the error text in its .expected file. */
 #include <check.h>
+#include "ck_run.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -342,9 +343,5 @@ int main(void)
   TCase *tb = tcase_create("bad");
   tcase_add_test(tb, test_bad_corpus);
   suite_add_tcase(s, tb);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -6,6 +6,7 @@
  * generated into a temporary directory.  Crash reproducers found by the
  * fuzzers (fuzz/regressions/) are replayed the same way. */
 #include <check.h>
+#include "ck_run.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -433,9 +434,5 @@ int main(void)
     tcase_add_test(tc, cases[i].test);
     suite_add_tcase(s, tc);
   }
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

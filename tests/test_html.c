@@ -3,6 +3,7 @@
  * external resource.  With chromium installed the sweep page is also
  * rendered to a PNG (skipped, and said so, otherwise). */
 #include <check.h>
+#include "ck_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,9 +245,5 @@ int main(void)
   tcase_add_test(tp, test_run_page);
   tcase_add_test(tp, test_validate_page);
   suite_add_tcase(s, tp);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -1,6 +1,7 @@
 /* MVA: textbook closed networks solved exactly, multi-server stations
  * against a birth-death chain, and a stochastic simulation. */
 #include <check.h>
+#include "ck_run.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -156,9 +157,5 @@ int main(void)
   TCase *ts = tcase_create("simulation");
   tcase_add_test(ts, test_against_simulation);
   suite_add_tcase(s, ts);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

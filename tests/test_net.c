@@ -1,5 +1,6 @@
 /* Network models: framing arithmetic, bond hashing, MPIO selectors, TCP caps. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,9 +373,5 @@ int main(void)
   tc = tcase_create("tcp");
   tcase_add_test(tc, test_tcp_caps);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ck_run(s);
 }

@@ -2,6 +2,7 @@
  * block sizes, depths, read/write, prep jobs), settings override, and bad
  * names/settings are rejected with a message naming them. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -354,9 +355,5 @@ int main(void)
   TCase *te = tcase_create("errors");
   tcase_add_test(te, test_errors);
   suite_add_tcase(s, te);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

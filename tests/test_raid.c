@@ -1,6 +1,7 @@
 /* md RAID mapping and planning: exhaustive maps, md's layouts, RAID-6
  * double-failure recovery with real GF(2^8) P+Q, I/O amplification. */
 #include <check.h>
+#include "ck_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,9 +380,5 @@ int main(void)
   tcase_add_test(tc, test_amplification);
   tcase_add_test(tc, test_degraded_read_and_checks);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return ck_run(s);
 }

@@ -2,6 +2,7 @@
  * hanging child becomes a failed result with the reason and its stderr,
  * and the other tasks still complete. */
 #include <check.h>
+#include "ck_run.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +70,5 @@ int main(void)
   tcase_add_test(tc, test_failures_are_results);
   tcase_add_test(tc, test_order_independent_of_jobs);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -1,5 +1,6 @@
 /* SoC and protocol cost models, and the socs/protocols catalogues. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,9 +422,5 @@ int main(void)
   tcase_add_test(tc, test_catalog_socs);
   tcase_add_test(tc, test_catalog_protocols);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ck_run(s);
 }

@@ -3,6 +3,7 @@
  * encryption.  Devices are a test-local FIFO fake (latency + bytes/rate);
  * CPU threads are FIFO servers at a fixed clock. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -901,9 +902,5 @@ int main(void)
   tcase_add_test(tc, test_disk_request_cycles);
   tcase_add_test(tc, test_ssd_precondition);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return ck_run(s);
 }

@@ -1,6 +1,7 @@
 /* Latency histogram (percentile error bound, exact moments, merge) and
  * per-second series. */
 #include <check.h>
+#include "ck_run.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -226,9 +227,5 @@ int main(void)
   TCase *ts = tcase_create("series");
   tcase_add_test(ts, test_series);
   suite_add_tcase(s, ts);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -2,6 +2,7 @@
  * events (windows of MiBs), and still exact in simulated time.  Same
  * FIFO fake devices as test_stack.c. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,5 @@ int main(void)
   tcase_add_test(tc, test_big_rebuild_events);
   tcase_add_test(tc, test_big_reshape_events);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return ck_run(s);
 }

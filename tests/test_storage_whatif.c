@@ -5,6 +5,7 @@
  * Each case runs `nastwin run --json` on a scenario of scenarios/whatif/
  * (or text written here) and reads the few numbers it needs. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 
 #include "scenario_run.c.inc"
@@ -94,9 +95,5 @@ static Suite *wi_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(wi_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ck_run(wi_suite());
 }

@@ -2,6 +2,7 @@
  * -j and sharding, and an interrupted sweep resumed without losing or
  * repeating a point.  Runs the binary named by NASTWIN_BIN. */
 #include <check.h>
+#include "ck_run.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,9 +313,5 @@ int main(void)
   tcase_add_test(tr, test_analytic);
   tcase_add_test(tr, test_mpi_identical);
   suite_add_tcase(s, tr);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

@@ -1,5 +1,6 @@
 /* Units parser: exact values for every dimension, and every rejection. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <string.h>
 
@@ -80,9 +81,5 @@ int main(void)
   tcase_add_test(tc, test_rejections);
   tcase_add_test(tc, test_format);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
+  return ck_run(s);
 }

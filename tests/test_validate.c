@@ -3,6 +3,7 @@
  * The measured figures below are made up (not review figures): they only
  * serve to check the arithmetic error = predicted / measured - 1. */
 #include <check.h>
+#include "ck_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,9 +219,5 @@ static Suite *validate_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(validate_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ck_run(validate_suite());
 }
