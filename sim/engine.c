@@ -1126,7 +1126,11 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
   double size = j->spec->size_bytes > 0 ? j->spec->size_bytes : cap;
   if (size > cap)
     size = cap;
-  double start = j->spec->offset_bytes + (double)index * size;
+  /* fio: copies of a job on one file share its region, each offset by
+   * offset_increment; otherwise each copy has a file of its own. */
+  double start = j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
+  if (!j->spec->shared_file)
+    start += (double)index * size;
   if (start + size > cap)
     start = fmod(start, cap - size + 1.0);
   j->region_start = floor(start / 4096.0) * 4096.0;

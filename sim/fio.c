@@ -35,12 +35,12 @@ static const char *const fio_modelled_keys[] = {
     "runtime",   "timeout",       "ramp_time",   "time_based", "direct",    "buffered",
     "thinktime", "rate_iops",     "stonewall",   "wait_for_previous",       "sync",
     "fsync",     "percentage_random",          "name",       "group_reporting",
-    "description",
+    "description", "filename",   "offset_increment",
 };
 
 /* Options accepted and ignored: nastwin does not model what they change. */
 static const char *const fio_unmodelled_keys[] = {
-    "ioengine",       "filename",       "directory",     "invalidate",     "norandommap",
+    "ioengine",       "directory",     "invalidate",     "norandommap",
     "randrepeat",     "gtod_reduce",    "refill_buffers", "randseed",      "random_generator",
     "nrfiles",        "openfiles",      "file_service_type", "fallocate",  "create_on_open",
     "unlink",         "end_fsync",      "fsync_on_close", "overwrite",     "iodepth_batch",
@@ -429,14 +429,21 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
       j->seq_frac = (double)(100 - n) / 100.0;
     return 0;
   }
-  if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset")) {
-    int is_offset = !strcmp(key, "offset");
+  if (!strcmp(key, "filename")) {
+    j->shared_file = 1; /* every copy of the job opens this one file */
+    return 0;
+  }
+  if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset") ||
+      !strcmp(key, "offset_increment")) {
+    int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
     if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
         d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
                      "and ranges are not modelled)",
                      key, v, FIO_SIZE_ALLOWED, is_offset ? "0" : "1 B");
-    if (is_offset)
+    if (!strcmp(key, "offset_increment"))
+      j->offset_increment_bytes = d;
+    else if (is_offset)
       j->offset_bytes = d;
     else
       j->size_bytes = d;

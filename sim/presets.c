@@ -391,7 +391,7 @@ static int iozone_expand(struct preset_ctx *c)
 
 /* ---------------------------------------------------------- StorageReview */
 
-enum { SR_THREADS, SR_QUEUE, SR_FILE, SR_RUNTIME, SR_RAMP, SR_PRECOND, SR_N };
+enum { SR_THREADS, SR_QUEUE, SR_FILE, SR_SHARED, SR_RUNTIME, SR_RAMP, SR_PRECOND, SR_N };
 static const struct preset_setting sr_settings[] = {
     [SR_THREADS] = {.key = "threads", .kind = PS_INT, .min = 1, .max = 256, .def = 16,
                     .help = "workers for the fixed-load tests (16T16Q)"},
@@ -399,6 +399,9 @@ static const struct preset_setting sr_settings[] = {
                   .help = "outstanding I/Os per worker for the fixed-load tests"},
     [SR_FILE] = {.key = "file_size", .kind = PS_BYTES, .min = 1 * MIB, .max = 1024 * 1024 * GIB,
                  .def = 25 * GIB, .help = "test region (assumed 25 GiB)"},
+    [SR_SHARED] = {.key = "shared_file", .kind = PS_INT, .min = 0, .max = 1, .def = 1,
+                   .help = "1: the threads are fio numjobs on one test file (fio filename=), "
+                           "reading and writing the same region; 0: a file per thread"},
     [SR_RUNTIME] = {.key = "runtime", .kind = PS_TIME, .min = 1, .max = 86400, .def = 60,
                     .help = "measured time per step (assumed 60 s)"},
     [SR_RAMP] = {.key = "ramp", .kind = PS_TIME, .min = 0, .max = 3600, .def = 5,
@@ -413,6 +416,7 @@ static int sr_add(struct preset_ctx *c, const char *name, const char *metric, do
   const struct preset_values *pv = c->pv;
   struct job j;
   preset_job(&j, name, read_frac, access, bs, queue, threads, pv->v[SR_FILE], 1);
+  j.shared_file = (int)pv->v[SR_SHARED];
   j.time_based = 1;
   j.runtime_s = pv->v[SR_RUNTIME];
   j.ramp_s = pv->v[SR_RAMP];

@@ -32,6 +32,10 @@ struct job {
   int numjobs;              /* copies of the job per client, >= 1 */
   double size_bytes;        /* region each copy works in (fio size/filesize) */
   double offset_bytes;      /* start of the region */
+  int shared_file;          /* 1: the copies open one file (fio filename=): they share the
+                               region; 0: each copy (and client) its own file, fio's default
+                               jobname.N.M files, laid out one after the other */
+  double offset_increment_bytes; /* fio offset_increment: copy k starts k times this further */
   double runtime_s;         /* 0: until size_bytes done (or time_based) */
   double ramp_s;            /* warm-up excluded from the statistics */
   int time_based;           /* 1: run for runtime_s, wrapping in the region */

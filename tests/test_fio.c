@@ -59,6 +59,7 @@ START_TEST(test_basic)
   ck_assert_int_eq(a->time_based, 1);
   ck_assert_int_eq(a->direct, 1);
   ck_assert_int_eq(a->stonewall, 0);
+  ck_assert_int_eq(a->shared_file, 0); /* no filename=: a file per copy, fio's default */
   ck_assert_int_eq(s1->njobs, 1);
   ck_assert_str_eq(s1->metric, "write_MBps");
   const struct job *b = &s1->jobs[0];
@@ -100,6 +101,8 @@ START_TEST(test_mixed)
   ck_assert_int_eq(o->numjobs, 4);
   CK_EQ(o->size_bytes, 10 * GIB);
   CK_EQ(o->offset_bytes, GIB);
+  CK_EQ(o->offset_increment_bytes, 2 * GIB);
+  ck_assert_int_eq(o->shared_file, 1); /* filename= in [global]: the copies share the file */
   CK_EQ(o->runtime_s, 120.0);
   CK_EQ(o->ramp_s, 10.0);
   ck_assert_int_eq(o->time_based, 1);
@@ -119,9 +122,10 @@ START_TEST(test_mixed)
   ck_assert_int_eq(l->direct, 0);
   ck_assert_int_eq(l->iodepth, 1);
   ck_assert_int_eq(l->numjobs, 1);
-  static const char *const unmodelled[] = {"'ioengine'", "'filename'", "'norandommap'", "'randrepeat'"};
-  for (size_t i = 0; i < 4; i++)
+  static const char *const unmodelled[] = {"'ioengine'", "'norandommap'", "'randrepeat'"};
+  for (size_t i = 0; i < 3; i++)
     ck_assert_msg(strstr(warn, unmodelled[i]), "warnings lack %s: %s", unmodelled[i], warn);
+  ck_assert_msg(!strstr(warn, "'filename'"), "filename is modelled (shared file): %s", warn);
   ck_assert_msg(strstr(warn, "mixed.fio:3:"), "warning names the line: %s", warn);
   free(warn);
   workload_free(&w);
