@@ -61,6 +61,7 @@ struct calib {
   int ncache, capcache;
   long nsims;
   int evals;
+  double sumsq_screen;    /* sum of squares at the screening point */
   struct timespec t0;
   /* The last fit's Jacobian (nfit x nfree, row i = fitpts[i], column k =
    * freep[k], d residual / d u) and residuals at its solution: the one-step
@@ -489,6 +490,110 @@ static double calib_sumsq(const gsl_vector *f)
   return s;
 }
 
+#define CALIB_MIN_GAIN 1e-4
+#define CALIB_MIN_INDEP 0.01
+
+int calib_forward_select(const gsl_matrix *J, const gsl_vector *f, const int *skip, int max_pick, int *pick,
+                         double *gain)
+{
+  size_t n = J->size1, p = J->size2;
+  gsl_matrix *A = gsl_matrix_alloc(n, p);
+  gsl_vector *r = gsl_vector_alloc(n);
+  double *norm0 = malloc(p * sizeof *norm0);
+  int npick = 0;
+  for (size_t k = 0; k < p; k++)
+    pick[k] = 0, gain[k] = 0;
+  if (!A || !r || !norm0) {
+    npick = -1;
+    goto done;
+  }
+  gsl_matrix_memcpy(A, J);
+  gsl_vector_memcpy(r, f);
+  double ss0 = 0;
+  for (size_t i = 0; i < n; i++)
+    ss0 += gsl_vector_get(f, i) * gsl_vector_get(f, i);
+  for (size_t k = 0; k < p; k++) {
+    double aa = 0;
+    for (size_t i = 0; i < n; i++)
+      aa += gsl_matrix_get(J, i, k) * gsl_matrix_get(J, i, k);
+    norm0[k] = sqrt(aa);
+  }
+  while (max_pick <= 0 || npick < max_pick) {
+    double best = 0;
+    size_t kb = p;
+    for (size_t k = 0; k < p; k++) {
+      if (pick[k] || (skip && skip[k]) || norm0[k] == 0)
+        continue;
+      double aa = 0, ar = 0;
+      for (size_t i = 0; i < n; i++) {
+        double a = gsl_matrix_get(A, i, k);
+        aa += a * a;
+        ar += a * gsl_vector_get(r, i);
+      }
+      if (sqrt(aa) < CALIB_MIN_INDEP * norm0[k])
+        continue; /* collinear with the columns already chosen */
+      double g = ar * ar / aa;
+      if (g > best) /* ties: the lower index */
+        best = g, kb = k;
+    }
+    if (kb == p || best < CALIB_MIN_GAIN * ss0)
+      break;
+    pick[kb] = ++npick;
+    gain[kb] = best;
+    /* project the chosen direction out of the residual and the other columns */
+    double nb = 0;
+    for (size_t i = 0; i < n; i++)
+      nb += gsl_matrix_get(A, i, kb) * gsl_matrix_get(A, i, kb);
+    nb = sqrt(nb);
+    for (size_t m = 0; m <= p; m++) { /* m == p: the residual */
+      if (m < p && pick[m])
+        continue;
+      double dot = 0;
+      for (size_t i = 0; i < n; i++)
+        dot += gsl_matrix_get(A, i, kb) / nb * (m < p ? gsl_matrix_get(A, i, m) : gsl_vector_get(r, i));
+      for (size_t i = 0; i < n; i++) {
+        double d = dot * gsl_matrix_get(A, i, kb) / nb;
+        if (m < p)
+          gsl_matrix_set(A, i, m, gsl_matrix_get(A, i, m) - d);
+        else
+          gsl_vector_set(r, i, gsl_vector_get(r, i) - d);
+      }
+    }
+  }
+done:
+  free(norm0);
+  gsl_vector_free(r);
+  gsl_matrix_free(A);
+  return npick;
+}
+
+/* Which screened parameters to free (calib_forward_select on the
+ * screening Jacobian J and residuals f, at most max_free); the others are
+ * marked weak and keep their catalogue value. */
+static void calib_select(struct calib *c, const gsl_matrix *J, const gsl_vector *f)
+{
+  size_t p = (size_t)c->nfree;
+  int *skip = malloc(p * sizeof *skip), *pick = malloc(p * sizeof *pick);
+  double *gain = malloc(p * sizeof *gain);
+  c->sumsq_screen = calib_sumsq(f);
+  if (skip && pick && gain) {
+    for (size_t k = 0; k < p; k++)
+      skip[k] = c->par[c->freep[k]].no_effect;
+    if (calib_forward_select(J, f, skip, c->o->max_free, pick, gain) < 0)
+      for (size_t k = 0; k < p; k++) /* out of memory: free everything that moves */
+        pick[k] = !skip[k], gain[k] = 0;
+    for (size_t k = 0; k < p; k++) {
+      struct calib_param *q = &c->par[c->freep[k]];
+      q->pick = pick[k];
+      q->gain = gain[k];
+      q->weak = !q->no_effect && !pick[k];
+    }
+  }
+  free(skip);
+  free(pick);
+  free(gain);
+}
+
 /* One forward-difference Jacobian at c->x; parameters whose column is
  * exactly zero (the simulations do not change at all) are marked
  * no_effect and leave the fit.  Exact, not an approximation: a zero
@@ -499,15 +604,15 @@ static int calib_screen(struct calib *c)
 {
   gsl_vector *u = gsl_vector_alloc((size_t)(c->nfree > 0 ? c->nfree : 1));
   gsl_matrix *J = gsl_matrix_alloc((size_t)(c->nfit > 0 ? c->nfit : 1), (size_t)(c->nfree > 0 ? c->nfree : 1));
+  gsl_vector *f = gsl_vector_alloc((size_t)(c->nfit > 0 ? c->nfit : 1));
   int rc = -1;
-  if (u && J && c->nfree > 0 && c->nfit > 0) {
+  if (u && J && f && c->nfree > 0 && c->nfit > 0) {
     for (int k = 0; k < c->nfree; k++) {
       const struct calib_param *q = &c->par[c->freep[k]];
       (void)q;
       gsl_vector_set(u, (size_t)k, c->uref[c->freep[k]]);
     }
     if (calib_gsl_df(u, c, J) == GSL_SUCCESS) {
-      double smax = 0;
       for (int k = 0; k < c->nfree; k++) {
         double ss = 0;
         for (int i = 0; i < c->nfit; i++)
@@ -515,25 +620,17 @@ static int calib_screen(struct calib *c)
         struct calib_param *q = &c->par[c->freep[k]];
         q->sensitivity = sqrt(ss);
         q->no_effect = ss == 0.0;
-        smax = fmax(smax, q->sensitivity);
       }
-      /* Keep the max_free most sensitive parameters of at least 1 % of
-       * the largest sensitivity; ties broken by catalogue order. */
-      for (int k = 0; k < c->nfree; k++) {
-        struct calib_param *q = &c->par[c->freep[k]];
-        int rank = 0;
-        for (int m = 0; m < c->nfree; m++) {
-          const struct calib_param *r = &c->par[c->freep[m]];
-          rank += r->sensitivity > q->sensitivity || (r->sensitivity == q->sensitivity && m < k);
-        }
-        if (!q->no_effect && (q->sensitivity < 0.01 * smax || (c->o->max_free > 0 && rank >= c->o->max_free)))
-          q->weak = 1;
-      }
+      if (calib_gsl_f(u, c, f) != GSL_SUCCESS) /* the screening's own base point: cached */
+        goto out;
+      calib_select(c, J, f);
       calib_pick_free(c);
       rc = 0;
     }
   }
+out:
   gsl_vector_free(u);
+  gsl_vector_free(f);
   gsl_matrix_free(J);
   return rc;
 }
@@ -1141,9 +1238,19 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++)
     if (c->par[j].no_effect)
       fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
-  fprintf(out, "weakly sensitive (|dr/du| < 1 %% of the largest, or beyond the %d most sensitive), kept at the "
-               "catalogue value:\n",
+  fprintf(out, "forward selection (at most %d): freed, in order, with the share of the sum of squares each "
+               "removes on its own axis:\n",
           o->max_free);
+  for (int pick = 1;; pick++) {
+    int j = 0;
+    while (j < c->np && c->par[j].pick != pick)
+      j++;
+    if (j == c->np)
+      break;
+    fprintf(out, "  %2d %s.%s  %.1f %%\n", pick, c->par[j].entry, c->par[j].key,
+            100.0 * c->par[j].gain / fmax(c->sumsq_screen, 1e-300));
+  }
+  fprintf(out, "not chosen (little left to explain, or collinear with those freed), kept at the catalogue value:\n");
   for (int j = 0; j < c->np; j++)
     if (c->par[j].weak)
       fprintf(out, "  %s.%s  |dr/du| %.3g\n", c->par[j].entry, c->par[j].key, c->par[j].sensitivity);

@@ -20,6 +20,8 @@
 #define NASTWIN_CALIBRATE_H
 
 #include <stdio.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
 
 #include "sim/config.h"
 #include "sim/err.h"
@@ -40,8 +42,10 @@ struct calib_param {
   int at_bound;        /* 1: within 1 % of the range from a bound */
   int free_;           /* 1: fitted in the last fit */
   int no_effect;       /* 1: the screening Jacobian column was exactly 0 */
-  int weak;            /* 1: screened out as weakly sensitive (kept at value0) */
+  int weak;            /* 1: not chosen by the screening's forward selection (kept at value0) */
   double sensitivity;  /* |column| of the screening Jacobian (per unit u) */
+  double gain;         /* chosen: what its orthogonalised column removes of the sum of squares */
+  int pick;            /* chosen: 1 for the first pick, 2 the next, ...; 0: not chosen */
 };
 
 struct calib_opts {
@@ -54,6 +58,24 @@ struct calib_opts {
   int list;      /* 1: list the free parameters and stop */
   int quiet;
 };
+
+/* Forward selection (orthogonal matching pursuit) of the columns of a
+ * Jacobian J (residuals x parameters) against residuals f.  Each round
+ * picks the column that, orthogonalised against those already picked,
+ * removes the most of what is left of the residual -- (a.r)^2 / a.a, the
+ * drop of the sum of squares of a one-parameter Gauss-Newton step -- and
+ * projects it out of the residual and the other columns.  Unlike ranking
+ * by |column|, this spends a budget of free parameters where the misfit
+ * is: a parameter three far-off points see beats one forty well-fitted
+ * points see, and of two parameters that move the same points the same
+ * way only one is picked.  Columns with skip[k] != 0 (skip may be NULL)
+ * or all zero are never picked.  Stops after max_pick (<= 0: no cap),
+ * when the best drop is below 1e-4 of |f|^2, or when every remaining
+ * column has lost 99 % of its norm to those picked (collinear).
+ * pick[k] = 1 for the first pick, 2 the next, ..., 0 not picked; gain[k]
+ * the drop it made.  Returns the number picked, -1 out of memory. */
+int calib_forward_select(const gsl_matrix *J, const gsl_vector *f, const int *skip, int max_pick, int *pick,
+                         double *gain);
 
 /* The bounded transform x(u) = lo + (hi - lo) (1 + tanh u) / 2. */
 double calib_x_of_u(double u, double lo, double hi);

@@ -104,6 +104,45 @@ START_TEST(test_entry_of_fit)
 }
 END_TEST
 
+/* Forward selection on a made-up Jacobian: 40 well-fitted points see
+ * parameter 0 a little (the largest |column|), 3 points far off see
+ * parameter 1; parameter 2 moves those 3 points exactly as 1 does (twice
+ * as much), parameter 3 moves one of them its own way.  With one slot the
+ * misfit's parameter wins; with no cap the collinear one is never taken. */
+START_TEST(test_forward_select)
+{
+  enum { N = 43, P = 4 };
+  gsl_matrix *J = gsl_matrix_calloc(N, P);
+  gsl_vector *f = gsl_vector_calloc(N);
+  for (int i = 0; i < 40; i++) {
+    gsl_matrix_set(J, i, 0, 0.5);
+    gsl_vector_set(f, i, i % 2 ? -0.01 : 0.02); /* a small bias for 0 to explain */
+  }
+  for (int i = 40; i < N; i++) {
+    gsl_matrix_set(J, i, 1, 1.0);
+    gsl_matrix_set(J, i, 2, 2.0);
+    gsl_vector_set(f, i, 1.4);
+  }
+  gsl_matrix_set(J, 41, 3, 0.3);
+  gsl_vector_set(f, 41, 1.7); /* what parameter 3 alone can still fix */
+  int pick[P];
+  double gain[P];
+  int skip[P] = {0, 0, 0, 0};
+  ck_assert_int_eq(calib_forward_select(J, f, skip, 1, pick, gain), 1);
+  ck_assert_msg(pick[1] == 1 && !pick[0] && !pick[2] && !pick[3], "one slot: picks %d %d %d %d", pick[0], pick[1],
+                pick[2], pick[3]);
+  ck_assert_msg(fabs(gain[1] - pow(1.4 + 1.7 + 1.4, 2) / 3) < 1e-9, "gain %.12g", gain[1]);
+  int n = calib_forward_select(J, f, skip, 0, pick, gain);
+  ck_assert_msg(n == 3 && pick[1] == 1 && pick[3] == 2 && pick[0] == 3 && pick[2] == 0,
+                "no cap: %d picked, order %d %d %d %d", n, pick[0], pick[1], pick[2], pick[3]);
+  skip[1] = 1; /* parameter 1 had no effect: its twin takes the slot */
+  ck_assert_int_eq(calib_forward_select(J, f, skip, 1, pick, gain), 1);
+  ck_assert_msg(pick[2] == 1, "with 1 skipped: picks %d %d %d %d", pick[0], pick[1], pick[2], pick[3]);
+  gsl_matrix_free(J);
+  gsl_vector_free(f);
+}
+END_TEST
+
 START_TEST(test_recovers_known_latency)
 {
   const char *src = tc_src();
@@ -245,6 +284,7 @@ static Suite *calibrate_suite(void)
   suite_add_tcase(s, t);
   t = tcase_create("entries");
   tcase_add_test(t, test_entry_of_fit);
+  tcase_add_test(t, test_forward_select);
   suite_add_tcase(s, t);
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
