@@ -13,6 +13,7 @@
 #endif
 
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/engine.h"
 #include "sim/explain.h"
 #include "sim/htmlreport.h"
@@ -97,29 +98,19 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
 {
   memset(o, 0, sizeof *o);
   o->shard_n = 1;
+  static const char *const valued[] = {"-j",      "--shard",   "--csv",    "--json",
+                                       "--html",  "--timeout", "--catalog", "--sample", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    int needs = !strcmp(a, "-j") || !strcmp(a, "--shard") || !strcmp(a, "--csv") ||
-                !strcmp(a, "--json") || !strcmp(a, "--html") || !strcmp(a, "--timeout") ||
-                !strcmp(a, "--catalog") || !strcmp(a, "--sample");
-    if (needs) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
-        return 2;
-      }
-      val = argv[++i];
-    }
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli_sweep_usage(stdout);
       return 1;
     } else if (!strcmp(a, "-j")) {
-      char *end;
-      long j = strtol(val, &end, 10);
-      if (*end || j < 1 || j > 64) {
-        fprintf(stderr, "nastwin: error: -j '%s': must be a whole number between 1 and 64\n", val);
+      long j;
+      if (cli_opt_int(a, val, 1, 64, &j) < 0)
         return 2;
-      }
       o->jobs = (int)j;
     } else if (!strcmp(a, "--shard")) {
       int si, sn;
