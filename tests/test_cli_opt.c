@@ -69,6 +69,7 @@ int main(void)
   tcase_add_test(tc, test_int);
   suite_add_tcase(s, tc);
   tc = tcase_create("subcommands");
+  tcase_set_timeout(tc, 60); /* 8 runs of the binary: ~5 s under ASan on a loaded machine */
   tcase_add_test(tc, test_same_words);
   suite_add_tcase(s, tc);
   return ck_run(s);
