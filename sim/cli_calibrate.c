@@ -6,6 +6,7 @@
 
 #include "sim/calibrate.h"
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 
 static void cli_calibrate_usage(FILE *out)
 {
@@ -41,49 +42,32 @@ static void cli_calibrate_usage(FILE *out)
         out);
 }
 
-/* A whole number in [lo, hi] or -1. */
-static int cli_calibrate_int(const char *opt, const char *s, int lo, int hi)
-{
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*end || end == s || v < lo || v > hi) {
-    fprintf(stderr, "nastwin: error: %s '%s': must be a whole number between %d and %d\n", opt, s, lo, hi);
-    return -1;
-  }
-  return (int)v;
-}
-
 int cli_calibrate(int argc, char **argv)
 {
   struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
+  static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
+                                       "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
-                                         "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
-    int needs = 0;
-    for (int k = 0; valued[k]; k++)
-      needs |= !strcmp(a, valued[k]);
-    if (needs && i + 1 >= argc) {
-      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
       return 2;
-    }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli_calibrate_usage(stdout);
       return 0;
     } else if (!strcmp(a, "--data"))
-      o.data = argv[++i];
+      o.data = val;
     else if (!strcmp(a, "--points"))
-      o.points = argv[++i];
+      o.points = val;
     else if (!strcmp(a, "--only"))
-      o.only = argv[++i];
+      o.only = val;
     else if (!strcmp(a, "--params"))
-      o.params = argv[++i];
+      o.params = val;
     else if (!strcmp(a, "--catalog"))
-      o.catalog = argv[++i];
+      o.catalog = val;
     else if (!strcmp(a, "--out"))
-      o.out = argv[++i];
+      o.out = val;
     else if (!strcmp(a, "--date"))
-      o.date = argv[++i];
+      o.date = val;
     else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))
@@ -91,17 +75,17 @@ int cli_calibrate(int argc, char **argv)
     else if (!strcmp(a, "--quiet"))
       o.quiet = 1;
     else if (!strcmp(a, "--max-iter") || !strcmp(a, "--max-free") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j")) {
-      int v = cli_calibrate_int(a, argv[++i], !strcmp(a, "-j") ? 1 : 0, !strcmp(a, "-j") ? 64 : 1000);
-      if (v < 0)
+      long v;
+      if (cli_opt_int(a, val, !strcmp(a, "-j") ? 1 : 0, !strcmp(a, "-j") ? 64 : 1000, &v) < 0)
         return 2;
       if (!strcmp(a, "--max-iter"))
-        o.max_iter = v;
+        o.max_iter = (int)v;
       else if (!strcmp(a, "--max-free"))
-        o.max_free = v;
+        o.max_free = (int)v;
       else if (!strcmp(a, "--cv-iter"))
-        o.cv_iter = v;
+        o.cv_iter = (int)v;
       else
-        o.njobs = v;
+        o.njobs = (int)v;
     } else {
       fprintf(stderr, "nastwin: error: unknown argument '%s' (see nastwin calibrate --help)\n", a);
       return 2;

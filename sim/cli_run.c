@@ -6,6 +6,7 @@
 
 #include "sim/calibrate.h"
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/config.h"
 #include "sim/engine.h"
 #include "sim/htmlreport.h"
@@ -56,17 +57,12 @@ static void cli_run_usage(FILE *out, const char *cmd)
 static int cli_parse(int argc, char **argv, struct cli_opts *o)
 {
   memset(o, 0, sizeof *o);
+  static const char *const valued[] = {"--set",  "--seed",    "--time", "--fio", "--calibrated",
+                                       "--html", "--catalog", "-j",     NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-#define NEXT_VAL()                                                                                 \
-  do {                                                                                             \
-    if (i + 1 >= argc) {                                                                           \
-      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);                            \
-      return 2;                                                                                    \
-    }                                                                                              \
-    val = argv[++i];                                                                               \
-  } while (0)
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       o->help = 1;
     } else if (!strcmp(a, "--json")) {
@@ -79,8 +75,6 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
     } else if (!strcmp(a, "--set") || !strncmp(a, "--set=", 6)) {
       if (a[5] == '=')
         val = a + 6;
-      else
-        NEXT_VAL();
       const char *eq = strchr(val, '=');
       if (!eq || eq == val) {
         fprintf(stderr, "nastwin: error: --set '%s': expected PATH=VALUE, e.g. soc.cores=8\n", val);
@@ -96,33 +90,23 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->sets[o->nsets].path = path;
       o->sets[o->nsets++].value = eq + 1;
     } else if (!strcmp(a, "--seed")) {
-      NEXT_VAL();
       if (o->nsets < CFG_MAX_SETS)
         o->sets[o->nsets++] = (struct cfg_set){.path = strdup("seed"), .value = val};
     } else if (!strcmp(a, "--time")) {
-      NEXT_VAL();
       if (o->nsets < CFG_MAX_SETS)
         o->sets[o->nsets++] = (struct cfg_set){.path = strdup("time"), .value = val};
     } else if (!strcmp(a, "--fio")) {
-      NEXT_VAL();
       o->fio = val;
     } else if (!strcmp(a, "--calibrated")) {
-      NEXT_VAL();
       o->calibrated = val;
     } else if (!strcmp(a, "--html")) {
-      NEXT_VAL();
       o->html = val;
     } else if (!strcmp(a, "--catalog")) {
-      NEXT_VAL();
       o->catalog = val;
     } else if (!strcmp(a, "-j")) {
-      NEXT_VAL();
-      char *end;
-      long j = strtol(val, &end, 10);
-      if (*end || j < 1 || j > 64) {
-        fprintf(stderr, "nastwin: error: -j '%s': must be a whole number between 1 and 64\n", val);
+      long j;
+      if (cli_opt_int(a, val, 1, 64, &j) < 0)
         return 2;
-      }
       o->jobs = (int)j;
     } else if (!strncmp(a, "--log=", 6)) {
       if (o->nlog < CLI_MAX_LOG)
@@ -136,7 +120,6 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       fprintf(stderr, "nastwin: error: more than one scenario given ('%s' and '%s')\n", o->scenario, a);
       return 2;
     }
-#undef NEXT_VAL
   }
   return 0;
 }

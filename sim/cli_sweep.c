@@ -13,6 +13,7 @@
 #endif
 
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/engine.h"
 #include "sim/explain.h"
 #include "sim/htmlreport.h"
@@ -97,29 +98,19 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
 {
   memset(o, 0, sizeof *o);
   o->shard_n = 1;
+  static const char *const valued[] = {"-j",      "--shard",   "--csv",    "--json",
+                                       "--html",  "--timeout", "--catalog", "--sample", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    int needs = !strcmp(a, "-j") || !strcmp(a, "--shard") || !strcmp(a, "--csv") ||
-                !strcmp(a, "--json") || !strcmp(a, "--html") || !strcmp(a, "--timeout") ||
-                !strcmp(a, "--catalog") || !strcmp(a, "--sample");
-    if (needs) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
-        return 2;
-      }
-      val = argv[++i];
-    }
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli_sweep_usage(stdout);
       return 1;
     } else if (!strcmp(a, "-j")) {
-      char *end;
-      long j = strtol(val, &end, 10);
-      if (*end || j < 1 || j > 64) {
-        fprintf(stderr, "nastwin: error: -j '%s': must be a whole number between 1 and 64\n", val);
+      long j;
+      if (cli_opt_int(a, val, 1, 64, &j) < 0)
         return 2;
-      }
       o->jobs = (int)j;
     } else if (!strcmp(a, "--shard")) {
       int si, sn;
@@ -476,23 +467,7 @@ static double cli_sweep_distance(const struct sweep *sw, long a, long b)
   return d;
 }
 
-/* Append a CSV cell. */
-static size_t cli_sweep_cell(char *buf, size_t n, size_t len, const char *t, int first)
-{
-  if (len >= n)
-    return len;
-  if (!first)
-    len += (size_t)snprintf(buf + len, n - len, ",");
-  int q = strpbrk(t, ",\"\n") != NULL;
-  if (len < n && q)
-    len += (size_t)snprintf(buf + len, n - len, "\"");
-  for (; *t && len < n; t++)
-    len += (size_t)snprintf(buf + len, n - len, *t == '"' ? "\"\"" : "%c", *t);
-  if (len < n && q)
-    len += (size_t)snprintf(buf + len, n - len, "\"");
-  return len;
-}
-
+/* Append number v as a CSV cell (%.6g; empty when not finite). */
 static size_t cli_sweep_num(char *buf, size_t n, size_t len, double v)
 {
   char t[64];
@@ -500,7 +475,7 @@ static size_t cli_sweep_num(char *buf, size_t n, size_t len, double v)
     t[0] = 0;
   else
     snprintf(t, sizeof t, "%.6g", v == 0.0 ? 0.0 : v);
-  return cli_sweep_cell(buf, n, len, t, 0);
+  return sweep_csv_cell(buf, n, len, t, 0);
 }
 
 /* MVA for stations st at population N, think Z. */
@@ -529,16 +504,16 @@ static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_swee
                                    char *header, size_t hn, char **rows, int quiet)
 {
   size_t len = 0;
-  len = cli_sweep_cell(header, hn, len, "point", 1);
-  len = cli_sweep_cell(header, hn, len, "step", 0);
-  len = cli_sweep_cell(header, hn, len, "step_name", 0);
+  len = sweep_csv_cell(header, hn, len, "point", 1);
+  len = sweep_csv_cell(header, hn, len, "step", 0);
+  len = sweep_csv_cell(header, hn, len, "step_name", 0);
   for (int c = 0; c < sweep_ncols(sw); c++)
-    len = cli_sweep_cell(header, hn, len, sweep_col_path(sw, c), 0);
+    len = sweep_csv_cell(header, hn, len, sweep_col_path(sw, c), 0);
   static const char *const cols[] = {"source", "from_point", "iops", "all_MBps", "lat_mean_ms",
                                      "bottleneck", "mva_iops", "mva_lat_mean_ms", "mva_err_pct",
                                      NULL};
   for (int k = 0; cols[k]; k++)
-    len = cli_sweep_cell(header, hn, len, cols[k], 0);
+    len = sweep_csv_cell(header, hn, len, cols[k], 0);
   snprintf(header + len, hn > len ? hn - len : 0, "\n");
   struct mva_station st[MVA_MAX_STATIONS];
   struct mva_result m;
@@ -566,9 +541,9 @@ static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_swee
     }
     const struct run_result *r = from >= 0 ? &results[res_of[from]] : NULL;
     size_t rl = (size_t)snprintf(row, sizeof row, "%ld,%d", tk->point, tk->step);
-    rl = cli_sweep_cell(row, sizeof row, rl, r ? r->step : "", 0);
+    rl = sweep_csv_cell(row, sizeof row, rl, r ? r->step : "", 0);
     for (int c = 0; c < sweep_ncols(sw); c++)
-      rl = cli_sweep_cell(row, sizeof row, rl, sweep_value(sw, tk->point, c), 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, sweep_value(sw, tk->point, c), 0);
     const char *bott = "none";
     if (r && from == t) {
       /* simulated: the run's numbers, then MVA on its own demands */
@@ -578,12 +553,12 @@ static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_swee
                              tk->think_s, &m, &bott) == 0;
       char fp[32];
       snprintf(fp, sizeof fp, "%ld", tk->point);
-      rl = cli_sweep_cell(row, sizeof row, rl, r->failed ? "sim-failed" : "sim", 0);
-      rl = cli_sweep_cell(row, sizeof row, rl, fp, 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, r->failed ? "sim-failed" : "sim", 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, fp, 0);
       rl = cli_sweep_num(row, sizeof row, rl, r->all.iops);
       rl = cli_sweep_num(row, sizeof row, rl, r->all.MBps);
       rl = cli_sweep_num(row, sizeof row, rl, r->all.lat_mean_s * 1e3);
-      rl = cli_sweep_cell(row, sizeof row, rl,
+      rl = sweep_csv_cell(row, sizeof row, rl,
                           r->bottleneck >= 0 && r->bottleneck < r->nres
                               ? r->res[r->bottleneck].name
                               : "none",
@@ -620,12 +595,12 @@ static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_swee
         snprintf(fp, sizeof fp, "%ld", tf->point);
       }
       double bytes_per_io = r && r->all.iops > 0 ? r->all.MBps / r->all.iops : NAN;
-      rl = cli_sweep_cell(row, sizeof row, rl, ok ? "mva" : "mva-failed", 0);
-      rl = cli_sweep_cell(row, sizeof row, rl, fp, 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, ok ? "mva" : "mva-failed", 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, fp, 0);
       rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
       rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s * bytes_per_io : NAN);
       rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
-      rl = cli_sweep_cell(row, sizeof row, rl, ok ? bott : "", 0);
+      rl = sweep_csv_cell(row, sizeof row, rl, ok ? bott : "", 0);
       rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
       rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
       rl = cli_sweep_num(row, sizeof row, rl, NAN);

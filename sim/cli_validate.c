@@ -5,6 +5,7 @@
 
 #include "sim/calibrate.h"
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/validate.h"
 
 static void cli_validate_usage(FILE *out)
@@ -34,38 +35,33 @@ int cli_validate(int argc, char **argv)
 {
   const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL, *calibrated = NULL;
   int json = 0, jobs = 0;
+  static const char *const valued[] = {"--data", "--points", "--only",       "--html",
+                                       "-j",     "--catalog", "--calibrated", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int needs = !strcmp(a, "--data") || !strcmp(a, "--points") || !strcmp(a, "--only") || !strcmp(a, "--html") ||
-                !strcmp(a, "-j") || !strcmp(a, "--catalog") || !strcmp(a, "--calibrated");
-    if (needs && i + 1 >= argc) {
-      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
       return 2;
-    }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       cli_validate_usage(stdout);
       return 0;
     } else if (!strcmp(a, "--json")) {
       json = 1;
     } else if (!strcmp(a, "--data")) {
-      data = argv[++i];
+      data = val;
     } else if (!strcmp(a, "--points")) {
-      points = argv[++i];
+      points = val;
     } else if (!strcmp(a, "--only")) {
-      only = argv[++i];
+      only = val;
     } else if (!strcmp(a, "--html")) {
-      html = argv[++i];
+      html = val;
     } else if (!strcmp(a, "--catalog")) {
-      catalog = argv[++i];
+      catalog = val;
     } else if (!strcmp(a, "--calibrated")) {
-      calibrated = argv[++i];
+      calibrated = val;
     } else if (!strcmp(a, "-j")) {
-      char *end;
-      long j = strtol(argv[++i], &end, 10);
-      if (*end || j < 1 || j > 64) {
-        fprintf(stderr, "nastwin: error: -j '%s': must be a whole number between 1 and 64\n", argv[i]);
+      long j;
+      if (cli_opt_int(a, val, 1, 64, &j) < 0)
         return 2;
-      }
       jobs = (int)j;
     } else {
       fprintf(stderr, "nastwin: error: unknown argument '%s' (see nastwin validate --help)\n", a);

@@ -673,13 +673,10 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   double kind_index;
   if (kd && cfg_value(kref, "protocol", kd, &kind_index, NULL, "", err) < 0)
     return -1;
-  /* kind local (a drive inside the client) has no protocol daemon and no
-   * catalogue entry: nothing runs on a NAS CPU. */
-  int local = strcmp(kind, "local") == 0;
-  const struct ynode *pe = local ? prn : cfg_entry(cat->protocols, "protocols", "protocol kind", kref, kind, err);
+  const struct ynode *pe = cfg_entry(cat->protocols, "protocols", "protocol kind", kref, kind, err);
   if (!pe)
     return -1;
-  const struct ynode *pp = local ? NULL : ytree_get(pe, "params");
+  const struct ynode *pp = ytree_get(pe, "params");
   const struct ynode *layers[2] = {pp, prn};
   if (cfg_fill(pp, kind, proto_param_table, proto_param_count, &s->proto, NULL, s, "protocol", err) < 0 ||
       cfg_fill(prn, "protocol", proto_param_table, proto_param_count, &s->proto, NULL, s, "protocol",

@@ -448,8 +448,7 @@ void sweep_print_points(FILE *out, const struct sweep *s)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-/* Append a CSV cell (quoted when it holds , " or a newline). */
-static size_t sweep_cell(char *buf, size_t n, size_t len, const char *text, int first)
+size_t sweep_csv_cell(char *buf, size_t n, size_t len, const char *text, int first)
 {
   if (len >= n)
     return len;
@@ -472,14 +471,14 @@ static size_t sweep_cell(char *buf, size_t n, size_t len, const char *text, int 
 void sweep_csv_header(const struct sweep *s, char *buf, size_t n)
 {
   size_t len = 0;
-  len = sweep_cell(buf, n, len, "point", 1);
-  len = sweep_cell(buf, n, len, "step", 0);
-  len = sweep_cell(buf, n, len, "step_name", 0);
+  len = sweep_csv_cell(buf, n, len, "point", 1);
+  len = sweep_csv_cell(buf, n, len, "step", 0);
+  len = sweep_csv_cell(buf, n, len, "step_name", 0);
   for (int c = 0; c < sweep_ncols(s); c++)
-    len = sweep_cell(buf, n, len, sweep_col_path(s, c), 0);
+    len = sweep_csv_cell(buf, n, len, sweep_col_path(s, c), 0);
   for (int m = 0; m < s->nmetrics; m++)
-    len = sweep_cell(buf, n, len, sweep_metric_name(s->metrics[m]), 0);
-  len = sweep_cell(buf, n, len, "status", 0);
+    len = sweep_csv_cell(buf, n, len, sweep_metric_name(s->metrics[m]), 0);
+  len = sweep_csv_cell(buf, n, len, "status", 0);
   if (len + 1 < n)
     snprintf(buf + len, n - len, "\n");
 }
@@ -488,15 +487,15 @@ int sweep_csv_row(const struct sweep *s, long point, int step, const struct run_
                   char *buf, size_t n)
 {
   size_t len = (size_t)snprintf(buf, n, "%ld,%d", point, step);
-  len = sweep_cell(buf, n, len, r->step, 0);
+  len = sweep_csv_cell(buf, n, len, r->step, 0);
   for (int c = 0; c < sweep_ncols(s); c++)
-    len = sweep_cell(buf, n, len, sweep_value(s, point, c), 0);
+    len = sweep_csv_cell(buf, n, len, sweep_value(s, point, c), 0);
   for (int m = 0; m < s->nmetrics; m++) {
     char t[128];
     sweep_metric_text(s->metrics[m], r, t, sizeof t);
-    len = sweep_cell(buf, n, len, t, 0);
+    len = sweep_csv_cell(buf, n, len, t, 0);
   }
-  len = sweep_cell(buf, n, len, r->failed ? "failed" : "ok", 0);
+  len = sweep_csv_cell(buf, n, len, r->failed ? "failed" : "ok", 0);
   if (len + 2 > n)
     return -1;
   len += (size_t)snprintf(buf + len, n - len, "\n");

@@ -80,6 +80,10 @@ void sweep_metric_text(int m, const struct run_result *r, char *buf, size_t n);
 void sweep_metric_list(char *buf, size_t n);
 extern const char *const sweep_default_metrics[];
 
+/* Append CSV cell `text` to buf (n bytes, len of them used), after a comma
+ * unless first, quoted when it holds , " or a newline.  Returns the new
+ * length (>= n once the buffer is full: later calls append nothing). */
+size_t sweep_csv_cell(char *buf, size_t n, size_t len, const char *text, int first);
 /* CSV header line (with '\n'). */
 void sweep_csv_header(const struct sweep *s, char *buf, size_t n);
 /* One CSV row (with '\n') for (point, step).  Length, or -1 if too long. */

@@ -60,6 +60,42 @@ static char *tc_slurp(const char *path)
   return buf;
 }
 
+/* The "measured" figures: tests/calib/golden-fit.yaml simulated at disk
+ * latency `latency` (text like "2.3ms"): its mean read latency (ms) and, if
+ * MBps is not NULL, its read throughput (MB/s).  out is a TC_OUT_MAX buffer. */
+static void tc_truth(const char *latency, char *out, double *lat_ms, double *MBps)
+{
+  char args[4096];
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --set disks.latency=%s --json", tc_src(),
+           latency);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  *lat_ms = tc_json_num(out, "\"read\"", "mean");
+  if (MBps)
+    *MBps = tc_json_num(out, "\"read\"", "MBps");
+}
+
+/* One synthetic experiment of a data file (the shape of reviews.yaml). */
+struct tc_experiment {
+  const char *id, *source;
+  double read_lat_ms;
+  double read_MBps; /* <= 0: no throughput result */
+};
+
+/* Write a data file of n experiments on system client-pc to path. */
+static void tc_write_data(const char *path, const struct tc_experiment *x, int n)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  fprintf(f, "version: 1\nexperiments:\n");
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "  - id: %s\n    source: %s\n    system: client-pc\n    results:\n", x[i].id, x[i].source);
+    fprintf(f, "      - {metric: read_lat_ms, value: %.10g}\n", x[i].read_lat_ms);
+    if (x[i].read_MBps > 0)
+      fprintf(f, "      - {metric: read_MBps, value: %.10g, approx: true}\n", x[i].read_MBps);
+  }
+  fclose(f);
+}
+
 START_TEST(test_transform_roundtrip)
 {
   const double lo = 2e-4, hi = 5e-3;
@@ -149,9 +185,8 @@ START_TEST(test_recovers_known_latency)
   char *out = calloc(1, TC_OUT_MAX);
   char args[8192];
   /* "Measured" = the simulator at latency 2.3 ms. */
-  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --set disks.latency=2.3ms --json", src);
-  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
-  double lat_ms = tc_json_num(out, "\"read\"", "mean"), MBps = tc_json_num(out, "\"read\"", "MBps");
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
   ck_assert_msg(lat_ms > 0 && MBps > 0, "truth: lat %g ms, %g MB/s", lat_ms, MBps);
   char dir[] = "/tmp/tc_calXXXXXX";
   ck_assert(mkdtemp(dir) != NULL);
@@ -159,14 +194,8 @@ START_TEST(test_recovers_known_latency)
   snprintf(data, sizeof data, "%s/data.yaml", dir);
   snprintf(out1, sizeof out1, "%s/cal1.yaml", dir);
   snprintf(out2, sizeof out2, "%s/cal2.yaml", dir);
-  FILE *f = fopen(data, "w");
-  ck_assert(f != NULL);
-  fprintf(f,
-          "version: 1\nexperiments:\n  - id: synthetic-golden\n    source: test_calibrate (simulated at 2.3 ms)\n"
-          "    system: client-pc\n    results:\n      - {metric: read_lat_ms, value: %.10g}\n"
-          "      - {metric: read_MBps, value: %.10g, approx: true}\n",
-          lat_ms, MBps);
-  fclose(f);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (simulated at 2.3 ms)", lat_ms, MBps},
+                1);
   const char *common = "--params drives/teaching-fixed.latency --quiet --max-iter 20";
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 1 --out '%s'", data, src,
            common, out1);
@@ -237,24 +266,16 @@ START_TEST(test_cv_one_step)
   char args[8192];
   double lat[2];
   const char *truth[2] = {"2.3ms", "1.5ms"};
-  for (int i = 0; i < 2; i++) {
-    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --set disks.latency=%s --json", src, truth[i]);
-    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
-    lat[i] = tc_json_num(out, "\"read\"", "mean");
-  }
+  for (int i = 0; i < 2; i++)
+    tc_truth(truth[i], out, &lat[i], NULL);
   char dir[] = "/tmp/tc_cvXXXXXX";
   ck_assert(mkdtemp(dir) != NULL);
   char data[1100], cal[1100];
   snprintf(data, sizeof data, "%s/data.yaml", dir);
   snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
-  FILE *f = fopen(data, "w");
-  ck_assert(f != NULL);
-  fprintf(f,
-          "version: 1\nexperiments:\n  - id: synthetic-a\n    source: test_calibrate\n    system: client-pc\n"
-          "    results:\n      - {metric: read_lat_ms, value: %.10g}\n  - id: synthetic-b\n    source: test_calibrate\n"
-          "    system: client-pc\n    results:\n      - {metric: read_lat_ms, value: %.10g}\n",
-          lat[0], lat[1]);
-  fclose(f);
+  const struct tc_experiment x[2] = {{"synthetic-a", "test_calibrate", lat[0], 0},
+                                     {"synthetic-b", "test_calibrate", lat[1], 0}};
+  tc_write_data(data, x, 2);
   snprintf(args, sizeof args,
            "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "
            "--quiet --max-iter 20 --cv -j 2 --out '%s'",

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "models/storage/raid.h"
 #include "storage_harness.c.inc"
@@ -40,9 +39,7 @@ START_TEST(test_completions_once)
 {
   for (int withpc = 0; withpc < 2; withpc++) {
     struct stack_cfg c;
-    env_defaults(&c);
-    c.volume.level = 4; /* "5" */
-    c.member_bytes = (uint64_t)(1 * GiB);
+    env_volume(&c, RAID_5, (uint64_t)(1 * GiB));
     c.volume.stripe_cache_entries = 17;
     if (withpc)
       c.pcache.ram_bytes = 64.0 * 1024 * 1024;
@@ -66,9 +63,7 @@ END_TEST
 START_TEST(test_stack_amplification)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   struct env *e = env_new(&c, 5, 1e-3, 100e6);
   env_submit(e, 0, 4096, 1, 0);
   env_run(e, INFINITY);
@@ -90,10 +85,8 @@ END_TEST
 START_TEST(test_stripe_cache_coalesce)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.volume.stripe_cache_entries = 17;
-  c.member_bytes = (uint64_t)GiB;
   struct env *e = env_new(&c, 5, 5e-3, 100e6);
   for (int i = 0; i < 256; i++)
     env_submit(e, (uint64_t)i * 16384, 16384, 1, 0);
@@ -117,13 +110,11 @@ END_TEST
 static double stream_time(double entries, uint64_t *max_rows)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4; /* RAID-5 */
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.volume.stripe_cache_entries = entries;
   c.volume.parity_cycles_per_byte = 0.5; /* 1 GHz: 2.1 ms of XOR per 4 MiB, a member 3 ms */
   c.volume.stripe_cycles = 0;
   c.volume.stripe_dev_cycles = 0;
-  c.member_bytes = (uint64_t)GiB;
   struct env *e = env_new(&c, 8, 1e-5, 200e6);
   const uint64_t req = 9 * 7 * 65536, n = 16; /* 9 full stripes, 144 rows */
   uint64_t next = 0;
@@ -166,24 +157,15 @@ START_TEST(test_stripe_cache_streams)
 }
 END_TEST
 
-static double rebuild_time(double max_rate, struct accel *engine, double *wall)
+static double rebuild_time(double max_rate, struct accel *engine)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)(16 * GiB);
+  env_volume(&c, RAID_5, (uint64_t)(16 * GiB));
   if (max_rate > 0)
     c.volume.speed_limit_max_bytes_per_s = max_rate;
   c.parity_engine = engine;
   struct env *e = env_new(&c, 4, 1e-3, 150e6);
-  struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 2};
-  struct nw_err err;
-  clock_t t0 = clock();
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-  env_run(e, INFINITY);
-  *wall = (double)(clock() - t0) / CLOCKS_PER_SEC;
-  struct stack_op_report r;
-  stack_op_get(e->s, 0, &r);
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 2});
   ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "rebuild did not end (%g)", r.progress);
   ck_assert_uint_eq(F(e->dev[2])->write_bytes, c.member_bytes);
   env_free(e);
@@ -192,21 +174,20 @@ static double rebuild_time(double max_rate, struct accel *engine, double *wall)
 
 START_TEST(test_rebuild_idle_duration)
 {
-  double wall;
   double member = 16 * GiB;
   /* disks (150 MB/s) slower than speed_limit_max (200000 KiB/s) */
-  double t = rebuild_time(0, NULL, &wall);
+  double t = rebuild_time(0, NULL);
   double want = member / 150e6;
   ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (disk bound)", t, want);
   /* speed_limit_max below the disks */
-  t = rebuild_time(50e6, NULL, &wall);
+  t = rebuild_time(50e6, NULL);
   want = member / 50e6;
   ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (speed_limit_max)", t,
                 want);
   /* parity engine slower than the disks: engine bound (3 data bytes per member byte) */
   struct accel eng;
   accel_init(&eng, "xor", 300e6, 0);
-  t = rebuild_time(0, &eng, &wall);
+  t = rebuild_time(0, &eng);
   want = member * 3 / 300e6;
   ck_assert_msg(fabs(t / want - 1) < 0.02, "rebuild %g s, expected %g s (engine bound)", t, want);
 }
@@ -216,9 +197,7 @@ START_TEST(test_rebuild_under_load)
 {
   double min_rate = 20e6;
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)(1 * GiB);
+  env_volume(&c, RAID_5, (uint64_t)(1 * GiB));
   c.volume.speed_limit_min_bytes_per_s = min_rate;
   struct env *e = env_new(&c, 4, 4e-3, 150e6);
   e->qd_target = 8;
@@ -247,9 +226,7 @@ START_TEST(test_reshape_and_migration)
   struct stack_op_report r;
   /* RAID-5 4 -> 5 */
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)(2 * GiB);
+  env_volume(&c, RAID_5, (uint64_t)(2 * GiB));
   struct env *e = env_new(&c, 4, 1e-3, 150e6);
   uint64_t cap0 = stack_capacity_bytes(e->s);
   struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 5};
@@ -263,27 +240,19 @@ START_TEST(test_reshape_and_migration)
   ck_assert_uint_eq(e->ndone, 1);
   env_free(e);
   /* single -> RAID-1 (copy), then RAID-1 -> RAID-5 on 3 disks */
-  env_defaults(&c);
-  c.volume.level = 0; /* single */
-  c.member_bytes = (uint64_t)(4 * GiB);
+  env_volume(&c, RAID_SINGLE, (uint64_t)(4 * GiB));
   e = env_new(&c, 1, 1e-3, 150e6);
-  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 3, .new_members = 2};
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-  env_run(e, INFINITY);
-  stack_op_get(e->s, 0, &r);
+  r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = RAID_1, .new_members = 2});
   double want = 4 * GiB / 150e6;
   ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.03, "copy %g s want %g s",
                 r.end_s - r.start_s, want);
   ck_assert_uint_eq(F(e->spare[0])->write_bytes, 4 * (uint64_t)GiB);
   ck_assert_uint_eq(stack_capacity_bytes(e->s), 4 * (uint64_t)GiB);
-  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 4, .new_members = 3};
-  ck_assert_int_eq(stack_start_op(e->s, e->now_s, &op, &err), 0);
-  env_run(e, INFINITY);
+  r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = RAID_5, .new_members = 3});
   ck_assert_int_eq(stack_op_count(e->s), 2);
-  stack_op_get(e->s, 1, &r);
   ck_assert(r.end_s > 0);
   ck_assert_uint_eq(stack_capacity_bytes(e->s), 8 * (uint64_t)GiB);
-  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = 5, .new_members = 9};
+  op = (struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = RAID_6, .new_members = 9};
   ck_assert_int_eq(stack_start_op(e->s, e->now_s, &op, &err), -1);
   env_free(e);
 }
@@ -317,9 +286,7 @@ START_TEST(test_reshape_window_analytic)
   uint64_t M = 256u << 20;
   for (int k = 0; k < 2; k++) {
     struct stack_cfg c;
-    env_defaults(&c);
-    c.volume.level = 4; /* RAID-5 */
-    c.member_bytes = M;
+    env_volume(&c, RAID_5, M);
     c.volume.stripe_cache_entries = k == 0 ? 256 : 1024;
     c.volume.stripe_cycles = 0;
     c.volume.stripe_dev_cycles = 0;
@@ -327,12 +294,7 @@ START_TEST(test_reshape_window_analytic)
     c.volume.speed_limit_max_bytes_per_s = 10 * GiB;
     c.volume.superblock_flush_s = flush;
     struct env *e = env_new(&c, 3, L, R);
-    struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 4};
-    struct nw_err err;
-    ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-    env_run(e, INFINITY);
-    struct stack_op_report r;
-    stack_op_get(e->s, 0, &r);
+    struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 4});
     d[k] = r.end_s - r.start_s;
     /* 3 -> 4: D 2 -> 3, (1 + 3/2) stripe_heads per new row; whole 64 KiB chunks */
     uint64_t rows = (uint64_t)(c.volume.stripe_cache_entries / 2.5);
@@ -458,9 +420,7 @@ END_TEST
 START_TEST(test_flush_per_page_cost)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.pcache.ram_bytes = 64.0 * 1024 * 1024;
   c.pcache.flush_cycles_per_request = 3e4;
   c.pcache.flush_cycles_per_byte = 0.5;
@@ -481,9 +441,7 @@ END_TEST
 START_TEST(test_dirty_threshold)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)(4 * GiB);
+  env_volume(&c, RAID_5, (uint64_t)(4 * GiB));
   c.pcache.ram_bytes = 256.0 * 1024 * 1024;
   struct env *e = env_new(&c, 4, 2e-3, 50e6);
   uint64_t limit = (uint64_t)(c.pcache.dirty_ratio * c.pcache.ram_bytes), maxd = 0;
@@ -518,9 +476,7 @@ END_TEST
 START_TEST(test_readahead_hits)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.pcache.ram_bytes = 64.0 * 1024 * 1024;
   struct env *e = env_new(&c, 4, 2e-3, 100e6);
   for (int i = 0; i < 256; i++) { /* sequential 4 KiB reads, QD 1 */
@@ -538,9 +494,7 @@ END_TEST
 START_TEST(test_ssd_cache)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.ssdcache.mode = 1; /* read-only */
   c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
   c.ncache_devs = 1;
@@ -568,9 +522,7 @@ START_TEST(test_ssd_cache)
                 (unsigned long long)(F(e->cdev[0])->writes - cw));
   env_free(e);
   /* read-write: writes mirrored to both SSDs, destaged to the array later */
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.ssdcache.mode = 2;
   c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
   c.ncache_devs = 2;
@@ -589,9 +541,7 @@ END_TEST
 START_TEST(test_encryption_cost)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 3; /* RAID-1 */
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_1, (uint64_t)GiB);
   c.crypt.enabled = 1;
   c.crypt.cpu_cycles_per_byte = 20;
   struct env *e = env_new(&c, 2, 1e-3, 100e6);
@@ -603,9 +553,7 @@ START_TEST(test_encryption_cost)
   ck_assert_double_eq(e->cpu_cycles[STACK_THREAD_CRYPT], 2 * 65536.0 * 20);
   env_free(e);
   /* with an engine: no CPU, the engine's clock moves */
-  env_defaults(&c);
-  c.volume.level = 3;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_1, (uint64_t)GiB);
   c.crypt.enabled = 1;
   struct accel eng;
   accel_init(&eng, "aes", 100e6, 0);
@@ -624,9 +572,7 @@ START_TEST(test_ssd_precondition)
 {
   /* read-only cache, 4 MiB cache: a preconditioned random job hits from the first request */
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.ssdcache.mode = 1;
   c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
   c.ncache_devs = 1;
@@ -651,9 +597,7 @@ START_TEST(test_ssd_precondition)
                 (unsigned long long)sum_reads(e));
   env_free(e);
   /* read-write: dirty at the destage threshold (half the capacity) when the region is larger */
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   c.ssdcache.mode = 2;
   c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
   c.ncache_devs = 2;
@@ -671,9 +615,7 @@ START_TEST(test_ssd_precondition)
   ck_assert_msg(sum_writes(e) > 0, "dirty preconditioned data never destaged");
   env_free(e);
   /* no SSD cache: a no-op */
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
   e = env_new(&c, 4, 5e-3, 100e6);
   stack_precondition(e->s, &pc);
   stack_precondition(NULL, &pc);
@@ -686,9 +628,7 @@ START_TEST(test_decrypt_cost)
 {
   /* CPU: reads use the decryption cost, writes the encryption cost */
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 3;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_1, (uint64_t)GiB);
   c.crypt.enabled = 1;
   c.crypt.cpu_cycles_per_byte = 20;
   c.crypt.cpu_decrypt_cycles_per_byte = 5;
@@ -701,9 +641,7 @@ START_TEST(test_decrypt_cost)
                 e->cpu_cycles[STACK_THREAD_CRYPT], 65536.0 * 25);
   env_free(e);
   /* engine: a decryption job occupies it 1/speedup of an encryption job */
-  env_defaults(&c);
-  c.volume.level = 3;
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_1, (uint64_t)GiB);
   c.crypt.enabled = 1;
   struct accel eng;
   accel_init(&eng, "aes", 100e6, 0);
@@ -731,9 +669,7 @@ END_TEST
 START_TEST(test_decrypt_once)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4; /* RAID-5 of 4: no parity reads when not degraded */
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB); /* of 4: no parity reads when not degraded */
   c.pcache.ram_bytes = 256.0 * 1024 * 1024;
   c.crypt.enabled = 1;
   c.crypt.cpu_cycles_per_byte = 10;
@@ -770,9 +706,7 @@ END_TEST
 START_TEST(test_disk_request_cycles)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4; /* RAID-5 of 4 members */
-  c.member_bytes = (uint64_t)GiB;
+  env_volume(&c, RAID_5, (uint64_t)GiB); /* 4 members */
   c.disk_request_cycles = 7000;
   struct env *e = env_new(&c, 4, 1e-4, 200e6);
   env_submit(e, 0, 4096, 1, 1); /* sync: no page cache anyway */
@@ -802,20 +736,13 @@ END_TEST
 
 START_TEST(test_volume_init_and_stripe_cpu)
 {
-  struct nw_err err;
-  struct stack_op_report r;
   struct stack_cfg c;
   /* single-disk "resync" = mke2fs: inode tables + journal written, not 0 s */
-  env_defaults(&c);
-  c.volume.level = 0;
-  c.member_bytes = (uint64_t)(4 * GiB);
+  env_volume(&c, RAID_SINGLE, (uint64_t)(4 * GiB));
   c.volume.mkfs_inode_ratio_bytes = 16384;
   c.volume.mkfs_inode_bytes = 256;
   struct env *e = env_new(&c, 1, 1e-3, 100e6);
-  struct stack_op_cfg op = {.kind = STACK_OP_RESYNC};
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-  env_run(e, INFINITY);
-  stack_op_get(e->s, 0, &r);
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_RESYNC});
   double want_bytes = 4 * GiB / 64 + 16384.0 * 4096; /* 4 GiB: 1M blocks -> 64 MiB journal */
   ck_assert_msg(fabs((double)F(e->dev[0])->write_bytes / want_bytes - 1) < 0.01,
                 "mkfs wrote %llu B, expected %g B", (unsigned long long)F(e->dev[0])->write_bytes, want_bytes);
@@ -824,18 +751,14 @@ START_TEST(test_volume_init_and_stripe_cpu)
   /* raid5d: a reshape handles (1 + new_D/old_D) stripe_heads per new row, a rebuild 1 */
   double cyc[2];
   for (int k = 0; k < 2; k++) {
-    env_defaults(&c);
-    c.volume.level = 4;
-    c.member_bytes = (uint64_t)(256 << 20);
+    env_volume(&c, RAID_5, (uint64_t)(256 << 20));
     c.volume.stripe_cycles = 1000;
     c.volume.stripe_dev_cycles = 0;
     c.volume.parity_cycles_per_byte = 0; /* count only the stripe_head walk */
     c.volume.q_cycles_per_byte = 0;
     e = env_new(&c, 4, 1e-3, 150e6);
-    op = k == 0 ? (struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 1}
-                : (struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 5};
-    ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-    env_run(e, INFINITY);
+    env_run_op(e, k == 0 ? &(struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 1}
+                         : &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 5});
     cyc[k] = e->cpu_cycles[STACK_THREAD_RAID];
     env_free(e);
   }
@@ -851,12 +774,10 @@ END_TEST
 START_TEST(test_check_rejections)
 {
   struct stack_cfg c;
-  env_defaults(&c);
+  env_volume(&c, RAID_6, (uint64_t)GiB);
   struct disk *d[4] = {0};
   c.members = d;
-  c.volume.level = 5; /* RAID-6 */
   c.volume.members = 3;
-  c.member_bytes = (uint64_t)GiB;
   struct nw_err err;
   ck_assert_int_eq(stack_check(&c, &err), -1);
   ck_assert_msg(strstr(err.msg, "got 3") != NULL, "%s", err.msg);

@@ -1,11 +1,11 @@
 /* proto.h - protocol daemons' CPU cost and request framing, as pure
  * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target).
  *
- One parameter table, proto_param_table, fills struct proto_params: the
+ * One parameter table, proto_param_table, fills struct proto_params: the
  * protocol and its negotiated sizes/limits, and (in p->costs) its CPU
  * costs in reference cycles (see soc.h).  catalog/protocols.yaml has one
- * entry per protocol (smb, nfs, iscsi) holding the cost keys; the loader
- * applies table defaults, then the catalogue entry named by `kind`, then
+ * entry per kind (smb, nfs, iscsi, local) holding the cost keys (none for
+ * local); the loader applies table defaults, then the entry named by `kind`, then
  * the scenario's `protocol:` section (which may override any key, costs
  * included).  proto_cost_table lists the cost keys alone (same offsets),
  * for validating catalogue entries.
