@@ -121,8 +121,8 @@ static double stream_time(double entries, uint64_t *max_rows)
   c.volume.level = 4; /* RAID-5 */
   c.volume.stripe_cache_entries = entries;
   c.volume.parity_cycles_per_byte = 0.5; /* 1 GHz: 2.1 ms of XOR per 4 MiB, a member 3 ms */
-  c.volume.stripe_cycles = 0;
-  c.volume.stripe_dev_cycles = 0;
+  c.stripe_cycles = 0;
+  c.stripe_dev_cycles = 0;
   c.member_bytes = (uint64_t)GiB;
   struct env *e = env_new(&c, 8, 1e-5, 200e6);
   const uint64_t req = 9 * 7 * 65536, n = 16; /* 9 full stripes, 144 rows */
@@ -321,8 +321,8 @@ START_TEST(test_reshape_window_analytic)
     c.volume.level = 4; /* RAID-5 */
     c.member_bytes = M;
     c.volume.stripe_cache_entries = k == 0 ? 256 : 1024;
-    c.volume.stripe_cycles = 0;
-    c.volume.stripe_dev_cycles = 0;
+    c.stripe_cycles = 0;
+    c.stripe_dev_cycles = 0;
     c.volume.parity_cycles_per_byte = 0;
     c.volume.speed_limit_max_bytes_per_s = 10 * GiB;
     c.volume.superblock_flush_s = flush;
@@ -827,8 +827,8 @@ START_TEST(test_volume_init_and_stripe_cpu)
     env_defaults(&c);
     c.volume.level = 4;
     c.member_bytes = (uint64_t)(256 << 20);
-    c.volume.stripe_cycles = 1000;
-    c.volume.stripe_dev_cycles = 0;
+    c.stripe_cycles = 1000;
+    c.stripe_dev_cycles = 0;
     c.volume.parity_cycles_per_byte = 0; /* count only the stripe_head walk */
     c.volume.q_cycles_per_byte = 0;
     e = env_new(&c, 4, 1e-3, 150e6);

@@ -59,8 +59,8 @@ START_TEST(test_big_reshape_events)
   c.volume.level = 4;
   c.member_bytes = 14000000000000ull;
   c.member_bytes -= c.member_bytes % 65536;
-  c.volume.stripe_cycles = 0;
-  c.volume.stripe_dev_cycles = 0;
+  c.stripe_cycles = 0;
+  c.stripe_dev_cycles = 0;
   c.volume.parity_cycles_per_byte = 0;
   struct env *e = env_new(&c, 7, L, R);
   struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 8};
