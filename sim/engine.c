@@ -1066,6 +1066,8 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
   }
   cfg.crypto_engine_decrypt_speedup = s->soc.crypto_engine_decrypt_speedup;
   cfg.disk_request_cycles = s->soc.disk_request_cycles;
+  cfg.stripe_cycles = s->soc.md_stripe_cycles;
+  cfg.stripe_dev_cycles = s->soc.md_stripe_dev_cycles;
   if (s->soc.crypto_engine_rate_bytes_per_s > 0) {
     accel_init(&e->crypto, "soc.crypto_engine", s->soc.crypto_engine_rate_bytes_per_s,
                s->soc.crypto_engine_setup_s);

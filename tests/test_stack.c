@@ -113,8 +113,8 @@ static double stream_time(double entries, uint64_t *max_rows)
   env_volume(&c, RAID_5, (uint64_t)GiB);
   c.volume.stripe_cache_entries = entries;
   c.volume.parity_cycles_per_byte = 0.5; /* 1 GHz: 2.1 ms of XOR per 4 MiB, a member 3 ms */
-  c.volume.stripe_cycles = 0;
-  c.volume.stripe_dev_cycles = 0;
+  c.stripe_cycles = 0;
+  c.stripe_dev_cycles = 0;
   struct env *e = env_new(&c, 8, 1e-5, 200e6);
   const uint64_t req = 9 * 7 * 65536, n = 16; /* 9 full stripes, 144 rows */
   uint64_t next = 0;
@@ -288,8 +288,8 @@ START_TEST(test_reshape_window_analytic)
     struct stack_cfg c;
     env_volume(&c, RAID_5, M);
     c.volume.stripe_cache_entries = k == 0 ? 256 : 1024;
-    c.volume.stripe_cycles = 0;
-    c.volume.stripe_dev_cycles = 0;
+    c.stripe_cycles = 0;
+    c.stripe_dev_cycles = 0;
     c.volume.parity_cycles_per_byte = 0;
     c.volume.speed_limit_max_bytes_per_s = 10 * GiB;
     c.volume.superblock_flush_s = flush;
@@ -748,12 +748,12 @@ START_TEST(test_volume_init_and_stripe_cpu)
                 "mkfs wrote %llu B, expected %g B", (unsigned long long)F(e->dev[0])->write_bytes, want_bytes);
   ck_assert_msg(r.end_s > 0 && r.end_s - r.start_s > 0.5 * want_bytes / 100e6, "init took %g s", r.end_s - r.start_s);
   env_free(e);
-  /* raid5d: a reshape handles (1 + new_D/old_D) stripe_heads per new row, a rebuild 1 */
+  /* raid5d: a reshape handles 2 stripe_heads per member row (each new row, each old row once), a rebuild 1 */
   double cyc[2];
   for (int k = 0; k < 2; k++) {
     env_volume(&c, RAID_5, (uint64_t)(256 << 20));
-    c.volume.stripe_cycles = 1000;
-    c.volume.stripe_dev_cycles = 0;
+    c.stripe_cycles = 1000;
+    c.stripe_dev_cycles = 0;
     c.volume.parity_cycles_per_byte = 0; /* count only the stripe_head walk */
     c.volume.q_cycles_per_byte = 0;
     e = env_new(&c, 4, 1e-3, 150e6);

@@ -26,23 +26,33 @@ START_TEST(test_big_rebuild_events)
   c.volume.level = 5;
   c.member_bytes = 14000000000000ull;
   struct accel eng;
-  accel_init(&eng, "raid6", 2e9, 0);
   c.parity_engine = &eng;
-  struct env *e = env_new(&c, 8, 1e-3, 250e6);
-  struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 3};
-  struct nw_err err;
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-  env_run(e, INFINITY);
-  struct stack_op_report r;
-  stack_op_get(e->s, 0, &r);
-  double want = 14e12 / (200000.0 * 1024); /* speed_limit_max < 250 MB/s */
-  ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.02, "14 TB rebuild %g s, want %g s",
-                r.end_s - r.start_s, want);
-  /* the work is counted, not timed (a timed test fails under valgrind;
-   * bench/ times it): the replaced member's writes stay ~10^5, not 10^8 */
-  uint64_t writes = F(e->dev[3])->writes;
-  ck_assert_msg(writes < 1000000, "replaced member: %llu writes for a 14 TB rebuild", (unsigned long long)writes);
-  env_free(e);
+  /* idle rebuild = member / min(speed_limit_max, disks, parity engine,
+   * raid5d: one stripe_head per 4 KiB member row on one thread) */
+  for (int cpu_bound = 0; cpu_bound < 2; cpu_bound++) {
+    c.stripe_cycles = cpu_bound ? 3e4 : 8000;
+    c.stripe_dev_cycles = 1500;
+    accel_init(&eng, "raid6", 2e9, 0);
+    struct env *e = env_new(&c, 8, 1e-3, 250e6);
+    struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 3};
+    struct nw_err err;
+    ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
+    env_run(e, INFINITY);
+    struct stack_op_report r;
+    stack_op_get(e->s, 0, &r);
+    double rate = fmin(c.volume.speed_limit_max_bytes_per_s, 250e6);
+    rate = fmin(rate, 2e9 / 7); /* the engine XORs 7 survivors per member byte */
+    rate = fmin(rate, 4096.0 * e->cpu_hz / (c.stripe_cycles + 8 * c.stripe_dev_cycles));
+    double want = 14e12 / rate;
+    ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.02, "14 TB rebuild %g s, want %g s",
+                  r.end_s - r.start_s, want);
+    /* the work is counted, not timed (a timed test fails under valgrind;
+     * bench/ times it): the replaced member's writes stay ~10^5, not 10^8 */
+    uint64_t writes = F(e->dev[3])->writes;
+    ck_assert_msg(writes < 1000000, "replaced member: %llu writes for a 14 TB rebuild",
+                  (unsigned long long)writes);
+    env_free(e);
+  }
 }
 END_TEST
 
@@ -59,8 +69,8 @@ START_TEST(test_big_reshape_events)
   c.volume.level = 4;
   c.member_bytes = 14000000000000ull;
   c.member_bytes -= c.member_bytes % 65536;
-  c.volume.stripe_cycles = 0;
-  c.volume.stripe_dev_cycles = 0;
+  c.stripe_cycles = 0;
+  c.stripe_dev_cycles = 0;
   c.volume.parity_cycles_per_byte = 0;
   struct env *e = env_new(&c, 7, L, R);
   struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 8};
@@ -91,6 +101,74 @@ START_TEST(test_big_reshape_events)
 }
 END_TEST
 
+/* Run one op on n members (fast fake disks, no throttle, parity free on
+ * the CPU) and return its duration; *raid_cycles = raid5d's cycles. */
+static double sr_op_s(int level, int n, const struct stack_op_cfg *op, double sc, double sdc,
+                      uint64_t member_bytes, double *raid_cycles)
+{
+  struct stack_cfg c;
+  env_defaults(&c);
+  c.volume.level = level;
+  c.member_bytes = member_bytes;
+  c.stripe_cycles = sc;
+  c.stripe_dev_cycles = sdc;
+  c.volume.parity_cycles_per_byte = 0;
+  c.volume.speed_limit_max_bytes_per_s = 1e12;
+  struct env *e = env_new(&c, n, 1e-6, 1e12);
+  struct nw_err err;
+  ck_assert_int_eq(stack_start_op(e->s, 0.0, op, &err), 0);
+  env_run(e, INFINITY);
+  struct stack_op_report r;
+  stack_op_get(e->s, 0, &r);
+  ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "op did not end (%g)", r.progress);
+  *raid_cycles = e->cpu_cycles[STACK_THREAD_RAID];
+  env_free(e);
+  return r.end_s - r.start_s;
+}
+
+/* md raid5d handles every 4 KiB stripe_head on one thread.  A rebuild is
+ * one stripe_head per member row; a reshape (mdadm --grow) one destination
+ * stripe_head per new row plus the source stripe_heads of the old rows it
+ * consumes: all old rows once, so 2 per member row whatever the disk count
+ * (md's reshape_request zero-fills the new rows beyond the old data without
+ * source stripes).  When raid5d is the limit the reshape takes twice the
+ * rebuild's stripe_heads, at the old geometry's per-device cost, and an
+ * expansion step is flat in disk count. */
+START_TEST(test_raid5d_bound_ops)
+{
+  const double hz = 1e9, sc = 3e4, sdc = 1500;
+  const uint64_t M = 64ull << 20, rows = M / 4096;
+  double cy;
+  struct stack_op_cfg rb = {.kind = STACK_OP_REBUILD, .failed_member = 2};
+  double t_rb = sr_op_s(4, 8, &rb, sc, sdc, M, &cy);
+  double want_rb = (double)rows * (sc + 8 * sdc) / hz;
+  ck_assert_msg(fabs(cy / hz / want_rb - 1) < 1e-9, "rebuild: raid5d %g s of cycles, want %g s",
+                cy / hz, want_rb);
+  ck_assert_msg(t_rb >= want_rb && t_rb < 1.05 * want_rb, "rebuild %g s, raid5d bound %g s", t_rb,
+                want_rb);
+  double t_grow[2];
+  const int from[2] = {3, 7};
+  for (int k = 0; k < 2; k++) {
+    struct stack_op_cfg g = {.kind = STACK_OP_RESHAPE, .new_members = from[k] + 1};
+    t_grow[k] = sr_op_s(4, from[k], &g, sc, sdc, M, &cy);
+    double want = 2.0 * (double)rows * (sc + from[k] * sdc) / hz;
+    ck_assert_msg(fabs(cy / hz / want - 1) < 0.01, "reshape %d->%d: raid5d %g s of cycles, want %g s",
+                  from[k], from[k] + 1, cy / hz, want);
+    ck_assert_msg(t_grow[k] >= want && t_grow[k] < 1.1 * want,
+                  "reshape %d->%d %g s, raid5d bound %g s", from[k], from[k] + 1, t_grow[k], want);
+    ck_assert_msg(t_grow[k] > 1.3 * t_rb, "reshape %d->%d %g s not slower than the rebuild %g s",
+                  from[k], from[k] + 1, t_grow[k], t_rb);
+  }
+  /* flat: only the per-device part grows with the disk count */
+  ck_assert_msg(t_grow[1] < 1.3 * t_grow[0], "3->4 %g s, 7->8 %g s: not flat", t_grow[0],
+                t_grow[1]);
+  /* and without raid5d's cost the same disks do it much faster */
+  double t0 = sr_op_s(4, 3, &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 4}, 0, 0,
+                      M, &cy);
+  ck_assert_msg(t0 < 0.5 * t_grow[0], "reshape without raid5d cost %g s vs %g s", t0, t_grow[0]);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("storage_rebuild");
@@ -98,6 +176,7 @@ int main(void)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_big_rebuild_events);
   tcase_add_test(tc, test_big_reshape_events);
+  tcase_add_test(tc, test_raid5d_bound_ops);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

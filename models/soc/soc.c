@@ -53,6 +53,19 @@ const struct param_desc soc_param_table[] = {
     {.key = "disk_request_cycles", .dim = UNITS_NUMBER, .offset = SOC_OFF(disk_request_cycles),
      .min = 0, .max = 2e5, .optional = 1, .def = 1.5e4,
      .help = "CPU per request sent to a disk: block layer, SATA driver, completion IRQ (reference cycles)"},
+    /* md RAID-5/6 handles resync, rebuild, reshape and writes 4 KiB
+     * stripe_head by stripe_head on ONE kernel thread (raid5d;
+     * group_thread_cnt 0 by default): handle_stripe walks the stripe's
+     * state machine over its devices, once per event (reads done, parity
+     * or copy done, writes done), allocating and ending one bio per device
+     * page.  Kernel code on this CPU: a catalogue unknown per SoC (no
+     * default).  Bounds: ~1 us .. 75 us per stripe_head on a 2 GHz
+     * reference core, 0.1 .. 4 us per device. */
+    {.key = "md_stripe_cycles", .dim = UNITS_NUMBER, .offset = SOC_OFF(md_stripe_cycles), .min = 0,
+     .max = 1.5e5, .help = "md raid5d CPU per stripe_head handled (reference cycles)"},
+    {.key = "md_stripe_dev_cycles", .dim = UNITS_NUMBER, .offset = SOC_OFF(md_stripe_dev_cycles),
+     .min = 0, .max = 1e4,
+     .help = "md raid5d CPU per member device of a stripe_head (reference cycles)"},
     /* Shared L2 of the cores (the last level on these SoCs): Cortex-A15
      * 512 KiB..4 MiB, Atom 512 KiB per core pair, server parts up to
      * 64 MiB.  0 = not modelled (no working-set refills). */

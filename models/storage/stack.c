@@ -618,8 +618,7 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
     case ST_PARITY: {
       double pb = r->plan.p_bytes, qb = r->plan.q_bytes;
       /* raid5d walks every stripe_head on the CPU, engine or not */
-      double sh = r->stripe_heads * (c->volume.stripe_cycles +
-                                     c->volume.stripe_dev_cycles * (double)s->g.members);
+      double sh = r->stripe_heads * (c->stripe_cycles + c->stripe_dev_cycles * (double)s->g.members);
       if (c->parity_engine != NULL) {
         stk_compute(s, r, c->parity_engine, pb + qb, STACK_THREAD_RAID, 0, t);
         stk_compute(s, r, NULL, 0, STACK_THREAD_RAID, sh, t);

@@ -69,8 +69,6 @@ struct volume_params {
   double parity_cycles_per_byte;      /* CPU cost of P (XOR) per data byte, when no engine */
   double q_cycles_per_byte;           /* extra CPU cost of Q (RAID-6) per data byte */
   double members;                     /* member disk count */
-  double stripe_cycles;               /* md raid5d CPU per stripe_head handled (RAID-5/6) */
-  double stripe_dev_cycles;           /* md raid5d CPU per member device of a stripe_head */
   double mkfs_inode_ratio_bytes;      /* mke2fs bytes-per-inode (inode tables written at creation) */
   double mkfs_inode_bytes;            /* mke2fs inode size */
   double reshape_checkpoint_s;        /* md reshape: superblock checkpoint period */
@@ -126,6 +124,10 @@ struct stack_cfg {
                                            crypto_engine_decrypt_speedup); <= 1 or 0: equal */
   double disk_request_cycles;  /* CPU per request sent to a disk (soc disk_request_cycles),
                                   on STACK_THREAD_BLOCK; 0: free */
+  double stripe_cycles;        /* md raid5d CPU per stripe_head handled, RAID-5/6 (soc
+                                  md_stripe_cycles, reference cycles); 0: free */
+  double stripe_dev_cycles;    /* ... and per member device of the stripe_head (soc
+                                  md_stripe_dev_cycles) */
   struct accel *mem_bus;       /* page-cache hits and absorbed writes copy their bytes
                                   through it (FIFO at the memory bandwidth); NULL: free */
   struct disk **members;       /* volume members, volume.members of them */

@@ -52,16 +52,6 @@ const struct param_desc volume_param_table[] = {
     {.key = "q_cycles_per_byte", .dim = UNITS_NUMBER,
      .offset = offsetof(struct volume_params, q_cycles_per_byte), .min = 0.01, .max = 50,
      .optional = 1, .def = 1.5, .help = "extra CPU cycles per byte fed to Q (RAID-6)"},
-    /* unknown: handle_stripe() on the single md raid5d thread (group_thread_cnt
-     * 0, the default) walks each 4 KiB stripe_head through its state machine,
-     * a few microseconds on these cores; it is what bounds resync/rebuild/
-     * reshape on weak SoCs when the disks could go faster */
-    {.key = "stripe_cycles", .dim = UNITS_NUMBER,
-     .offset = offsetof(struct volume_params, stripe_cycles), .min = 0, .max = 200000,
-     .optional = 1, .def = 8000, .help = "raid5d CPU cycles per stripe_head (fixed part)"},
-    {.key = "stripe_dev_cycles", .dim = UNITS_NUMBER,
-     .offset = offsetof(struct volume_params, stripe_dev_cycles), .min = 0, .max = 50000,
-     .optional = 1, .def = 1500, .help = "raid5d CPU cycles per member device of a stripe_head"},
     /* mke2fs.conf defaults: inode_ratio 16384, inode_size 256 (e2fsprogs) */
     {.key = "mkfs_inode_ratio", .dim = UNITS_BYTES,
      .offset = offsetof(struct volume_params, mkfs_inode_ratio_bytes), .min = 1024,
