@@ -633,7 +633,7 @@ START_TEST(test_ssd_precondition)
   struct env *e = env_new(&c, 4, 5e-3, 100e6);
   struct stack_precond pc = {.offset_bytes = 0, .len_bytes = 16u << 20, .write_fraction = 0,
                              .run_bytes = 4096};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   for (int i = 0; i < 200; i++) {
     env_submit(e, env_rand(e) % 4096 * 4096, 4096, 0, 0);
     env_run(e, INFINITY);
@@ -644,7 +644,7 @@ START_TEST(test_ssd_precondition)
                 (unsigned long long)F(e->cdev[0])->reads);
   /* a sequential job is refused by the bypass: nothing cached, reads go to the array */
   pc = (struct stack_precond){.offset_bytes = 32u << 20, .len_bytes = 16u << 20, .run_bytes = 16u << 20};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   env_submit(e, (32u << 20) + 65536 * 7, 4096, 0, 0);
   env_run(e, INFINITY);
   ck_assert_msg(sum_reads(e) == 1, "sequential region must not be cached: %llu member reads",
@@ -660,7 +660,7 @@ START_TEST(test_ssd_precondition)
   e = env_new(&c, 4, 5e-3, 100e6);
   pc = (struct stack_precond){.offset_bytes = 0, .len_bytes = 256u << 20, .write_fraction = 0.3,
                               .run_bytes = 4096};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   /* the most recent 64 MiB are cached: a read there hits, a read at the start misses */
   env_submit(e, (256u << 20) - 65536, 4096, 0, 0);
   env_run(e, 1e-6);
@@ -675,8 +675,8 @@ START_TEST(test_ssd_precondition)
   c.volume.level = 4;
   c.member_bytes = (uint64_t)GiB;
   e = env_new(&c, 4, 5e-3, 100e6);
-  stack_precondition(e->s, &pc);
-  stack_precondition(NULL, &pc);
+  stack_precondition(e->s, &pc, 1);
+  stack_precondition(NULL, &pc, 1);
   ck_assert(isinf(stack_next_event_s(e->s)));
   env_free(e);
 }

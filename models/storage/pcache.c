@@ -325,6 +325,20 @@ uint64_t pcache_dirty_bytes(const struct pcache *c)
   return c->ndirty * c->unit_bytes;
 }
 
+uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len)
+{
+  if (len == 0)
+    return 0;
+  uint64_t n = 0;
+  for (uint32_t x = c->dirty_head; x != PCACHE_NIL; x = c->node[x].next) {
+    uint64_t b = c->node[x].block, lo = b * c->block_bytes;
+    if (lo + c->block_bytes <= off || lo >= off + len)
+      continue;
+    n += pcache_popcount(c->node[x].dirty_mask & pcache_unit_mask(c, b, off, len));
+  }
+  return n * c->unit_bytes;
+}
+
 double pcache_oldest_dirty_s(const struct pcache *c)
 {
   return c->dirty_head == PCACHE_NIL ? INFINITY : c->node[c->dirty_head].dirty_s;

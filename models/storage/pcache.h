@@ -49,6 +49,10 @@ void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len);
 uint64_t pcache_used_bytes(const struct pcache *c);
 uint64_t pcache_dirty_bytes(const struct pcache *c);
 
+/* Dirty bytes (dirty-unit granularity) of units overlapping [off, off+len);
+ * walks the dirty blocks. */
+uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len);
+
 /* Dirty time of the oldest dirty block (s); INFINITY when none. */
 double pcache_oldest_dirty_s(const struct pcache *c);
 
