@@ -1832,17 +1832,18 @@ static uint64_t stk_precond_seq_dirty(uint64_t len, double dirty_bytes)
 
 /* Page cache after a long run of buffered writes faster than write-back:
  * the writers are held at the dirty limit (balance_dirty_pages), so
- * `dirty_bytes` of the job's region are dirty.  A random writer leaves them
- * spread evenly over the region; a sequential one as the stretch just
- * behind its position (its next write is at the region's start, so the
- * stretch is the region's end, as it wrapped), dirtied in address order:
- * the write-back sweep and the oldest-first order both take it from its
- * start. */
+ * `dirty_bytes` of the job's region are dirty.  A random writer leaves
+ * them spread evenly over the region, in runs of its writes; a sequential
+ * one as the stretch just behind its position (its next write is at the
+ * region's start, so the stretch is the region's end, as it wrapped),
+ * dirtied in address order: the write-back sweep and the oldest-first
+ * order both take it from its start. */
 static void stk_precond_pcache(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p,
                                double dirty_bytes)
 {
-  if (p->run_bytes < len) {
-    stk_precond_spread(s->pc, off, len, RAID_PAGE_BYTES, dirty_bytes);
+  if (p->run_bytes < len) { /* in whole writes: pages of run_bytes together */
+    uint64_t unit = (p->run_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
+    stk_precond_spread(s->pc, off, len, unit, dirty_bytes);
   } else {
     uint64_t dirty = stk_precond_seq_dirty(len, dirty_bytes);
     pcache_insert(s->pc, off + len - dirty, dirty, 1, 0.0);
