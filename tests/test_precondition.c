@@ -157,6 +157,31 @@ START_TEST(test_dirty_budget_split)
 }
 END_TEST
 
+/* Two writers on one region (fio numjobs on one file) dirty the same
+ * pages: the region holds both their parts (2/3 of the limit beside an
+ * equal writer elsewhere), not one part laid twice over the same pages. */
+START_TEST(test_shared_region)
+{
+  const double ram = 256 * MiB, limit = pre_limit(ram);
+  const uint64_t reg = (uint64_t)GiB;
+  for (int seq = 0; seq < 2; seq++) {
+    struct env *e = pre_env(ram);
+    struct stack_precond pc[3];
+    for (int i = 0; i < 3; i++)
+      pc[i] = (struct stack_precond){.offset_bytes = i == 2 ? reg : 0, .len_bytes = reg, .write_fraction = 1,
+                                     .run_bytes = seq ? reg : 65536, .buffered_writes = 1};
+    ck_assert_int_eq(stack_precondition(e->s, pc, 3), 0);
+    double a = (double)stack_dirty_bytes_in(e->s, 0, reg), b = (double)stack_dirty_bytes_in(e->s, reg, reg);
+    double tol = seq ? 2 * MiB : 65536;
+    ck_assert_msg(fabs(a - 2 * limit / 3) <= tol && fabs(b - limit / 3) <= tol,
+                  "seq=%d shared region %.2f MiB, other %.2f MiB; expected %.2f and %.2f", seq, a / MiB, b / MiB,
+                  2 * limit / 3 / MiB, limit / 3 / MiB);
+    env_run(e, INFINITY);
+    env_free(e);
+  }
+}
+END_TEST
+
 /* End to end: 4 sequential 128K buffered writers (iSCSI, 4 x HDD RAID-5,
  * 4 GiB of RAM: ~0.8 GiB dirty limit, about 2 s of the disks' write-back).
  * A 2 s preconditioned run agrees with the steady part of a 16 s run;
@@ -203,6 +228,7 @@ static Suite *pre_suite(void)
   tcase_add_test(tc, test_seq_dirty_behind_writer);
   tcase_add_test(tc, test_dirty_only_for_buffered_writers);
   tcase_add_test(tc, test_dirty_budget_split);
+  tcase_add_test(tc, test_shared_region);
   suite_add_tcase(s, tc);
   tc = tcase_create("steady-state");
   tcase_set_timeout(tc, 60);

@@ -1927,17 +1927,27 @@ int stack_precondition(struct stack *s, const struct stack_precond *jobs, int nj
     return 0;
   /* per job: weight, page-cache claim (buffered writers: the region), then
    * its dirty bytes and disk-cache share */
-  double *v = malloc((size_t)njobs * 4 * sizeof *v);
+  double *v = malloc((size_t)njobs * 5 * sizeof *v);
   if (v == NULL)
     return -1;
-  double *weight = v, *claim = v + njobs, *dirty = v + 2 * njobs, *share = v + 3 * njobs;
+  double *weight = v, *claim = v + njobs, *dirty = v + 2 * njobs, *share = v + 3 * njobs, *pweight = v + 4 * njobs;
   double wsum = 0;
   for (int i = 0; i < njobs; i++) {
     uint64_t off, len;
     int on = stk_precond_region(s, &jobs[i], &off, &len);
     weight[i] = on ? stk_precond_weight(&jobs[i]) : 0.0;
     claim[i] = on && jobs[i].buffered_writes && s->pc != NULL ? (double)len : 0.0;
+    pweight[i] = claim[i] > 0 ? weight[i] : 0.0;
     wsum += weight[i];
+    /* writers sharing a region (fio numjobs on one file) dirty the same
+     * pages: one claim for the region, with their rates together, laid
+     * out by the first of them */
+    for (int k = 0; k < i && claim[i] > 0; k++)
+      if (claim[k] > 0 && jobs[k].offset_bytes == jobs[i].offset_bytes && jobs[k].len_bytes == jobs[i].len_bytes &&
+          (jobs[k].run_bytes >= jobs[k].len_bytes) == (jobs[i].run_bytes >= jobs[i].len_bytes)) {
+        pweight[k] += pweight[i];
+        pweight[i] = claim[i] = 0;
+      }
   }
   /* balance_dirty_pages holds the dirty level at the limit; each writer's
    * part of it is its write rate x how long a page stays dirty, the same
@@ -1945,7 +1955,7 @@ int stack_precondition(struct stack *s, const struct stack_precond *jobs, int nj
   double room = 0;
   if (s->pc != NULL && pcache_dirty_bytes(s->pc) < s->dirty_limit)
     room = (double)(s->dirty_limit - pcache_dirty_bytes(s->pc));
-  stk_precond_split(njobs, weight, claim, room, dirty);
+  stk_precond_split(njobs, pweight, claim, room, dirty);
   for (int i = 0; i < njobs; i++)
     share[i] = wsum > 0 ? weight[i] / wsum : 0.0;
   for (int i = 0; i < njobs; i++) {

@@ -203,17 +203,18 @@ struct stack_precond {
  * leave (before any I/O at time 0); a sequential job's next write is at its
  * region's start.  Page cache: the buffered writers hold it at the dirty
  * limit (what earlier calls left of it), each writer's part in proportion
- * to write_weight and at most its region (water-filling); a random writer's
- * part spread evenly over its region, a sequential one's as the stretch
- * just behind its position (the region's end, as it wrapped).  Member
- * disks: disk_precondition with the rows the job last wrote (random: the
- * region; sequential: just before its dirty stretch) and a write-weight
- * share of the disk caches.  SSD cache: nothing if the cache's sequential
- * bypass would refuse the job's I/O; else the region cached (most recent
- * at its end when larger than the cache), in read-write mode with a
- * write_fraction > 0 dirty up to the destage threshold (min(len, threshold
- * x capacity) bytes, evenly spread).  Each cache is left alone when absent.
- * 0, or -1 out of memory (nothing done). */
+ * to write_weight and at most its region (water-filling; writers of one
+ * region claim it together); a random writer's part spread evenly over its
+ * region, a sequential one's as the stretch just behind its position (the
+ * region's end, as it wrapped).  Member disks: disk_precondition with the
+ * rows the job last wrote (random: the region; sequential: just before its
+ * dirty stretch) and a write-weight share of the disk caches.  SSD cache:
+ * nothing if the cache's sequential bypass would refuse the job's I/O;
+ * else the region cached (most recent at its end when larger than the
+ * cache), in read-write mode with a write_fraction > 0 dirty up to the
+ * destage threshold (min(len, threshold x capacity) bytes, evenly spread).
+ * Each cache is left alone when absent.  0, or -1 out of memory (nothing
+ * done). */
 int stack_precondition(struct stack *s, const struct stack_precond *jobs, int njobs);
 
 /* Dirty page-cache bytes of [off, off+len) now (0 without a page cache). */
