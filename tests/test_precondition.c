@@ -182,6 +182,27 @@ START_TEST(test_shared_region)
 }
 END_TEST
 
+/* 4K random writers spread their pages one per 64 KiB block: RAM runs out
+ * of blocks before the dirty limit (16 MiB = 256 blocks, limit 3.2 MiB =
+ * 819 pages).  Every writer still gets its part (equal here), scaled down
+ * to what the blocks hold, instead of the first taking every block. */
+START_TEST(test_block_limited_split)
+{
+  struct env *e = pre_env(16 * MiB);
+  const uint64_t reg = (uint64_t)GiB;
+  struct stack_precond pc[2];
+  for (int i = 0; i < 2; i++)
+    pc[i] = (struct stack_precond){.offset_bytes = (uint64_t)i * reg, .len_bytes = reg, .write_fraction = 1,
+                                   .run_bytes = 4096, .buffered_writes = 1};
+  ck_assert_int_eq(stack_precondition(e->s, pc, 2), 0);
+  double a = (double)stack_dirty_bytes_in(e->s, 0, reg), b = (double)stack_dirty_bytes_in(e->s, reg, reg);
+  ck_assert_msg(a >= 100 * 4096 && b >= 100 * 4096 && fabs(a - b) <= 2 * 4096,
+                "block-limited: %.0f and %.0f KiB dirty, expected ~512 KiB each", a / 1024, b / 1024);
+  env_run(e, INFINITY);
+  env_free(e);
+}
+END_TEST
+
 /* End to end: 4 sequential 128K buffered writers (iSCSI, 4 x HDD RAID-5,
  * 4 GiB of RAM: ~0.8 GiB dirty limit, about 2 s of the disks' write-back).
  * A 2 s preconditioned run agrees with the steady part of a 16 s run;
@@ -229,6 +250,7 @@ static Suite *pre_suite(void)
   tcase_add_test(tc, test_dirty_only_for_buffered_writers);
   tcase_add_test(tc, test_dirty_budget_split);
   tcase_add_test(tc, test_shared_region);
+  tcase_add_test(tc, test_block_limited_split);
   suite_add_tcase(s, tc);
   tc = tcase_create("steady-state");
   tcase_set_timeout(tc, 60);

@@ -82,6 +82,11 @@ uint64_t pcache_block_bytes(const struct pcache *c)
   return c->block_bytes;
 }
 
+uint64_t pcache_capacity_bytes(const struct pcache *c)
+{
+  return c->cap_blocks * c->block_bytes;
+}
+
 int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes)
 {
   if (unit_bytes == 0 || c->block_bytes % unit_bytes != 0 || c->block_bytes / unit_bytes > 64 ||

@@ -22,6 +22,8 @@ void pcache_destroy(struct pcache *c); /* accepts NULL */
 
 /* Block size (bytes). */
 uint64_t pcache_block_bytes(const struct pcache *c);
+/* Capacity (bytes, whole blocks). */
+uint64_t pcache_capacity_bytes(const struct pcache *c);
 
 /* Track dirty data in units of unit_bytes inside each block (default: the
  * block): a page cache with large blocks still writes back only the 4 KiB

@@ -1830,6 +1830,22 @@ static uint64_t stk_precond_seq_dirty(uint64_t len, double dirty_bytes)
   return behind < len ? len - behind : len;
 }
 
+/* Page-cache blocks that dirty_bytes of the job take once laid out (see
+ * stk_precond_pcache): a sequential stretch fills whole blocks; a random
+ * writer's runs take a block each (or more when larger than a block), at
+ * most every block of the region. */
+static double stk_precond_blocks(const struct stack *s, uint64_t len, const struct stack_precond *p,
+                                 double dirty_bytes)
+{
+  double block = (double)pcache_block_bytes(s->pc);
+  if (!(dirty_bytes > 0))
+    return 0.0;
+  if (p->run_bytes >= len)
+    return ceil(dirty_bytes / block) + 1.0;
+  double unit = ceil((double)p->run_bytes / RAID_PAGE_BYTES) * RAID_PAGE_BYTES;
+  return fmin(ceil(dirty_bytes / unit) * ceil(unit / block), ceil((double)len / block));
+}
+
 /* Page cache after a long run of buffered writes faster than write-back:
  * the writers are held at the dirty limit (balance_dirty_pages), so
  * `dirty_bytes` of the job's region are dirty.  A random writer leaves
@@ -1956,6 +1972,26 @@ int stack_precondition(struct stack *s, const struct stack_precond *jobs, int nj
   if (s->pc != NULL && pcache_dirty_bytes(s->pc) < s->dirty_limit)
     room = (double)(s->dirty_limit - pcache_dirty_bytes(s->pc));
   stk_precond_split(njobs, pweight, claim, room, dirty);
+  /* the model's page cache keeps 64 KiB blocks: pages spread thinner than
+   * that take a block each, and RAM can run out of blocks before the dirty
+   * limit (the writers then wait for blocks, stk_write_cached): scale all
+   * the parts alike until they fit */
+  if (s->pc != NULL) {
+    double free_blocks = (double)(pcache_capacity_bytes(s->pc) - pcache_used_bytes(s->pc)) /
+                         (double)pcache_block_bytes(s->pc);
+    for (int it = 0; it < 8; it++) {
+      double need = 0;
+      for (int i = 0; i < njobs; i++) {
+        uint64_t off, len;
+        if (dirty[i] > 0 && stk_precond_region(s, &jobs[i], &off, &len))
+          need += stk_precond_blocks(s, len, &jobs[i], dirty[i]);
+      }
+      if (need <= free_blocks)
+        break;
+      for (int i = 0; i < njobs; i++)
+        dirty[i] *= free_blocks / need;
+    }
+  }
   for (int i = 0; i < njobs; i++)
     share[i] = wsum > 0 ? weight[i] / wsum : 0.0;
   for (int i = 0; i < njobs; i++) {
