@@ -392,6 +392,14 @@ START_TEST(test_dirty_units)
   pcache_insert(pc, 65536 - 4096, 8192, 1, 3.0);      /* block 0 unit 15 + block 1 unit 0 */
   pcache_insert(pc, 3 * 65536 + 8192, 100, 1, 4.0);   /* block 3, unit 2 */
   ck_assert_uint_eq(pcache_dirty_bytes(pc), 4 * 4096);
+  ck_assert_uint_eq(pcache_capacity_bytes(pc), 4 * 65536);
+  /* dirty bytes of a range: units overlapping it */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 65536), 2 * 4096);         /* units 5, 15 of block 0 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 5 * 4096 + 100, 1), 4096);    /* inside unit 5 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 6 * 4096, 9 * 4096), 0);       /* units 6..14 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 65536 - 4096, 8192), 2 * 4096); /* across blocks 0-1 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 1 << 20), 4 * 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 0), 0);
   ck_assert_double_eq(pcache_oldest_dirty_s(pc), 1.0);
   uint64_t off, len;
   /* oldest block 0: first run is unit 5 alone */
