@@ -419,6 +419,38 @@ static int eng_job_direct(const struct eng *e, const struct job *spec)
   return e->proto == PROTO_LOCAL && spec->direct;
 }
 
+/* Steady state before measuring (StorageReview preconditions for hours):
+ * the caches hold what a long run of all the step's jobs together leaves.
+ * A job's write rate is taken as its outstanding write bytes (depth x mean
+ * block x write share): under a common write-back throttle every writer
+ * sees the same latency, so by Little's law the rates go as these.  0, or
+ * -1 out of memory. */
+static int eng_precondition(struct eng *e)
+{
+  if (e->njobs == 0)
+    return 0;
+  struct stack_precond *pc = calloc((size_t)e->njobs, sizeof *pc);
+  if (pc == NULL)
+    return -1;
+  for (int i = 0; i < e->njobs; i++) {
+    const struct eng_job *j = &e->jobs[i];
+    const struct job *sp = j->spec;
+    double bs_mean_bytes = 0;
+    for (int b = 0; b < sp->nbs; b++)
+      bs_mean_bytes += (sp->nbs > 1 ? sp->bs_weight[b] : 1.0) * sp->bs_bytes[b];
+    pc[i] = (struct stack_precond){
+        .offset_bytes = (uint64_t)j->region_start,
+        .len_bytes = (uint64_t)j->region_bytes,
+        .write_fraction = 1.0 - sp->read_frac,
+        .run_bytes = sp->access == JOB_RANDOM ? (uint64_t)sp->bs_bytes[0] : (uint64_t)j->region_bytes,
+        .buffered_writes = !eng_job_sync(e, sp) && !eng_job_direct(e, sp),
+        .write_weight = (double)j->depth * bs_mean_bytes * (1.0 - sp->read_frac)};
+  }
+  int rc = stack_precondition(e->stack, pc, e->njobs);
+  free(pc);
+  return rc;
+}
+
 static void eng_submit(struct eng *e, struct eng_req *r)
 {
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
@@ -1398,18 +1430,6 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
               goto fail_err;
           }
           eng_place(e, j, idx);
-          if (st->precondition) {
-            /* Steady state before measuring (StorageReview preconditions for
-             * hours): the caches hold what a long run of this job leaves. */
-            struct stack_precond pc = {
-                .offset_bytes = (uint64_t)j->region_start,
-                .len_bytes = (uint64_t)j->region_bytes,
-                .write_fraction = 1.0 - j->spec->read_frac,
-                .run_bytes = j->spec->access == JOB_RANDOM ? (uint64_t)j->spec->bs_bytes[0]
-                                                           : (uint64_t)j->region_bytes,
-                .buffered_writes = !eng_job_sync(e, j->spec) && !eng_job_direct(e, j->spec)};
-            stack_precondition(e->stack, &pc);
-          }
           int timer = j->spec->rate_iops > 0 || j->spec->thinktime_s > 0;
           for (int q = 0; q < j->nconns; q++) {
             struct eng_lane *l = eng_own(e, sizeof *l);
@@ -1431,6 +1451,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
           eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
         }
   }
+  if (with_workload && e->step->precondition && eng_precondition(e) != 0)
+    goto fail_oom;
   if (s->op != CFG_OP_NONE)
     eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
   if (s->nfaults > 0)

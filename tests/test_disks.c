@@ -398,6 +398,79 @@ START_TEST(test_hdd_write_cache_steady_state)
 }
 END_TEST
 
+/* One sequential stream of 64K writes at QD32: a cold drive takes its
+ * first 4 MiB into the buffer at link speed; after a long run the buffer
+ * is full of the stream's own recent writes and every write waits for the
+ * media.  A drive preconditioned with the stretch just behind the stream
+ * runs at the media rate from the start (its held extents continue into
+ * the stream); a cold short run is much faster.  Fails if hdd_precondition
+ * leaves the buffer empty for sequential writers. */
+START_TEST(test_hdd_write_cache_sequential_steady_state)
+{
+  struct pbuf pb;
+  const uint64_t bs = 65536, base = 1ull << 30;
+  const int n_short = 100;
+  struct disk *d = make_hdd_wcache(&pb);
+  double t_fill = run_qd(d, 400, 32, bs, SEQ_WRITE, base, 0, 1);
+  double t_end = run_qd_from(d, t_fill, 400, 32, bs, SEQ_WRITE, base + 400 * bs, 0, 1);
+  double steady = 400 / (t_end - t_fill);
+  disk_destroy(d);
+  d = make_hdd_wcache(&pb);
+  double cold_short = n_short / run_qd(d, n_short, 32, bs, SEQ_WRITE, base, 0, 1);
+  disk_destroy(d);
+  d = make_hdd_wcache(&pb);
+  struct disk_precond pc = {.offset_bytes = base - (64u << 20), .len_bytes = 64u << 20, .run_bytes = bs,
+                            .sequential = 1, .write_fraction = 1.0};
+  disk_precondition(d, &pc);
+  double pre_short = n_short / run_qd(d, n_short, 32, bs, SEQ_WRITE, base, 0, 1);
+  disk_destroy(d);
+  ck_assert_msg(fabs(pre_short / steady - 1.0) < 0.15,
+                "preconditioned short run %.0f IOPS vs cold steady state %.0f (expected within 15 %%)",
+                pre_short, steady);
+  ck_assert_msg(cold_short > 1.4 * steady, "cold short run %.0f IOPS vs steady %.0f: expected the buffer to absorb it",
+                cold_short, steady);
+}
+END_TEST
+
+/* Two writers sharing the buffer (cache_share 1/2 each) fill it together
+ * as one writer alone does; one of them alone holds half: counted as the
+ * new writes acknowledged within 4 ms (the link takes ~36 of them; the
+ * media far fewer). */
+START_TEST(test_hdd_write_cache_share)
+{
+  struct pbuf pb;
+  const uint64_t bs = 65536;
+  struct disk_precond pc = {.len_bytes = 1ull << 30, .run_bytes = bs, .write_fraction = 1.0, .cache_share = 0.5};
+  int taken[3];
+  for (int k = 0; k < 3; k++) { /* half, two halves, whole (share 0 = all) */
+    struct disk *d = make_hdd_wcache(&pb);
+    if (k == 2)
+      pc.cache_share = 0;
+    disk_precondition(d, &pc);
+    if (k == 1) {
+      pc.offset_bytes = 1ull << 31;
+      disk_precondition(d, &pc);
+      pc.offset_bytes = 0;
+    }
+    for (int i = 0; i < 64; i++) {
+      struct disk_io io = {.offset_bytes = (3ull << 30) + (uint64_t)i * 8 * bs, .len_bytes = bs, .write = 1};
+      disk_submit(d, 0.0, &io);
+    }
+    taken[k] = 0;
+    struct disk_io done;
+    for (double t = disk_next_completion_s(d); t <= 4e-3; t = disk_next_completion_s(d))
+      while (disk_pop_completion(d, t, &done))
+        taken[k]++;
+    disk_destroy(d);
+  }
+  /* 4 MiB buffer = 64 writes of 64K */
+  ck_assert_msg(taken[0] >= 30 && taken[0] <= 36, "half the buffer held: %d of 64 new writes taken at once, expected ~32",
+                taken[0]);
+  ck_assert_msg(taken[1] <= 8 && taken[2] <= 8, "full buffer: %d (two halves) and %d (whole) taken at once, expected a few",
+                taken[1], taken[2]);
+}
+END_TEST
+
 START_TEST(test_hdd_energy)
 {
   struct pbuf pb;
@@ -819,6 +892,8 @@ int main(void)
   tcase_add_test(tc, test_hdd_segments_streams);
   tcase_add_test(tc, test_hdd_energy);
   tcase_add_test(tc, test_hdd_write_cache_steady_state);
+  tcase_add_test(tc, test_hdd_write_cache_sequential_steady_state);
+  tcase_add_test(tc, test_hdd_write_cache_share);
   suite_add_tcase(s, tc);
   tc = tcase_create("flash");
   tcase_add_test(tc, test_ssd_parallelism);

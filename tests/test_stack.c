@@ -354,6 +354,14 @@ START_TEST(test_dirty_units)
   pcache_insert(pc, 65536 - 4096, 8192, 1, 3.0);      /* block 0 unit 15 + block 1 unit 0 */
   pcache_insert(pc, 3 * 65536 + 8192, 100, 1, 4.0);   /* block 3, unit 2 */
   ck_assert_uint_eq(pcache_dirty_bytes(pc), 4 * 4096);
+  ck_assert_uint_eq(pcache_capacity_bytes(pc), 4 * 65536);
+  /* dirty bytes of a range: units overlapping it */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 65536), 2 * 4096);         /* units 5, 15 of block 0 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 5 * 4096 + 100, 1), 4096);    /* inside unit 5 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 6 * 4096, 9 * 4096), 0);       /* units 6..14 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 65536 - 4096, 8192), 2 * 4096); /* across blocks 0-1 */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 1 << 20), 4 * 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 0), 0);
   ck_assert_double_eq(pcache_oldest_dirty_s(pc), 1.0);
   uint64_t off, len;
   /* oldest block 0: first run is unit 5 alone */
@@ -579,7 +587,7 @@ START_TEST(test_ssd_precondition)
   struct env *e = env_new(&c, 4, 5e-3, 100e6);
   struct stack_precond pc = {.offset_bytes = 0, .len_bytes = 16u << 20, .write_fraction = 0,
                              .run_bytes = 4096};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   for (int i = 0; i < 200; i++) {
     env_submit(e, env_rand(e) % 4096 * 4096, 4096, 0, 0);
     env_run(e, INFINITY);
@@ -590,7 +598,7 @@ START_TEST(test_ssd_precondition)
                 (unsigned long long)F(e->cdev[0])->reads);
   /* a sequential job is refused by the bypass: nothing cached, reads go to the array */
   pc = (struct stack_precond){.offset_bytes = 32u << 20, .len_bytes = 16u << 20, .run_bytes = 16u << 20};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   env_submit(e, (32u << 20) + 65536 * 7, 4096, 0, 0);
   env_run(e, INFINITY);
   ck_assert_msg(sum_reads(e) == 1, "sequential region must not be cached: %llu member reads",
@@ -604,7 +612,7 @@ START_TEST(test_ssd_precondition)
   e = env_new(&c, 4, 5e-3, 100e6);
   pc = (struct stack_precond){.offset_bytes = 0, .len_bytes = 256u << 20, .write_fraction = 0.3,
                               .run_bytes = 4096};
-  stack_precondition(e->s, &pc);
+  stack_precondition(e->s, &pc, 1);
   /* the most recent 64 MiB are cached: a read there hits, a read at the start misses */
   env_submit(e, (256u << 20) - 65536, 4096, 0, 0);
   env_run(e, 1e-6);
@@ -617,8 +625,8 @@ START_TEST(test_ssd_precondition)
   /* no SSD cache: a no-op */
   env_volume(&c, RAID_5, (uint64_t)GiB);
   e = env_new(&c, 4, 5e-3, 100e6);
-  stack_precondition(e->s, &pc);
-  stack_precondition(NULL, &pc);
+  stack_precondition(e->s, &pc, 1);
+  stack_precondition(NULL, &pc, 1);
   ck_assert(isinf(stack_next_event_s(e->s)));
   env_free(e);
 }

@@ -33,11 +33,16 @@ struct disk_io {
 };
 
 /* The steady state a long run of one job leaves in a device (see
- * disk_precondition): the job's region on this device and its writes. */
+ * disk_precondition): the range the job wrote on this device and its
+ * writes. */
 struct disk_precond {
-  uint64_t offset_bytes, len_bytes; /* the region the job touches on this device */
+  uint64_t offset_bytes, len_bytes; /* the region the job touches on this device (sequential:
+                                       the stretch it wrote last, ending at offset + len) */
   uint64_t run_bytes;               /* one write on this device: bs for random I/O */
+  int sequential;                   /* 1: the writes follow each other up to offset + len */
   double write_fraction;            /* 0..1: share of the job's requests that write */
+  double cache_share;               /* 0..1: part of the device's write cache this job's writes
+                                       hold (several writers); 0: all of it */
 };
 
 struct disk_stats {

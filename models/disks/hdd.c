@@ -43,8 +43,9 @@
  * it waits in the command queue and is written to the media when the
  * positioning scheduler picks it.  The scheduler sorts every held dirty
  * extent and every queued command by positioning time (RPO) and serves the
- * nearest.  hdd_precondition fills the buffer as a long run of random
- * writes leaves it: full, extents scattered over the job's region.  */
+ * nearest.  hdd_precondition fills the buffer as a long run of writes
+ * leaves it: full, extents scattered over the job's region (random) or
+ * just behind its position (sequential).  */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -731,27 +732,35 @@ static void hdd_attach_link(void *priv, struct iface_link *link)
   ((struct hdd *)priv)->link = link;
 }
 
-/* A long run of random writes (run_bytes each, over the region) leaves
- * the write cache full: the host writes faster than the drive destages, so
- * every slot freed is taken again; the held extents are scattered
- * uniformly over the region (drawn from the device's stream, so the run is
- * deterministic).  Sequential writers (run >= region) and read-only jobs
- * leave it as it is. */
+/* A long run of writes leaves the write cache full: the host writes faster
+ * than the drive destages, so every slot freed is taken again.  With
+ * several writers this job holds cache_share of it (bytes and extents).
+ * The held extents are the job's writes (run_bytes each): random ones
+ * scattered uniformly over the region (drawn from the device's stream, so
+ * the run is deterministic), sequential ones the most recent, contiguous
+ * up to the end of the range.  Read-only jobs leave it as it is. */
 static void hdd_precondition(void *priv, const struct disk_precond *p)
 {
   struct hdd *h = priv;
   uint64_t run = p->run_bytes;
-  if (h->p.write_cache < 1.0 || !(p->write_fraction > 0.0) || run == 0 || run >= p->len_bytes)
+  if (h->p.write_cache < 1.0 || !(p->write_fraction > 0.0) || run == 0 || run > p->len_bytes ||
+      (!p->sequential && run == p->len_bytes))
     return;
+  double share = p->cache_share > 0 && p->cache_share < 1 ? p->cache_share : 1.0;
+  double max_bytes = fmin(h->p.cache_bytes, h->dirty_bytes + share * h->p.cache_bytes);
+  double max_extents = fmin(h->p.write_cache_extents, (double)h->dq_n + share * h->p.write_cache_extents);
   uint64_t slots = p->len_bytes / run;
-  for (uint64_t k = 0; (double)h->dq_n < h->p.write_cache_extents &&
-                       h->dirty_bytes + (double)run <= h->p.cache_bytes;
-       k++) {
-    uint64_t slot = (uint64_t)(disk_seed_unit(h->seed ^ (0x9e3779b97f4a7c15ULL * (k + 1))) *
-                               (double)slots);
-    struct hdd_cmd c = {.io = {.offset_bytes = p->offset_bytes + slot * run, .len_bytes = run,
-                               .write = 1},
-                        .submit_s = 0.0};
+  for (uint64_t k = 0; (double)h->dq_n < max_extents && h->dirty_bytes + (double)run <= max_bytes; k++) {
+    uint64_t at;
+    if (p->sequential) { /* backwards from the end of the range */
+      if (k >= slots)
+        break;
+      at = p->offset_bytes + p->len_bytes - (k + 1) * run;
+    } else {
+      at = p->offset_bytes +
+           (uint64_t)(disk_seed_unit(h->seed ^ (0x9e3779b97f4a7c15ULL * (k + 1))) * (double)slots) * run;
+    }
+    struct hdd_cmd c = {.io = {.offset_bytes = at, .len_bytes = run, .write = 1}, .submit_s = 0.0};
     if (hdd_cmd_append(&h->dq, &h->dq_n, &h->dq_cap, &c) != 0)
       return;
     h->dirty_bytes += (double)run;

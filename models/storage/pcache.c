@@ -82,6 +82,11 @@ uint64_t pcache_block_bytes(const struct pcache *c)
   return c->block_bytes;
 }
 
+uint64_t pcache_capacity_bytes(const struct pcache *c)
+{
+  return c->cap_blocks * c->block_bytes;
+}
+
 int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes)
 {
   if (unit_bytes == 0 || c->block_bytes % unit_bytes != 0 || c->block_bytes / unit_bytes > 64 ||
@@ -323,6 +328,20 @@ uint64_t pcache_used_bytes(const struct pcache *c)
 uint64_t pcache_dirty_bytes(const struct pcache *c)
 {
   return c->ndirty * c->unit_bytes;
+}
+
+uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len)
+{
+  if (len == 0)
+    return 0;
+  uint64_t n = 0;
+  for (uint32_t x = c->dirty_head; x != PCACHE_NIL; x = c->node[x].next) {
+    uint64_t b = c->node[x].block, lo = b * c->block_bytes;
+    if (lo + c->block_bytes <= off || lo >= off + len)
+      continue;
+    n += pcache_popcount(c->node[x].dirty_mask & pcache_unit_mask(c, b, off, len));
+  }
+  return n * c->unit_bytes;
 }
 
 double pcache_oldest_dirty_s(const struct pcache *c)

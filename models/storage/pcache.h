@@ -22,6 +22,8 @@ void pcache_destroy(struct pcache *c); /* accepts NULL */
 
 /* Block size (bytes). */
 uint64_t pcache_block_bytes(const struct pcache *c);
+/* Capacity (bytes, whole blocks). */
+uint64_t pcache_capacity_bytes(const struct pcache *c);
 
 /* Track dirty data in units of unit_bytes inside each block (default: the
  * block): a page cache with large blocks still writes back only the 4 KiB
@@ -48,6 +50,10 @@ void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len);
 /* Bytes cached (block granularity) / dirty (dirty-unit granularity). */
 uint64_t pcache_used_bytes(const struct pcache *c);
 uint64_t pcache_dirty_bytes(const struct pcache *c);
+
+/* Dirty bytes (dirty-unit granularity) of units overlapping [off, off+len);
+ * walks the dirty blocks. */
+uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len);
 
 /* Dirty time of the oldest dirty block (s); INFINITY when none. */
 double pcache_oldest_dirty_s(const struct pcache *c);

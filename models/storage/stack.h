@@ -197,18 +197,30 @@ struct stack_precond {
   double write_fraction;            /* 0..1: share of the job's requests that write */
   uint64_t run_bytes;               /* the job's sequential run: bs for random I/O, len_bytes for sequential */
   int buffered_writes;              /* 1: its writes go through the page cache (not sync, not O_DIRECT) */
+  double write_weight;              /* its write rate relative to the other jobs' (any common unit;
+                                       not > 0: 1) */
 };
 
-/* Put the caches in the state a long run of the job would leave (before
- * any I/O at time 0).  Page cache, for buffered writes: dirty up to the
- * dirty limit (what is left of it after earlier jobs), spread evenly over
- * the region, for random I/O only (sequential writers: not yet).
- * SSD cache: nothing if the cache's sequential bypass would refuse
- * the job's I/O; else the region cached (most recent at its end when larger
- * than the cache), in read-write mode with a write_fraction > 0 dirty up to
- * the destage threshold (min(len, threshold x capacity) bytes, evenly spread).
- * Each cache is left alone when absent. */
-void stack_precondition(struct stack *s, const struct stack_precond *p);
+/* Put the caches in the state a long run of the njobs jobs together would
+ * leave (before any I/O at time 0); a sequential job's next write is at its
+ * region's start.  Page cache: the buffered writers hold it at the dirty
+ * limit (what earlier calls left of it), each writer's part in proportion
+ * to write_weight and at most its region (water-filling; writers of one
+ * region claim it together); a random writer's part spread evenly over its
+ * region, a sequential one's as the stretch just behind its position (the
+ * region's end, as it wrapped).  Member disks: disk_precondition with the
+ * rows the job last wrote (random: the region; sequential: just before its
+ * dirty stretch) and a write-weight share of the disk caches.  SSD cache:
+ * nothing if the cache's sequential bypass would refuse the job's I/O;
+ * else the region cached (most recent at its end when larger than the
+ * cache), in read-write mode with a write_fraction > 0 dirty up to the
+ * destage threshold (min(len, threshold x capacity) bytes, evenly spread).
+ * Each cache is left alone when absent.  0, or -1 out of memory (nothing
+ * done). */
+int stack_precondition(struct stack *s, const struct stack_precond *jobs, int njobs);
+
+/* Dirty page-cache bytes of [off, off+len) now (0 without a page cache). */
+uint64_t stack_dirty_bytes_in(const struct stack *s, uint64_t off, uint64_t len);
 
 /* Added by the storage stack (additive): dirty page-cache bytes now (0 without a page cache). */
 uint64_t stack_dirty_bytes(const struct stack *s);
