@@ -436,6 +436,31 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
   return 0;
 }
 
+/* A section of `count:` drives (1 to max_count) of one catalogue `drive:`.
+ * The drive's parameters are overridden by the section's other keys, or,
+ * given over_key, by the map under that key (the section's other keys then
+ * belong to the caller). */
+static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *sec,
+                             const char *where, long max_count, const char *over_key, int *count,
+                             struct cfg_drive *d, struct scenario *s, struct nw_err *err)
+{
+  long n;
+  if (cfg_int(sec, where, "count", 1, max_count, 1, 0, &n, err) < 0)
+    return -1;
+  *count = (int)n;
+  const char *name = NULL;
+  const struct ynode *ref = NULL;
+  if (cfg_word(sec, where, "drive", 1, &name, &ref, err) < 0)
+    return -1;
+  if (!over_key) {
+    static const char *const section_keys[] = {"count", "drive", NULL};
+    return cfg_drive(cat, ref, name, sec, where, section_keys, d, s, err);
+  }
+  char over_where[96];
+  snprintf(over_where, sizeof over_where, "%s.%s", where, over_key);
+  return cfg_drive(cat, ref, name, ytree_get(sec, over_key), over_where, NULL, d, s, err);
+}
+
 /* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
 static int cfg_workload(const struct ynode *w, const char *scenario_path, struct workload *out,
                         struct nw_err *err)
@@ -589,16 +614,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     return nw_fail(err, R->file, R->line, R->col, "missing required section 'disks'");
   if (dn->kind != YNODE_MAP)
     return cfg_at(err, dn, "disks: expected a map, got %s", ytree_kind_name(dn));
-  long count;
-  if (cfg_int(dn, "disks", "count", 1, 64, 1, 0, &count, err) < 0)
-    return -1;
-  s->ndisks = (int)count;
-  const char *drive = NULL;
-  const struct ynode *dref = NULL;
-  if (cfg_word(dn, "disks", "drive", 1, &drive, &dref, err) < 0)
-    return -1;
-  static const char *const disk_keys[] = {"count", "drive", NULL};
-  if (cfg_drive(cat, dref, drive, dn, "disks", disk_keys, &s->drive, s, err) < 0)
+  if (cfg_drive_section(cat, dn, "disks", 64, NULL, &s->ndisks, &s->drive, s, err) < 0)
     return -1;
 
   /* Volume */
@@ -632,20 +648,11 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_fill(cn, "ssd_cache", ssdcache_param_table, ssdcache_param_count, &s->ssdcache,
                cache_keys, s, "ssd_cache", err) < 0)
     return -1;
-  if (cn && s->ssdcache.mode > 0) {
-    long nc;
-    if (cfg_int(cn, "ssd_cache", "count", 1, 8, 1, 0, &nc, err) < 0)
-      return -1;
-    s->ncache_devs = (int)nc;
-    const char *cdrive = NULL;
-    const struct ynode *cref = NULL;
-    if (cfg_word(cn, "ssd_cache", "drive", 1, &cdrive, &cref, err) < 0)
-      return -1;
-    /* the cache drive's own parameters are overridden under drive_params */
-    if (cfg_drive(cat, cref, cdrive, ytree_get(cn, "drive_params"), "ssd_cache.drive_params", NULL,
-                  &s->cache_drive, s, err) < 0)
-      return -1;
-  }
+  /* the cache drive's own parameters are overridden under drive_params */
+  if (cn && s->ssdcache.mode > 0 &&
+      cfg_drive_section(cat, cn, "ssd_cache", 8, "drive_params", &s->ncache_devs, &s->cache_drive, s,
+                        err) < 0)
+    return -1;
 
   /* Encryption */
   params_defaults(crypt_param_table, crypt_param_count, &s->crypt);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/engine.h"
 #include "sim/runpool.h"
 
@@ -279,56 +280,53 @@ int cli_explain(int argc, char **argv)
 {
   const char *file = NULL, *catalog = NULL;
   struct cfg_set sets[CFG_MAX_SETS];
-  int nsets = 0, step = 0, analytic = 0;
+  int nsets = 0, step = 0, analytic = 0, rc = 2;
+  static const char *const valued[] = {"--set", "--step", "--catalog", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      goto out;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       puts("usage: nastwin explain [SCENARIO.yaml] [--set PATH=VALUE]... [--step N] [--analytic]\n"
            "Simulates one workload step, then explains its bottleneck: utilisation and demand,\n"
            "the operational-law bounds beside the simulated throughput, the share of the\n"
            "response time, what runs there and what would move it.  --analytic adds an exact\n"
            "MVA prediction from the measured demands.  No file: the built-in default scenario.");
-      return 0;
-    } else if ((!strcmp(a, "--set") || !strcmp(a, "--step") || !strcmp(a, "--catalog")) &&
-               i + 1 >= argc) {
-      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
-      return 2;
+      rc = 0;
+      goto out;
     } else if (!strcmp(a, "--set")) {
-      const char *v = argv[++i];
-      const char *eq = strchr(v, '=');
-      if (!eq || eq == v || nsets == CFG_MAX_SETS || eq - v >= 128) {
-        fprintf(stderr, "nastwin: error: --set '%s': expected PATH=VALUE, e.g. soc.cores=8\n", v);
-        return 2;
+      const char *eq = strchr(val, '=');
+      if (!eq || eq == val || nsets == CFG_MAX_SETS || eq - val >= 128) {
+        fprintf(stderr, "nastwin: error: --set '%s': expected PATH=VALUE, e.g. soc.cores=8\n", val);
+        goto out;
       }
-      char *path = strndup(v, (size_t)(eq - v));
-      if (!path)
-        return 1;
+      char *path = strndup(val, (size_t)(eq - val));
+      if (!path) {
+        rc = 1;
+        goto out;
+      }
       sets[nsets++] = (struct cfg_set){.path = path, .value = eq + 1};
     } else if (!strcmp(a, "--step")) {
-      char *end;
-      long v = strtol(argv[++i], &end, 10);
-      if (*end || v < 0 || v > 100000) {
-        fprintf(stderr, "nastwin: error: --step '%s': must be a step index >= 0\n", argv[i]);
-        return 2;
-      }
+      long v;
+      if (cli_opt_int(a, val, 0, 100000, &v) < 0)
+        goto out;
       step = (int)v;
     } else if (!strcmp(a, "--catalog"))
-      catalog = argv[++i];
+      catalog = val;
     else if (!strcmp(a, "--analytic"))
       analytic = 1;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "nastwin: error: unknown option '%s' (see nastwin explain --help)\n", a);
-      return 2;
+      goto out;
     } else if (!file)
       file = a;
     else {
       fprintf(stderr, "nastwin: error: more than one scenario given ('%s' and '%s')\n", file, a);
-      return 2;
+      goto out;
     }
   }
   struct scenario s;
   struct nw_err err = {0};
-  int rc = 2;
   if (cfg_load(file, catalog, sets, nsets, NULL, &s, &err) < 0) {
     nw_err_print(&err, stderr);
     goto out;

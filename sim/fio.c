@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim/file.h"
 #include "sim/params.h"
 #include "sim/workload.h"
 #include "sim/workload_build.h"
@@ -27,6 +28,7 @@
 #define FIO_MAX_NUMJOBS 65536
 #define FIO_MAX_TIME_S (365.0 * 86400.0)
 #define FIO_LINE_MAX 4096
+#define FIO_FILE_MAX_BYTES ((size_t)64 << 20) /* 64 MiB: a job file is a few lines */
 
 /* Options applied to the job (fio spelling). */
 static const char *const fio_modelled_keys[] = {
@@ -680,32 +682,13 @@ int fio_parse_file(const char *path, struct workload *out, char **warnings, stru
   if (warnings)
     *warnings = NULL;
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  char *buf;
+  size_t len;
+  enum file_read_status st = file_read_all(path, FIO_FILE_MAX_BYTES, &buf, &len);
+  if (st == FILE_READ_CANNOT_OPEN)
     return nw_fail(err, path, 0, 0, "cannot open fio job file: %s", strerror(errno));
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + len, 1, cap - len - 1, f);
-    len += got;
-    if (len + 1 < cap)
-      break;
-    char *grown = cap < ((size_t)64 << 20) ? realloc(buf, cap * 2) : NULL;
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = grown;
-    cap *= 2;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) {
-    free(buf);
+  if (st != FILE_READ_OK)
     return nw_fail(err, path, 0, 0, "cannot read fio job file (I/O error, or larger than 64 MiB)");
-  }
-  buf[len] = '\0';
   if (memchr(buf, '\0', len)) {
     free(buf);
     return nw_fail(err, path, 0, 0, "not a text file (contains NUL bytes)");

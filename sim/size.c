@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/cli_opt.h"
 #include "sim/config.h"
 #include "sim/engine.h"
 #include "sim/runpool.h"
@@ -125,8 +126,11 @@ int cli_size(int argc, char **argv)
   struct size_axis ax[SIZE_MAX_AXES];
   int nax = 0, nsets = 0, rc = 2;
   struct cfg_set sets[CFG_MAX_SETS];
+  static const char *const valued[] = {"--target", "--vary", "--set", NULL};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      goto out;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       puts("usage: nastwin size SCENARIO.yaml --target \"read_MBps>=2000\" --vary PATH=LO..HI...\n"
            "  [--set PATH=VALUE]\n"
@@ -135,28 +139,24 @@ int cli_size(int argc, char **argv)
            "values cheaper.  E.g. --vary soc.cores=2..16 --vary soc.clock=1.0GHz..3.0GHz");
       return 0;
     }
-    if ((!strcmp(a, "--target") || !strcmp(a, "--vary") || !strcmp(a, "--set")) && i + 1 >= argc) {
-      fprintf(stderr, "nastwin: error: option %s needs a value\n", a);
-      goto out;
-    }
     if (!strcmp(a, "--target"))
-      target = argv[++i];
+      target = val;
     else if (!strcmp(a, "--vary")) {
-      if (nax == SIZE_MAX_AXES || size_parse_axis(argv[++i], &ax[nax]) < 0) {
+      if (nax == SIZE_MAX_AXES || size_parse_axis(val, &ax[nax]) < 0) {
         fprintf(stderr,
                 "nastwin: error: --vary '%s': expected PATH=LO..HI with LO < HI in one unit, "
                 "e.g. soc.cores=2..16 (at most %d axes)\n",
-                argv[i], SIZE_MAX_AXES);
+                val, SIZE_MAX_AXES);
         goto out;
       }
       nax++;
     } else if (!strcmp(a, "--set")) {
-      const char *v = argv[++i], *eq = strchr(v, '=');
-      if (!eq || eq == v || nsets == CFG_MAX_SETS - SIZE_MAX_AXES) {
-        fprintf(stderr, "nastwin: error: --set '%s': expected PATH=VALUE\n", v);
+      const char *eq = strchr(val, '=');
+      if (!eq || eq == val || nsets == CFG_MAX_SETS - SIZE_MAX_AXES) {
+        fprintf(stderr, "nastwin: error: --set '%s': expected PATH=VALUE\n", val);
         goto out;
       }
-      sets[nsets++] = (struct cfg_set){.path = strndup(v, (size_t)(eq - v)), .value = eq + 1};
+      sets[nsets++] = (struct cfg_set){.path = strndup(val, (size_t)(eq - val)), .value = eq + 1};
     } else if (a[0] == '-') {
       fprintf(stderr, "nastwin: error: unknown option '%s' (see nastwin size --help)\n", a);
       goto out;

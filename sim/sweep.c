@@ -4,9 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "sim/file.h"
 
 /* ---- metrics ---------------------------------------------------------- */
 
@@ -599,36 +602,6 @@ static int sweep_row_cmp(const void *a, const void *b)
   return (x->order > y->order) - (x->order < y->order);
 }
 
-/* Read a whole file into a NUL-terminated buffer. */
-static char *sweep_slurp(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t r = fread(buf + n, 1, cap - n - 1, f);
-    n += r;
-    if (n + 1 < cap)
-      break;
-    char *nb = realloc(buf, cap * 2);
-    if (!nb) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf) {
-    buf[n] = 0;
-    *len = n;
-  }
-  return buf;
-}
-
 int sweep_merge(const char *out_path, int nin, char **in_paths, struct nw_err *err)
 {
   char *header = NULL;
@@ -640,8 +613,7 @@ int sweep_merge(const char *out_path, int nin, char **in_paths, struct nw_err *e
     return nw_fail(err, NULL, 0, 0, "merge: out of memory");
   for (int i = 0; i < nin; i++) {
     size_t len;
-    bufs[i] = sweep_slurp(in_paths[i], &len);
-    if (!bufs[i]) {
+    if (file_read_all(in_paths[i], SIZE_MAX, &bufs[i], &len) != FILE_READ_OK) {
       nw_fail(err, in_paths[i], 0, 0, "merge: cannot read: %s", strerror(errno));
       goto done;
     }

@@ -1,8 +1,10 @@
 /* test_cli_opt.c - the option helpers the subcommands share: an option's
  * value, a whole-number option, and that run, validate, calibrate and sweep
- * all reject a missing value and an out-of-range -j in the same words. */
+ * all reject a missing value and an out-of-range -j in the same words, as
+ * explain and size do a missing value and explain an out-of-range --step. */
 #include <check.h>
 #include "ck_run.h"
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
@@ -61,6 +63,36 @@ START_TEST(test_same_words)
 }
 END_TEST
 
+/* explain and size take no -j; their valued options fail in the same words. */
+START_TEST(test_same_words_explain_size)
+{
+  static const char *const missing[][3] = {{"explain", "--set", NULL},    {"explain", "--step", NULL},
+                                           {"explain", "--catalog", NULL}, {"size", "--target", NULL},
+                                           {"size", "--vary", NULL},       {"size", "--set", NULL}};
+  for (size_t k = 0; k < sizeof missing / sizeof missing[0]; k++) {
+    struct cli_out r;
+    char want[64];
+    snprintf(want, sizeof want, "nastwin: error: option %s needs a value", missing[k][1]);
+    cli_exec(NULL, missing[k], &r);
+    ck_assert_msg(r.status == 2 && strstr(r.err, want), "%s %s: exit %d, stderr: %s", missing[k][0],
+                  missing[k][1], r.status, r.err);
+    cli_out_free(&r);
+  }
+  static const char *const steps[] = {"-1", "x", "", "100001"};
+  for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+    struct cli_out r;
+    char want[96];
+    snprintf(want, sizeof want, "nastwin: error: --step '%s': must be a whole number between 0 and 100000",
+             steps[k]);
+    const char *argv[] = {"explain", "--step", steps[k], NULL};
+    cli_exec(NULL, argv, &r);
+    ck_assert_msg(r.status == 2 && strstr(r.err, want), "explain --step '%s': exit %d, stderr: %s",
+                  steps[k], r.status, r.err);
+    cli_out_free(&r);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cli_opt");
@@ -69,8 +101,9 @@ int main(void)
   tcase_add_test(tc, test_int);
   suite_add_tcase(s, tc);
   tc = tcase_create("subcommands");
-  tcase_set_timeout(tc, 60); /* 8 runs of the binary: ~5 s under ASan on a loaded machine */
+  tcase_set_timeout(tc, 60); /* per test, <= 10 runs of the binary: ~5 s under ASan on a loaded machine */
   tcase_add_test(tc, test_same_words);
+  tcase_add_test(tc, test_same_words_explain_size);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

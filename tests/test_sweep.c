@@ -120,6 +120,28 @@ START_TEST(test_csv_split_row)
 }
 END_TEST
 
+/* An input that opens but cannot be read (a directory) stops the merge: its
+ * rows must not silently go missing from the merged CSV. */
+START_TEST(test_merge_unreadable)
+{
+  char in[] = "/tmp/nastwin_merge_in_XXXXXX", out[] = "/tmp/nastwin_merge_out_XXXXXX";
+  int fd = mkstemp(in), fo = mkstemp(out);
+  ck_assert(fd >= 0 && fo >= 0);
+  close(fo);
+  FILE *f = fdopen(fd, "w");
+  fputs("point,step,x\n0,0,a\n", f);
+  fclose(f);
+  char *paths[] = {in, "/tmp"};
+  struct nw_err err = {0};
+  ck_assert_int_eq(sweep_merge(out, 1, paths, &err), 0);
+  ck_assert_int_eq(sweep_merge(out, 2, paths, &err), -1);
+  ck_assert_msg(!strcmp(err.file, "/tmp") && strstr(err.msg, "merge: cannot read: "), "%s: %s",
+                err.file, err.msg);
+  unlink(in);
+  unlink(out);
+}
+END_TEST
+
 START_TEST(test_jobs_and_shards_identical)
 {
   char dir[] = "/tmp/nastwin-sweep-XXXXXX";
@@ -305,6 +327,7 @@ int main(void)
   tcase_add_test(tg, test_expansion_golden);
   tcase_add_test(tg, test_parse_errors);
   tcase_add_test(tg, test_csv_split_row);
+  tcase_add_test(tg, test_merge_unreadable);
   suite_add_tcase(s, tg);
   TCase *tr = tcase_create("runs");
   tcase_set_timeout(tr, 60);
