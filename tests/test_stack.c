@@ -346,9 +346,9 @@ END_TEST
 START_TEST(test_dirty_units)
 {
   struct pcache *pc = pcache_create(4 * 65536, 65536);
-  ck_assert_int_eq(pcache_set_dirty_unit(pc, 3000), -1); /* does not divide the block */
-  ck_assert_int_eq(pcache_set_dirty_unit(pc, 512), -1);  /* 128 units > 64 */
-  ck_assert_int_eq(pcache_set_dirty_unit(pc, 4096), 0);
+  ck_assert_int_eq(pcache_set_unit(pc, 3000), -1); /* does not divide the block */
+  ck_assert_int_eq(pcache_set_unit(pc, 512), -1);  /* 128 units > 64 */
+  ck_assert_int_eq(pcache_set_unit(pc, 4096), 0);
   pcache_insert(pc, 5 * 4096, 4096, 1, 1.0);          /* block 0, unit 5 */
   pcache_insert(pc, 5 * 4096 + 100, 10, 1, 2.0);      /* same page: nothing new */
   pcache_insert(pc, 65536 - 4096, 8192, 1, 3.0);      /* block 0 unit 15 + block 1 unit 0 */
@@ -378,12 +378,119 @@ START_TEST(test_dirty_units)
   ck_assert_uint_eq(len, 4096);
   ck_assert_uint_eq(pcache_dirty_bytes(pc), 0);
   ck_assert(!pcache_take_dirty(pc, 1 << 20, &off, &len));
-  /* four blocks hold one dirty page each: the RAM is full of dirty blocks */
-  for (uint64_t b = 10; b < 14; b++)
+  /* RAM is counted in pages: 64 blocks with one dirty page each fill the
+   * 4 x 64 KiB (the clean pages left by write-back are evicted for them),
+   * where whole blocks would have stopped at 4 */
+  for (uint64_t b = 10; b < 74; b++)
     ck_assert_uint_eq(pcache_insert(pc, b * 65536, 4096, 1, 5.0), 0);
-  ck_assert_uint_eq(pcache_insert(pc, 20 * 65536, 4096, 1, 5.0), 1);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 64 * 4096);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 4 * 65536);
+  ck_assert_uint_eq(pcache_insert(pc, 80 * 65536, 4096, 1, 5.0), 1); /* full of dirty pages */
+  ck_assert_uint_eq(pcache_insert(pc, 10 * 65536 + 4096, 4096, 1, 5.0), 1); /* a new page of a block too */
   pcache_invalidate(pc, 10 * 65536, 65536);
-  ck_assert_uint_eq(pcache_dirty_bytes(pc), 3 * 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 63 * 4096);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 63 * 4096);
+  pcache_destroy(pc);
+}
+END_TEST
+
+/* Present units: a 4 KiB read miss caches that page only, a write makes
+ * its pages present, a lookup hits only where every requested page is
+ * present; invalidating part of a block keeps its other pages. */
+START_TEST(test_present_units)
+{
+  struct pcache *pc = pcache_create(4 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_unit(pc, 4096), 0);
+  uint64_t h, t;
+  pcache_insert(pc, 5 * 4096, 4096, 0, 0.0); /* read from the disks: page 5 */
+  ck_assert_uint_eq(pcache_used_bytes(pc), 4096);
+  pcache_lookup(pc, 5 * 4096, 4096, 1, &h, &t);
+  ck_assert(h == 1 && t == 1);
+  pcache_lookup(pc, 6 * 4096, 4096, 1, &h, &t); /* same block, never read */
+  ck_assert(h == 0 && t == 1);
+  pcache_lookup(pc, 0, 65536, 1, &h, &t); /* the whole block: partly present, a miss */
+  ck_assert(h == 0 && t == 1);
+  ck_assert_uint_eq(pcache_hit_blocks(pc), 1);
+  ck_assert_uint_eq(pcache_miss_blocks(pc), 2);
+  pcache_insert(pc, 6 * 4096 + 100, 50, 1, 1.0); /* a write makes page 6 present and dirty */
+  pcache_lookup(pc, 5 * 4096, 8192, 0, &h, &t);
+  ck_assert(h == 1 && t == 1);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 2 * 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 4096);
+  pcache_invalidate(pc, 5 * 4096, 4096); /* page 5 only: dirty page 6 stays */
+  ck_assert_uint_eq(pcache_used_bytes(pc), 4096);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 4096);
+  pcache_lookup(pc, 6 * 4096, 4096, 0, &h, &t);
+  ck_assert_uint_eq(h, 1);
+  pcache_invalidate(pc, 6 * 4096, 4096); /* the last page: the block goes */
+  ck_assert_uint_eq(pcache_used_bytes(pc), 0);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 0);
+  ck_assert_int_eq(pcache_set_unit(pc, 8192), 0); /* empty again: the unit may change */
+  pcache_destroy(pc);
+}
+END_TEST
+
+/* Eviction by present bytes: 64 single pages in 64 blocks fill 4 x 64 KiB;
+ * a whole block read then evicts the 16 least recently used of them, not
+ * 16 blocks' worth of RAM that was never used. */
+START_TEST(test_present_eviction)
+{
+  struct pcache *pc = pcache_create(4 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_unit(pc, 4096), 0);
+  for (uint64_t b = 0; b < 64; b++)
+    ck_assert_uint_eq(pcache_insert(pc, b * 65536 + 4096, 4096, 0, 0.0), 0);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 4 * 65536);
+  uint64_t h, t;
+  pcache_lookup(pc, 0 * 65536 + 4096, 4096, 1, &h, &t); /* block 0 becomes most recently used */
+  ck_assert_uint_eq(h, 1);
+  ck_assert_uint_eq(pcache_insert(pc, 100 * 65536, 65536, 0, 0.0), 0);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 4 * 65536);
+  for (uint64_t b = 0; b < 64; b++) {
+    pcache_lookup(pc, b * 65536 + 4096, 4096, 0, &h, &t);
+    int evicted = b >= 1 && b <= 16; /* the 16 coldest (block 0 was touched) */
+    ck_assert_msg(h == (uint64_t)!evicted, "block %llu: hit %llu", (unsigned long long)b, (unsigned long long)h);
+  }
+  /* growing a clean block that is itself the coldest: it is not evicted
+   * for its own new pages */
+  struct pcache *q = pcache_create(2 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_unit(q, 4096), 0);
+  pcache_insert(q, 0, 4096, 0, 0.0);          /* block 0: 1 page, coldest */
+  pcache_insert(q, 65536, 65536, 0, 0.0);     /* block 1: 16 pages */
+  pcache_insert(q, 2 * 65536, 10 * 4096, 0, 0.0); /* block 2: 10 pages; 27 of 32 */
+  ck_assert_uint_eq(pcache_insert(q, 4096, 15 * 4096, 0, 0.0), 0);
+  pcache_lookup(q, 0, 65536, 0, &h, &t);
+  ck_assert_uint_eq(h, 1);
+  ck_assert_uint_eq(pcache_used_bytes(q), 26 * 4096);
+  pcache_lookup(q, 65536, 4096, 0, &h, &t); /* block 1 gave way */
+  ck_assert_uint_eq(h, 0);
+  pcache_lookup(q, 2 * 65536, 10 * 4096, 0, &h, &t);
+  ck_assert_uint_eq(h, 1);
+  pcache_destroy(q);
+  pcache_destroy(pc);
+}
+END_TEST
+
+/* One unit a block (the SSD-cache directory): any byte of a block caches
+ * and hits it whole, RAM in whole blocks, as before units existed. */
+START_TEST(test_unit_is_block)
+{
+  struct pcache *pc = pcache_create(2 * 65536, 65536);
+  ck_assert_uint_eq(pcache_unit_bytes(pc), 65536);
+  uint64_t h, t;
+  pcache_insert(pc, 100, 10, 0, 0.0);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 65536);
+  pcache_lookup(pc, 60000, 5000, 1, &h, &t);
+  ck_assert(h == 1 && t == 1);
+  pcache_insert(pc, 65536 + 5, 1, 1, 1.0);
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 65536);
+  pcache_insert(pc, 3 * 65536, 1, 0, 0.0); /* evicts clean block 0 */
+  pcache_lookup(pc, 0, 1, 0, &h, &t);
+  ck_assert_uint_eq(h, 0);
+  ck_assert_uint_eq(pcache_insert(pc, 4 * 65536, 1, 1, 2.0), 0); /* evicts clean block 3 */
+  ck_assert_uint_eq(pcache_insert(pc, 5 * 65536, 1, 1, 2.0), 1); /* all dirty */
+  pcache_invalidate(pc, 65536 + 7, 1); /* any byte drops the whole block */
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 65536);
+  ck_assert_uint_eq(pcache_used_bytes(pc), 65536);
   pcache_destroy(pc);
 }
 END_TEST
@@ -394,7 +501,7 @@ END_TEST
 START_TEST(test_dirty_sweep_order)
 {
   struct pcache *pc = pcache_create(64 * 65536, 65536);
-  ck_assert_int_eq(pcache_set_dirty_unit(pc, 4096), 0);
+  ck_assert_int_eq(pcache_set_unit(pc, 4096), 0);
   static const uint64_t dirtied[] = {7, 2, 9, 4}; /* blocks, in dirtying order */
   for (int i = 0; i < 4; i++)
     pcache_insert(pc, dirtied[i] * 65536, 4096, 1, (double)i);
@@ -820,6 +927,9 @@ int main(void)
   tc = tcase_create("caches");
   tcase_add_test(tc, test_lru_hand_count);
   tcase_add_test(tc, test_dirty_units);
+  tcase_add_test(tc, test_present_units);
+  tcase_add_test(tc, test_present_eviction);
+  tcase_add_test(tc, test_unit_is_block);
   tcase_add_test(tc, test_dirty_sweep_order);
   tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);

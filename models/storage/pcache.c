@@ -2,7 +2,9 @@
  *
  * Blocks live in a growable node array; an open-addressing hash table
  * (linear probing, backward-shift deletion) maps block number -> node.
- * Two intrusive doubly linked lists: clean LRU and dirty FIFO. */
+ * Two intrusive doubly linked lists: clean LRU and dirty FIFO.  Each
+ * block carries a present mask and a dirty mask of its units (dirty is a
+ * subset of present); RAM is counted in present units. */
 #include "models/storage/pcache.h"
 
 #include <math.h>
@@ -15,18 +17,19 @@ struct pcache_node {
   uint64_t block;
   uint32_t prev, next; /* in the clean LRU or the dirty FIFO */
   int dirty;           /* on the dirty FIFO: dirty_mask != 0 */
-  uint64_t dirty_mask; /* bit u: dirty unit u of the block */
+  uint64_t present_mask; /* bit u: unit u of the block is cached */
+  uint64_t dirty_mask;   /* bit u: dirty unit u of the block */
   double dirty_s;
 };
 
 struct pcache {
   uint64_t block_bytes, cap_blocks;
-  uint64_t unit_bytes, units_per_block; /* dirty tracking granularity */
+  uint64_t unit_bytes, units_per_block, cap_units; /* present/dirty granularity */
   struct pcache_node *node;
   uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
   uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
   uint64_t nslot;                      /* power of two */
-  uint64_t used, ndirty; /* blocks in use; dirty units */
+  uint64_t used, npresent, ndirty; /* blocks in use; present units; dirty units */
   uint32_t lru_head, lru_tail;         /* head = most recently used */
   uint32_t dirty_head, dirty_tail;     /* head = oldest */
   uint64_t hits, misses;
@@ -56,6 +59,7 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
   c->cap_blocks = capacity_bytes / block_bytes;
   c->unit_bytes = block_bytes;
   c->units_per_block = 1;
+  c->cap_units = c->cap_blocks;
   c->nslot = 64;
   c->slot = malloc(c->nslot * sizeof *c->slot);
   if (c->slot == NULL) {
@@ -87,17 +91,23 @@ uint64_t pcache_capacity_bytes(const struct pcache *c)
   return c->cap_blocks * c->block_bytes;
 }
 
-int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes)
+uint64_t pcache_unit_bytes(const struct pcache *c)
+{
+  return c->unit_bytes;
+}
+
+int pcache_set_unit(struct pcache *c, uint64_t unit_bytes)
 {
   if (unit_bytes == 0 || c->block_bytes % unit_bytes != 0 || c->block_bytes / unit_bytes > 64 ||
-      c->ndirty > 0)
+      c->used > 0)
     return -1;
   c->unit_bytes = unit_bytes;
   c->units_per_block = c->block_bytes / unit_bytes;
+  c->cap_units = c->cap_blocks * c->units_per_block;
   return 0;
 }
 
-/* Mask of the dirty units of block b that [off, off+len) covers (len > 0). */
+/* Mask of the units of block b that [off, off+len) covers (len > 0). */
 static uint64_t pcache_unit_mask(const struct pcache *c, uint64_t b, uint64_t off, uint64_t len)
 {
   uint64_t lo = b * c->block_bytes, hi = lo + c->block_bytes;
@@ -210,6 +220,7 @@ static void pcache_remove(struct pcache *c, uint32_t x)
   pcache_unlink(c, x);
   pcache_hash_del(c, c->node[x].block);
   c->ndirty -= pcache_popcount(c->node[x].dirty_mask);
+  c->npresent -= pcache_popcount(c->node[x].present_mask);
   c->used--;
   c->node[x].next = c->free_head;
   c->free_head = x;
@@ -241,7 +252,9 @@ void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint
     uint32_t x = pcache_get(c, b);
     if (x == PCACHE_NIL)
       continue;
-    hit++;
+    uint64_t want = pcache_unit_mask(c, b, off, len);
+    if ((c->node[x].present_mask & want) == want)
+      hit++; /* a block with some requested unit missing is a miss */
     if (touch && !c->node[x].dirty) {
       pcache_unlink(c, x);
       pcache_link(c, x);
@@ -256,6 +269,19 @@ void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint
   *total_blocks = total;
 }
 
+/* Evict clean blocks from the LRU's cold end until `need` more units fit;
+ * -1 when the rest is dirty.  The caller unlinks a clean block it is
+ * growing, so that it is not evicted. */
+static int pcache_make_room(struct pcache *c, uint64_t need)
+{
+  while (c->npresent + need > c->cap_units) {
+    if (c->lru_tail == PCACHE_NIL)
+      return -1;
+    pcache_remove(c, c->lru_tail);
+  }
+  return 0;
+}
+
 uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, double now_s)
 {
   if (len == 0)
@@ -263,11 +289,21 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
   uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, refused = 0;
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
-    uint64_t mask = dirty ? pcache_unit_mask(c, b, off, len) : 0;
+    uint64_t mask = pcache_unit_mask(c, b, off, len);
     if (x != PCACHE_NIL) {
       struct pcache_node *n = &c->node[x];
+      uint64_t add = mask & ~n->present_mask;
+      if (!n->dirty)
+        pcache_unlink(c, x); /* relinked below: most recently used or dirty */
+      if (add != 0 && pcache_make_room(c, pcache_popcount(add)) != 0) {
+        if (!n->dirty)
+          pcache_link(c, x);
+        refused++;
+        continue;
+      }
+      n->present_mask |= add;
+      c->npresent += pcache_popcount(add);
       if (dirty && !n->dirty) {
-        pcache_unlink(c, x);
         n->dirty = 1;
         n->dirty_mask = mask;
         n->dirty_s = now_s;
@@ -277,17 +313,13 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
         c->ndirty += pcache_popcount(mask & ~n->dirty_mask);
         n->dirty_mask |= mask;
       } else if (!n->dirty) {
-        pcache_unlink(c, x);
         pcache_link(c, x);
       }
       continue;
     }
-    if (c->used >= c->cap_blocks) {
-      if (c->lru_tail == PCACHE_NIL) {
-        refused++;
-        continue;
-      }
-      pcache_remove(c, c->lru_tail);
+    if (pcache_make_room(c, pcache_popcount(mask)) != 0) {
+      refused++;
+      continue;
     }
     if ((c->used + 1) * 2 > c->nslot && pcache_rehash(c, c->nslot * 2) != 0) {
       refused++;
@@ -298,11 +330,12 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
       refused++;
       continue;
     }
-    c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL,
-                                      .dirty = dirty, .dirty_mask = mask, .dirty_s = now_s};
+    c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL, .dirty = dirty,
+                                      .present_mask = mask, .dirty_mask = dirty ? mask : 0, .dirty_s = now_s};
     c->slot[pcache_find_slot(c, b)] = x;
     c->used++;
-    c->ndirty += pcache_popcount(mask);
+    c->npresent += pcache_popcount(mask);
+    c->ndirty += dirty ? pcache_popcount(mask) : 0;
     pcache_link(c, x);
   }
   return refused;
@@ -315,14 +348,30 @@ void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len)
   uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes;
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
-    if (x != PCACHE_NIL)
+    if (x == PCACHE_NIL)
+      continue;
+    struct pcache_node *n = &c->node[x];
+    uint64_t mask = pcache_unit_mask(c, b, off, len);
+    if ((n->present_mask & ~mask) == 0) {
       pcache_remove(c, x);
+      continue;
+    }
+    /* only some of its units: the others stay, dirty or not */
+    c->npresent -= pcache_popcount(n->present_mask & mask);
+    c->ndirty -= pcache_popcount(n->dirty_mask & mask);
+    n->present_mask &= ~mask;
+    n->dirty_mask &= ~mask;
+    if (n->dirty && n->dirty_mask == 0) {
+      pcache_unlink(c, x);
+      n->dirty = 0;
+      pcache_link(c, x);
+    }
   }
 }
 
 uint64_t pcache_used_bytes(const struct pcache *c)
 {
-  return c->used * c->block_bytes;
+  return c->npresent * c->unit_bytes;
 }
 
 uint64_t pcache_dirty_bytes(const struct pcache *c)

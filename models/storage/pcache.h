@@ -2,12 +2,20 @@
  * of its own).  Used as the NAS page cache, as the SSD cache directory, and
  * reusable as a client-side cache (e.g. IOZone on the client host).
  *
- * The address space is cut into blocks of block_bytes.  Clean blocks sit
- * on an LRU list and are evicted from its cold end; dirty blocks sit on a
- * FIFO ordered by the time they were first dirtied and are never evicted:
- * they leave only through pcache_take_dirty (write-back), after which they
- * are clean and most recently used.  Memory grows with the blocks in use,
- * not with the capacity. */
+ * The address space is cut into blocks of block_bytes, and each block into
+ * at most 64 units (pcache_set_unit; default one unit = the block).  A
+ * block records which of its units are present (cached) and which are
+ * dirty: the NAS page cache uses 64 KiB blocks of 4 KiB units, so a 4 KiB
+ * write or read miss caches one page, as Linux caches pages, while the
+ * bookkeeping stays per block.  RAM is accounted in present units: a block
+ * with one present page takes 4 KiB of the capacity, not 64 KiB.
+ *
+ * Clean blocks sit on an LRU list and are evicted (all their units) from
+ * its cold end until the present units fit; dirty blocks sit on a FIFO
+ * ordered by the time they were first dirtied and are never evicted: they
+ * leave only through pcache_take_dirty (write-back), after which they are
+ * clean and most recently used.  Memory grows with the blocks in use, not
+ * with the capacity. */
 #ifndef NASTWIN_PCACHE_H
 #define NASTWIN_PCACHE_H
 
@@ -25,33 +33,40 @@ uint64_t pcache_block_bytes(const struct pcache *c);
 /* Capacity (bytes, whole blocks). */
 uint64_t pcache_capacity_bytes(const struct pcache *c);
 
-/* Track dirty data in units of unit_bytes inside each block (default: the
- * block): a page cache with large blocks still writes back only the 4 KiB
- * pages a write touched, as Linux keeps a dirty bit per page.  unit_bytes
- * must divide the block into at most 64 units; call before anything is
- * dirty.  0, or -1 on a bad unit. */
-int pcache_set_dirty_unit(struct pcache *c, uint64_t unit_bytes);
+/* Cache and dirty-track data in units of unit_bytes inside each block
+ * (default: the block): a page cache with large blocks still holds, and
+ * writes back, only the 4 KiB pages that were read or written, as Linux
+ * keeps pages.  unit_bytes must divide the block into at most 64 units;
+ * call before anything is cached.  0, or -1 on a bad unit. */
+int pcache_set_unit(struct pcache *c, uint64_t unit_bytes);
+/* Unit size (bytes). */
+uint64_t pcache_unit_bytes(const struct pcache *c);
 
 /* Blocks of [off, off+len) that are cached (*hit_blocks) out of
- * *total_blocks; touch=1 makes the clean ones most recently used and counts
- * the lookup in the hit/miss statistics. */
+ * *total_blocks: a block hits only when every unit of it that the range
+ * touches is present (partial blocks are misses; with unit = block this is
+ * plain block presence).  touch=1 makes the clean blocks with any present
+ * unit most recently used and counts the lookup in the hit/miss
+ * statistics. */
 void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
                    uint64_t *total_blocks);
 
-/* Insert the blocks of [off, off+len) (dirty=1: mark them dirty at now_s,
- * keeping an earlier dirty time).  Clean LRU blocks are evicted to make
- * room; returns the number of blocks that could not be inserted because
- * the cache is full of dirty blocks. */
+/* Make the units of [off, off+len) present (dirty=1: and dirty, the block
+ * dirty at now_s unless it was already, keeping the earlier time).  Clean
+ * LRU blocks are evicted until the present units fit; returns the number
+ * of blocks whose new units could not be inserted because the cache is
+ * full of dirty blocks (those blocks are left as they were). */
 uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, double now_s);
 
-/* Drop the blocks of [off, off+len) (dirty ones too). */
+/* Drop the units of [off, off+len) (dirty ones too); a block with no
+ * present unit left goes. */
 void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len);
 
-/* Bytes cached (block granularity) / dirty (dirty-unit granularity). */
+/* Bytes cached (present units) / dirty (dirty units). */
 uint64_t pcache_used_bytes(const struct pcache *c);
 uint64_t pcache_dirty_bytes(const struct pcache *c);
 
-/* Dirty bytes (dirty-unit granularity) of units overlapping [off, off+len);
+/* Dirty bytes (unit granularity) of units overlapping [off, off+len);
  * walks the dirty blocks. */
 uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len);
 
@@ -73,7 +88,8 @@ int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint6
  * a run being taken).  Falls back to oldest-first if out of memory. */
 int pcache_take_dirty_sweep(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
 
-/* Lookup statistics in blocks (touching lookups only). */
+/* Lookup statistics in blocks (touching lookups only; a partly present
+ * block counts as a miss). */
 uint64_t pcache_hit_blocks(const struct pcache *c);
 uint64_t pcache_miss_blocks(const struct pcache *c);
 

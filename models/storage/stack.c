@@ -1279,9 +1279,10 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
     s->pc = pcache_create((uint64_t)cfg->pcache.ram_bytes, RAID_PAGE_BYTES * 16u);
     if (s->pc == NULL)
       goto fail;
-    /* dirty bits per 4 KiB page, as the kernel keeps them: a 4 KiB random
-     * write makes one page to write back, not a whole cache block */
-    pcache_set_dirty_unit(s->pc, RAID_PAGE_BYTES);
+    /* present and dirty bits per 4 KiB page, as the kernel keeps pages: a
+     * 4 KiB random write or read miss caches (and takes the RAM of) one
+     * page, and makes one page to write back, not a whole 64 KiB block */
+    pcache_set_unit(s->pc, RAID_PAGE_BYTES);
     s->dirty_limit = (uint64_t)(cfg->pcache.dirty_ratio * cfg->pcache.ram_bytes);
     s->dirty_bg = (uint64_t)(cfg->pcache.dirty_background_ratio * cfg->pcache.ram_bytes);
   }
@@ -1408,25 +1409,25 @@ static struct stk_req *stk_ra_holding(struct stack *s, uint64_t x)
   return NULL;
 }
 
-/* 1 if the page-cache block holding byte x is cached (no LRU touch). */
-static int stk_block_cached(struct stack *s, uint64_t x)
+/* 1 if the page holding byte x is cached (no LRU touch). */
+static int stk_page_cached(struct stack *s, uint64_t x)
 {
-  uint64_t blk = pcache_block_bytes(s->pc), hit, total;
-  pcache_lookup(s->pc, x - x % blk, blk, 0, &hit, &total);
+  uint64_t pg = pcache_unit_bytes(s->pc), hit, total;
+  pcache_lookup(s->pc, x - x % pg, pg, 0, &hit, &total);
   return hit == total;
 }
 
 /* Shrink the read [*a, *b) to the part that must come from the disks:
- * cached blocks and pages under one read-ahead in flight are cut from
- * both ends.  Returns that read-ahead (the read must wait for it too) or
+ * cached pages and pages under one read-ahead in flight are cut from
+ * both ends (what is read is what becomes cached, stk_finish).  Returns that read-ahead (the read must wait for it too) or
  * NULL; *a >= *b when nothing is left to read. */
 static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
 {
-  uint64_t blk = pcache_block_bytes(s->pc);
+  uint64_t pg = pcache_unit_bytes(s->pc);
   struct stk_req *wait = NULL, *q;
   while (*a < *b) {
-    if (stk_block_cached(s, *a)) {
-      *a = *a - *a % blk + blk;
+    if (stk_page_cached(s, *a)) {
+      *a = *a - *a % pg + pg;
     } else if ((q = stk_ra_holding(s, *a)) != NULL && (wait == NULL || wait == q)) {
       wait = q;
       *a = q->off + q->len;
@@ -1435,8 +1436,8 @@ static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
     }
   }
   while (*a < *b) {
-    if (stk_block_cached(s, *b - 1)) {
-      *b = (*b - 1) - (*b - 1) % blk;
+    if (stk_page_cached(s, *b - 1)) {
+      *b = (*b - 1) - (*b - 1) % pg;
     } else if ((q = stk_ra_holding(s, *b - 1)) != NULL && (wait == NULL || wait == q)) {
       wait = q;
       *b = q->off;
@@ -1829,22 +1830,6 @@ static uint64_t stk_precond_seq_dirty(uint64_t len, double dirty_bytes)
   return behind < len ? len - behind : len;
 }
 
-/* Page-cache blocks that dirty_bytes of the job take once laid out (see
- * stk_precond_pcache): a sequential stretch fills whole blocks; a random
- * writer's runs take a block each (or more when larger than a block), at
- * most every block of the region. */
-static double stk_precond_blocks(const struct stack *s, uint64_t len, const struct stack_precond *p,
-                                 double dirty_bytes)
-{
-  double block = (double)pcache_block_bytes(s->pc);
-  if (!(dirty_bytes > 0))
-    return 0.0;
-  if (p->run_bytes >= len)
-    return ceil(dirty_bytes / block) + 1.0;
-  double unit = ceil((double)p->run_bytes / RAID_PAGE_BYTES) * RAID_PAGE_BYTES;
-  return fmin(ceil(dirty_bytes / unit) * ceil(unit / block), ceil((double)len / block));
-}
-
 /* Page cache after a long run of buffered writes faster than write-back:
  * the writers are held at the dirty limit (balance_dirty_pages), so
  * `dirty_bytes` of the job's region are dirty.  A random writer leaves
@@ -1971,26 +1956,8 @@ int stack_precondition(struct stack *s, const struct stack_precond *jobs, int nj
   if (s->pc != NULL && pcache_dirty_bytes(s->pc) < s->dirty_limit)
     room = (double)(s->dirty_limit - pcache_dirty_bytes(s->pc));
   stk_precond_split(njobs, pweight, claim, room, dirty);
-  /* the model's page cache keeps 64 KiB blocks: pages spread thinner than
-   * that take a block each, and RAM can run out of blocks before the dirty
-   * limit (the writers then wait for blocks, stk_write_cached): scale all
-   * the parts alike until they fit */
-  if (s->pc != NULL) {
-    double free_blocks = (double)(pcache_capacity_bytes(s->pc) - pcache_used_bytes(s->pc)) /
-                         (double)pcache_block_bytes(s->pc);
-    for (int it = 0; it < 8; it++) {
-      double need = 0;
-      for (int i = 0; i < njobs; i++) {
-        uint64_t off, len;
-        if (dirty[i] > 0 && stk_precond_region(s, &jobs[i], &off, &len))
-          need += stk_precond_blocks(s, len, &jobs[i], dirty[i]);
-      }
-      if (need <= free_blocks)
-        break;
-      for (int i = 0; i < njobs; i++)
-        dirty[i] *= free_blocks / need;
-    }
-  }
+  /* the dirty pages take RAM page by page (clean ones are evicted for
+   * them), so the dirty limit, a fraction of RAM, always fits */
   for (int i = 0; i < njobs; i++)
     share[i] = wsum > 0 ? weight[i] / wsum : 0.0;
   for (int i = 0; i < njobs; i++) {
