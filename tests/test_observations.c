@@ -393,7 +393,7 @@ static int obs_run(int reproduced, int one)
     if (obs_cases[i].reproduced != reproduced || (one >= 0 && (int)i != one))
       continue;
     TCase *tc = tcase_create(obs_cases[i].name);
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 180); /* ASan: a case runs up to ~8 simulations at ~5x their normal cost */
     tcase_add_test(tc, obs_cases[i].t);
     suite_add_tcase(s, tc);
   }
