@@ -22,9 +22,7 @@ START_TEST(test_big_rebuild_events)
 {
   /* 8 x 14 TB RAID-6 rebuild: windows of MiBs keep it to ~10^6 events */
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 5;
-  c.member_bytes = 14000000000000ull;
+  env_volume(&c, RAID_6, 14000000000000ull);
   struct accel eng;
   c.parity_engine = &eng;
   /* idle rebuild = member / min(speed_limit_max, disks, parity engine,
@@ -34,12 +32,7 @@ START_TEST(test_big_rebuild_events)
     c.stripe_dev_cycles = 1500;
     accel_init(&eng, "raid6", 2e9, 0);
     struct env *e = env_new(&c, 8, 1e-3, 250e6);
-    struct stack_op_cfg op = {.kind = STACK_OP_REBUILD, .failed_member = 3};
-    struct nw_err err;
-    ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-    env_run(e, INFINITY);
-    struct stack_op_report r;
-    stack_op_get(e->s, 0, &r);
+    struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 3});
     double rate = fmin(c.volume.speed_limit_max_bytes_per_s, 250e6);
     rate = fmin(rate, 2e9 / 7); /* the engine XORs 7 survivors per member byte */
     rate = fmin(rate, 4096.0 * e->cpu_hz / (c.stripe_cycles + 8 * c.stripe_dev_cycles));
@@ -65,20 +58,12 @@ START_TEST(test_big_reshape_events)
 {
   const double L = 4e-3, R = 250e6;
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = 4;
-  c.member_bytes = 14000000000000ull;
-  c.member_bytes -= c.member_bytes % 65536;
+  env_volume(&c, RAID_5, 14000000000000ull - 14000000000000ull % 65536);
   c.stripe_cycles = 0;
   c.stripe_dev_cycles = 0;
   c.volume.parity_cycles_per_byte = 0;
   struct env *e = env_new(&c, 7, L, R);
-  struct stack_op_cfg op = {.kind = STACK_OP_RESHAPE, .new_members = 8};
-  struct nw_err err;
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, &op, &err), 0);
-  env_run(e, INFINITY);
-  struct stack_op_report r;
-  stack_op_get(e->s, 0, &r);
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 8});
   ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "reshape did not end (%g)", r.progress);
   /* md's windows one by one: 7 -> 8 is D 6 -> 7, (1 + 7/6) stripe_heads per new row */
   uint64_t M = c.member_bytes, rows = (uint64_t)(c.volume.stripe_cache_entries / (1 + 7.0 / 6.0));
@@ -103,23 +88,17 @@ END_TEST
 
 /* Run one op on n members (fast fake disks, no throttle, parity free on
  * the CPU) and return its duration; *raid_cycles = raid5d's cycles. */
-static double sr_op_s(int level, int n, const struct stack_op_cfg *op, double sc, double sdc,
+static double sr_op_s(enum raid_level level, int n, const struct stack_op_cfg *op, double sc, double sdc,
                       uint64_t member_bytes, double *raid_cycles)
 {
   struct stack_cfg c;
-  env_defaults(&c);
-  c.volume.level = level;
-  c.member_bytes = member_bytes;
+  env_volume(&c, level, member_bytes);
   c.stripe_cycles = sc;
   c.stripe_dev_cycles = sdc;
   c.volume.parity_cycles_per_byte = 0;
   c.volume.speed_limit_max_bytes_per_s = 1e12;
   struct env *e = env_new(&c, n, 1e-6, 1e12);
-  struct nw_err err;
-  ck_assert_int_eq(stack_start_op(e->s, 0.0, op, &err), 0);
-  env_run(e, INFINITY);
-  struct stack_op_report r;
-  stack_op_get(e->s, 0, &r);
+  struct stack_op_report r = env_run_op(e, op);
   ck_assert_msg(r.end_s > 0 && r.progress == 1.0, "op did not end (%g)", r.progress);
   *raid_cycles = e->cpu_cycles[STACK_THREAD_RAID];
   env_free(e);
@@ -140,7 +119,7 @@ START_TEST(test_raid5d_bound_ops)
   const uint64_t M = 64ull << 20, rows = M / 4096;
   double cy;
   struct stack_op_cfg rb = {.kind = STACK_OP_REBUILD, .failed_member = 2};
-  double t_rb = sr_op_s(4, 8, &rb, sc, sdc, M, &cy);
+  double t_rb = sr_op_s(RAID_5, 8, &rb, sc, sdc, M, &cy);
   double want_rb = (double)rows * (sc + 8 * sdc) / hz;
   ck_assert_msg(fabs(cy / hz / want_rb - 1) < 1e-9, "rebuild: raid5d %g s of cycles, want %g s",
                 cy / hz, want_rb);
@@ -150,7 +129,7 @@ START_TEST(test_raid5d_bound_ops)
   const int from[2] = {3, 7};
   for (int k = 0; k < 2; k++) {
     struct stack_op_cfg g = {.kind = STACK_OP_RESHAPE, .new_members = from[k] + 1};
-    t_grow[k] = sr_op_s(4, from[k], &g, sc, sdc, M, &cy);
+    t_grow[k] = sr_op_s(RAID_5, from[k], &g, sc, sdc, M, &cy);
     double want = 2.0 * (double)rows * (sc + from[k] * sdc) / hz;
     ck_assert_msg(fabs(cy / hz / want - 1) < 0.01, "reshape %d->%d: raid5d %g s of cycles, want %g s",
                   from[k], from[k] + 1, cy / hz, want);
@@ -163,7 +142,7 @@ START_TEST(test_raid5d_bound_ops)
   ck_assert_msg(t_grow[1] < 1.3 * t_grow[0], "3->4 %g s, 7->8 %g s: not flat", t_grow[0],
                 t_grow[1]);
   /* and without raid5d's cost the same disks do it much faster */
-  double t0 = sr_op_s(4, 3, &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 4}, 0, 0,
+  double t0 = sr_op_s(RAID_5, 3, &(struct stack_op_cfg){.kind = STACK_OP_RESHAPE, .new_members = 4}, 0, 0,
                       M, &cy);
   ck_assert_msg(t0 < 0.5 * t_grow[0], "reshape without raid5d cost %g s vs %g s", t0, t_grow[0]);
 }
