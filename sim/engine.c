@@ -437,7 +437,7 @@ static int eng_precondition(struct eng *e)
     const struct job *sp = j->spec;
     double bs_mean_bytes = 0;
     for (int b = 0; b < sp->nbs; b++)
-      bs_mean_bytes += (sp->nbs > 1 ? sp->bs_weight[b] : 1.0) * sp->bs_bytes[b];
+      bs_mean_bytes += sp->bs_weight[b] * sp->bs_bytes[b]; /* weights sum to 1 */
     pc[i] = (struct stack_precond){
         .offset_bytes = (uint64_t)j->region_start,
         .len_bytes = (uint64_t)j->region_bytes,

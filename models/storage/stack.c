@@ -1874,8 +1874,9 @@ static void stk_precond_members(struct stack *s, uint64_t off, uint64_t len, con
   uint64_t run = p->run_bytes < chunk ? p->run_bytes : chunk; /* sequential: a chunk per row */
   run = (run + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
   uint64_t hi = off + len; /* end of the range the members wrote last */
-  if (seq && stk_precond_seq_dirty(len, dirty_bytes) < len)
-    hi -= stk_precond_seq_dirty(len, dirty_bytes);
+  uint64_t seq_dirty = seq ? stk_precond_seq_dirty(len, dirty_bytes) : 0;
+  if (seq_dirty < len)
+    hi -= seq_dirty;
   struct raid_loc a, b;
   raid_map(&s->g, off, &a);
   raid_map(&s->g, hi - 1, &b);
