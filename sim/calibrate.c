@@ -607,11 +607,8 @@ static int calib_screen(struct calib *c)
   gsl_vector *f = gsl_vector_alloc((size_t)(c->nfit > 0 ? c->nfit : 1));
   int rc = -1;
   if (u && J && f && c->nfree > 0 && c->nfit > 0) {
-    for (int k = 0; k < c->nfree; k++) {
-      const struct calib_param *q = &c->par[c->freep[k]];
-      (void)q;
+    for (int k = 0; k < c->nfree; k++)
       gsl_vector_set(u, (size_t)k, c->uref[c->freep[k]]);
-    }
     if (calib_gsl_df(u, c, J) == GSL_SUCCESS) {
       for (int k = 0; k < c->nfree; k++) {
         double ss = 0;
