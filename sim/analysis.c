@@ -12,7 +12,7 @@ int analysis_add(struct run_result *r, enum res_kind kind, const char *name, con
   memset(x, 0, sizeof *x);
   x->kind = kind;
   snprintf(x->name, sizeof x->name, "%s", name);
-  snprintf(x->who, sizeof x->who, "%s", who ? who : "");
+  snprintf(x->who, sizeof x->who, "%.*s", (int)sizeof x->who - 1, who ? who : ""); /* cut to fit */
   x->busy_s = busy_s;
   return r->nres++;
 }
@@ -56,8 +56,7 @@ void analysis_cores(struct run_result *r, int cores)
   }
   char w[96];
   snprintf(w, sizeof w, "%d cores together", cores);
-  int i = analysis_add(r, RES_CPU, "soc.cpu", w, total / cores);
-  (void)i;
+  analysis_add(r, RES_CPU, "soc.cpu", w, total / cores);
 }
 
 static const char *analysis_kind_word(enum res_kind k)
