@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/workload.h"
+#include "sim/config/workload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/config.h"
+#include "sim/config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 
 static void main_usage(FILE *out)
 {

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/calibrate.h"
+#include "sim/study/calibrate.h"
 
 #define TC_OUT_MAX (1 << 18)
 

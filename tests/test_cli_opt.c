@@ -9,7 +9,7 @@
 
 #include "cli_util.h"
 #include "cli_util.c.inc"
-#include "sim/cli_opt.h"
+#include "sim/cli/cli_opt.h"
 
 START_TEST(test_value)
 {

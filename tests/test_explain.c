@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "sim/explain.h"
-#include "sim/sweep.h"
+#include "sim/analysis/explain.h"
+#include "sim/study/sweep.h"
 
 static char *test_run(const char *args)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/file.h"
+#include "base/file.h"
 
 /* Write n pseudo-random bytes (NULs included) to a new temporary file. */
 static void file_test_write(char *path, size_t path_len, size_t n, unsigned seed)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/workload.h"
+#include "sim/config/workload.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/config.h"
-#include "sim/engine.h"
-#include "sim/htmlreport.h"
-#include "sim/runpool.h"
-#include "sim/svg.h"
+#include "sim/config/config.h"
+#include "sim/engine/engine.h"
+#include "sim/report/htmlreport.h"
+#include "sim/study/runpool.h"
+#include "sim/report/svg.h"
 
 static const char *test_src(void)
 {

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/mva.h"
+#include "sim/analysis/mva.h"
 
 static double mva_x(const struct mva_station *st, int n, int N, double Z, enum mva_method m)
 {

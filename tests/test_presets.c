@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/workload.h"
+#include "sim/config/workload.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/runpool.h"
+#include "sim/study/runpool.h"
 
 static void pool_task(void *ctx, int task, struct run_result *out)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/stats.h"
+#include "sim/analysis/stats.h"
 
 #define NSAMPLES 100000
 

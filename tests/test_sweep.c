@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/sweep.h"
+#include "sim/study/sweep.h"
 
 static const char *test_src(void)
 {

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "sim/units.h"
+#include "base/units.h"
 
 static double parse_ok(const char *text, enum units_dim dim)
 {

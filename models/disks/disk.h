@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/params.h"
+#include "base/params.h"
 
 struct disk_io {
   uint64_t offset_bytes; /* byte address on the device */

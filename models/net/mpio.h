@@ -22,7 +22,7 @@
 #ifndef NASTWIN_MPIO_H
 #define NASTWIN_MPIO_H
 
-#include "sim/err.h"
+#include "base/err.h"
 
 /* Most paths a selector handles (count). */
 #define MPIO_MAX_PATHS 16

@@ -19,8 +19,8 @@
 
 #include <stddef.h>
 
-#include "sim/err.h"
-#include "sim/params.h"
+#include "base/err.h"
+#include "base/params.h"
 
 enum net_mode { NET_MODE_SINGLE = 0, NET_MODE_LACP = 1, NET_MODE_MPIO = 2 };
 

@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/err.h"
-#include "sim/params.h"
+#include "base/err.h"
+#include "base/params.h"
 
 enum proto_kind { PROTO_SMB = 0, PROTO_NFS = 1, PROTO_ISCSI = 2, PROTO_LOCAL = 3 };
 enum proto_lun { PROTO_LUN_BLOCK = 0, PROTO_LUN_FILE = 1, PROTO_LUN_THIN = 2 };

@@ -18,8 +18,8 @@
 #include <stddef.h>
 
 #include "models/soc/accel.h"
-#include "sim/err.h"
-#include "sim/params.h"
+#include "base/err.h"
+#include "base/params.h"
 
 struct soc_params {
   double cores;                       /* physical cores (count) */

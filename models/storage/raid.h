@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "sim/err.h"
+#include "base/err.h"
 
 /* Indices into raid_level_names (stack.h). */
 enum raid_level {

@@ -2,7 +2,7 @@
  *
  *   client I/O -> page cache -> encryption -> SSD cache -> md RAID -> disks
  *
- * The engine glue (sim/engine.c) owns simulated time and drives the stack:
+ * The engine glue (sim/engine/engine.c) owns simulated time and drives the stack:
  *
  *   stack_submit(s, now, io)    a protocol daemon hands over a request
  *   stack_next_event_s(s)       earliest internal event (device completion,
@@ -26,8 +26,8 @@
 
 #include "models/disks/disk.h"
 #include "models/soc/accel.h"
-#include "sim/err.h"
-#include "sim/params.h"
+#include "base/err.h"
+#include "base/params.h"
 
 /* Kernel threads that may be asked to run CPU work. */
 enum stack_thread {

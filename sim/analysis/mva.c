@@ -1,0 +1,153 @@
+/* mva.c - exact MVA with multi-server stations (see mva.h).
+ *
+ * Multi-server station k (m servers) at population n, with p_k(j|n) the
+ * probability of j customers there:
+ *   R_k(n)   = D_k/m (1 + Q_k(n-1) + sum_{j=0}^{m-2} (m-1-j) p_k(j|n-1))
+ *   p_k(j|n) = X(n) D_k / j * p_k(j-1|n-1)             for 1 <= j <= m-1
+ *   p_k(0|n) = 1 - (X(n) D_k + sum_{j=1}^{m-1} (m-j) p_k(j|n)) / m
+ * (Menasce, Almeida & Dowdy, "Performance by Design", ch. 14), which only
+ * keeps p for j < m and is exact for load-dependent rate min(j, m). */
+#include "sim/analysis/mva.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int mva_check(const struct mva_station *st, int nst, int customers, double think_s,
+                     struct nw_err *err)
+{
+  if (nst < 0 || nst > MVA_MAX_STATIONS)
+    return nw_fail(err, NULL, 0, 0, "mva: %d stations: must be between 0 and %d inclusive", nst,
+                   MVA_MAX_STATIONS);
+  if (customers < 1 || customers > MVA_MAX_CUSTOMERS)
+    return nw_fail(err, NULL, 0, 0, "mva: %d customers: must be between 1 and %d inclusive",
+                   customers, MVA_MAX_CUSTOMERS);
+  if (!(think_s >= 0.0) || !isfinite(think_s))
+    return nw_fail(err, NULL, 0, 0, "mva: think time %g s: must be >= 0", think_s);
+  for (int k = 0; k < nst; k++) {
+    if (!(st[k].demand_s >= 0.0) || !isfinite(st[k].demand_s))
+      return nw_fail(err, NULL, 0, 0, "mva: station '%s' demand %g s: must be >= 0", st[k].name,
+                     st[k].demand_s);
+    if (st[k].servers < 0 || st[k].servers > 4096)
+      return nw_fail(err, NULL, 0, 0,
+                     "mva: station '%s' has %d servers: must be between 0 (delay) and 4096",
+                     st[k].name, st[k].servers);
+  }
+  return 0;
+}
+
+int mva_solve(const struct mva_station *st, int nst, int customers, double think_s,
+              enum mva_method method, struct mva_result *out, struct nw_err *err)
+{
+  if (mva_check(st, nst, customers, think_s, err) < 0)
+    return -1;
+  memset(out, 0, sizeof *out);
+  out->customers = customers;
+  /* Working copy; Seidmann turns m servers into D/m queue + D(m-1)/m delay. */
+  double D[MVA_MAX_STATIONS];
+  int m[MVA_MAX_STATIONS];
+  double extra_delay_s = 0.0;
+  for (int k = 0; k < nst; k++) {
+    D[k] = st[k].demand_s;
+    m[k] = st[k].servers;
+    if (method == MVA_SEIDMANN && m[k] > 1) {
+      extra_delay_s += D[k] * (m[k] - 1) / m[k];
+      D[k] /= m[k];
+      m[k] = 1;
+    }
+  }
+  /* p[k] holds p_k(0..m-1 | n) for multi-server stations. */
+  double *p[MVA_MAX_STATIONS] = {0};
+  double *pn = NULL;
+  int rc = 0;
+  int mmax = 1;
+  for (int k = 0; k < nst; k++) {
+    if (m[k] > 1) {
+      p[k] = calloc((size_t)m[k], sizeof *p[k]);
+      if (!p[k]) {
+        rc = nw_fail(err, NULL, 0, 0, "mva: out of memory");
+        goto done;
+      }
+      p[k][0] = 1.0;
+      if (m[k] > mmax)
+        mmax = m[k];
+    }
+  }
+  pn = calloc((size_t)mmax, sizeof *pn);
+  if (!pn) {
+    rc = nw_fail(err, NULL, 0, 0, "mva: out of memory");
+    goto done;
+  }
+  double Q[MVA_MAX_STATIONS] = {0};
+  double R[MVA_MAX_STATIONS] = {0};
+  double X = 0.0;
+  for (int n = 1; n <= customers; n++) {
+    double Rsum = 0.0;
+    for (int k = 0; k < nst; k++) {
+      if (m[k] == 0)
+        R[k] = D[k];
+      else if (m[k] == 1)
+        R[k] = D[k] * (1.0 + Q[k]);
+      else {
+        double s = 1.0 + Q[k];
+        for (int j = 0; j <= m[k] - 2; j++)
+          s += (m[k] - 1 - j) * p[k][j];
+        R[k] = D[k] / m[k] * s;
+      }
+      Rsum += R[k];
+    }
+    double cycle_s = Rsum + think_s + extra_delay_s;
+    X = cycle_s > 0 ? n / cycle_s : 0.0;
+    for (int k = 0; k < nst; k++) {
+      Q[k] = X * R[k];
+      if (m[k] > 1) {
+        double s = X * D[k];
+        for (int j = 1; j <= m[k] - 1; j++) {
+          pn[j] = X * D[k] / j * p[k][j - 1];
+          s += (m[k] - j) * pn[j];
+        }
+        pn[0] = 1.0 - s / m[k];
+        if (pn[0] < 0.0)
+          pn[0] = 0.0;
+        memcpy(p[k], pn, (size_t)m[k] * sizeof *pn);
+      }
+    }
+    out->response_s = Rsum + extra_delay_s;
+  }
+  out->throughput_per_s = X;
+  for (int k = 0; k < nst; k++) {
+    out->residence_s[k] = R[k];
+    out->queue[k] = Q[k];
+    int servers = st[k].servers > 0 ? st[k].servers : 1;
+    out->utilisation[k] = st[k].servers > 0 ? X * st[k].demand_s / servers : 0.0;
+  }
+  if (method == MVA_SEIDMANN)
+    for (int k = 0; k < nst; k++)
+      if (st[k].servers > 1) {
+        double dly = st[k].demand_s * (st[k].servers - 1) / st[k].servers;
+        out->residence_s[k] += dly;
+        out->queue[k] = X * out->residence_s[k];
+      }
+done:
+  for (int k = 0; k < nst; k++)
+    free(p[k]);
+  free(pn);
+  return rc;
+}
+
+double mva_bound_per_s(const struct mva_station *st, int nst, int customers, double think_s)
+{
+  double Dtot = think_s, bound = INFINITY;
+  for (int k = 0; k < nst; k++) {
+    Dtot += st[k].demand_s;
+    if (st[k].servers > 0 && st[k].demand_s > 0) {
+      double b = st[k].servers / st[k].demand_s;
+      if (b < bound)
+        bound = b;
+    }
+  }
+  /* Even at a multi-server station one customer needs all of D_k. */
+  if (Dtot > 0 && customers / Dtot < bound)
+    bound = customers / Dtot;
+  return bound;
+}

@@ -1,0 +1,46 @@
+/* mva.h - exact mean-value analysis of a closed single-class network.
+ *
+ * N customers (outstanding I/Os) circulate through K queueing stations
+ * with service demands D_k (seconds of service per I/O at station k,
+ * visits folded in) and a delay station (think time Z, seconds).  A
+ * station may have m_k > 1 identical servers (a CPU pool, a set of
+ * equivalent member disks): it is solved exactly with load-dependent MVA
+ * (Reiser & Lavenberg 1980; rate min(j, m) with j customers present,
+ * marginal queue-length probabilities carried from n-1 to n), or with
+ * Seidmann's approximation (a single server of demand D/m in series with
+ * a delay of D (m-1)/m) when mva_solve is asked for it.  Single-server
+ * stations use the classic recursion R = D (1 + Q(n-1)).  Pure C. */
+#ifndef NASTWIN_MVA_H
+#define NASTWIN_MVA_H
+
+#include "base/err.h"
+
+#define MVA_MAX_STATIONS 64
+#define MVA_MAX_CUSTOMERS 4096
+
+struct mva_station {
+  char name[64];
+  double demand_s; /* total service demand per customer cycle (s), >= 0 */
+  int servers;     /* >= 1; 0 = a delay station (infinite servers) */
+};
+
+enum mva_method { MVA_EXACT = 0, MVA_SEIDMANN = 1 };
+
+struct mva_result {
+  int customers;
+  double throughput_per_s;                /* X(N), cycles (I/Os) per second */
+  double response_s;                      /* R(N): sum of station residence times (no think) */
+  double residence_s[MVA_MAX_STATIONS];   /* R_k(N) (s) */
+  double queue[MVA_MAX_STATIONS];         /* mean customers at k, Q_k(N) */
+  double utilisation[MVA_MAX_STATIONS];   /* per server: X D_k / m_k */
+};
+
+/* Solve the network for N customers (1..MVA_MAX_CUSTOMERS) and think time
+ * think_s (s, >= 0).  0, or -1 with err naming the bad value. */
+int mva_solve(const struct mva_station *st, int nst, int customers, double think_s,
+              enum mva_method method, struct mva_result *out, struct nw_err *err);
+
+/* Asymptotic bounds: X(N) <= min(N / (D_total + Z), min_k m_k / D_k) (I/Os per s). */
+double mva_bound_per_s(const struct mva_station *st, int nst, int customers, double think_s);
+
+#endif

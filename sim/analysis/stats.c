@@ -1,0 +1,203 @@
+/* stats.c - log-linear latency histogram and per-second series.
+ *
+ * Bucket layout: octave e holds [2^e, 2^(e+1)) split into
+ * STATS_SUB_BUCKETS equal sub-buckets of width 2^e / STATS_SUB_BUCKETS,
+ * so a bucket is at most 1/STATS_SUB_BUCKETS of its lower bound wide.
+ * Octaves run from 2^STATS_EXP_MIN (< 1 ns) to 2^STATS_EXP_MAX (> 10^4 s);
+ * values outside are clamped into the first/last bucket (min and max stay
+ * exact).  A quantile is the midpoint of the bucket holding the sample of
+ * rank ceil(q n), clamped to [min, max]: its relative error is at most
+ * 1/(2 STATS_SUB_BUCKETS), within the stated 1/STATS_SUB_BUCKETS. */
+#include "sim/analysis/stats.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATS_EXP_MIN (-30) /* 2^-30 s = 0.93 ns */
+#define STATS_EXP_MAX 14    /* 2^14 s = 16384 s */
+#define STATS_NOCTAVES (STATS_EXP_MAX - STATS_EXP_MIN)
+#define STATS_NBUCKETS (STATS_NOCTAVES * STATS_SUB_BUCKETS)
+#define STATS_SERIES_MAX_BINS (1 << 26) /* refuse absurd times (a bug upstream) */
+
+struct stats_hist {
+  uint64_t count;
+  double mean_s;
+  double m2_s2; /* Welford: sum of squared deviations */
+  double min_s, max_s;
+  uint64_t buckets[STATS_NBUCKETS];
+};
+
+struct stats_hist *stats_hist_create(void)
+{
+  return calloc(1, sizeof(struct stats_hist));
+}
+
+void stats_hist_destroy(struct stats_hist *h)
+{
+  free(h);
+}
+
+/* Bucket index of a value (clamped into range). */
+static int stats_bucket_of(double value_s)
+{
+  if (!(value_s >= ldexp(1.0, STATS_EXP_MIN)))
+    return 0;
+  if (value_s >= ldexp(1.0, STATS_EXP_MAX))
+    return STATS_NBUCKETS - 1;
+  int e2 = 0;
+  double frac = frexp(value_s, &e2); /* value = frac * 2^e2, frac in [0.5, 1) */
+  int octave = (e2 - 1) - STATS_EXP_MIN;
+  int sub = (int)((frac * 2.0 - 1.0) * STATS_SUB_BUCKETS);
+  if (sub >= STATS_SUB_BUCKETS)
+    sub = STATS_SUB_BUCKETS - 1;
+  return octave * STATS_SUB_BUCKETS + sub;
+}
+
+/* Lower bound and width (seconds) of bucket i. */
+static void stats_bucket_bounds(int i, double *lo_s, double *width_s)
+{
+  int octave = i / STATS_SUB_BUCKETS, sub = i % STATS_SUB_BUCKETS;
+  double base_s = ldexp(1.0, octave + STATS_EXP_MIN);
+  *width_s = base_s / STATS_SUB_BUCKETS;
+  *lo_s = base_s + sub * *width_s;
+}
+
+void stats_hist_add(struct stats_hist *h, double value_s)
+{
+  if (!h || isnan(value_s))
+    return;
+  h->count++;
+  if (h->count == 1) {
+    h->min_s = h->max_s = value_s;
+  } else {
+    if (value_s < h->min_s)
+      h->min_s = value_s;
+    if (value_s > h->max_s)
+      h->max_s = value_s;
+  }
+  double delta_s = value_s - h->mean_s;
+  h->mean_s += delta_s / (double)h->count;
+  h->m2_s2 += delta_s * (value_s - h->mean_s);
+  h->buckets[stats_bucket_of(value_s)]++;
+}
+
+void stats_hist_merge(struct stats_hist *into, const struct stats_hist *from)
+{
+  if (!into || !from || from->count == 0)
+    return;
+  if (into->count == 0) {
+    memcpy(into, from, sizeof *into);
+    return;
+  }
+  /* Chan et al.: combine two Welford accumulators. */
+  double na = (double)into->count, nb = (double)from->count, n = na + nb;
+  double delta_s = from->mean_s - into->mean_s;
+  into->mean_s += delta_s * nb / n;
+  into->m2_s2 += from->m2_s2 + delta_s * delta_s * na * nb / n;
+  into->count += from->count;
+  if (from->min_s < into->min_s)
+    into->min_s = from->min_s;
+  if (from->max_s > into->max_s)
+    into->max_s = from->max_s;
+  for (int i = 0; i < STATS_NBUCKETS; i++)
+    into->buckets[i] += from->buckets[i];
+}
+
+uint64_t stats_hist_count(const struct stats_hist *h)
+{
+  return h ? h->count : 0;
+}
+
+double stats_hist_mean(const struct stats_hist *h)
+{
+  return h && h->count ? h->mean_s : 0.0;
+}
+
+double stats_hist_stddev(const struct stats_hist *h)
+{
+  if (!h || h->count == 0)
+    return 0.0;
+  double var_s2 = h->m2_s2 / (double)h->count;
+  return var_s2 > 0.0 ? sqrt(var_s2) : 0.0;
+}
+
+double stats_hist_min(const struct stats_hist *h)
+{
+  return h && h->count ? h->min_s : 0.0;
+}
+
+double stats_hist_max(const struct stats_hist *h)
+{
+  return h && h->count ? h->max_s : 0.0;
+}
+
+double stats_hist_quantile(const struct stats_hist *h, double q)
+{
+  if (!h || h->count == 0 || isnan(q))
+    return 0.0;
+  if (q <= 0.0)
+    return h->min_s;
+  if (q >= 1.0)
+    return h->max_s;
+  uint64_t rank = (uint64_t)ceil(q * (double)h->count);
+  if (rank < 1)
+    rank = 1;
+  uint64_t seen = 0;
+  for (int i = 0; i < STATS_NBUCKETS; i++) {
+    seen += h->buckets[i];
+    if (seen >= rank) {
+      double lo_s = 0.0, width_s = 0.0;
+      stats_bucket_bounds(i, &lo_s, &width_s);
+      double v_s = lo_s + 0.5 * width_s;
+      if (v_s < h->min_s)
+        v_s = h->min_s;
+      if (v_s > h->max_s)
+        v_s = h->max_s;
+      return v_s;
+    }
+  }
+  return h->max_s;
+}
+
+double stats_hist_rel_error(void)
+{
+  return 1.0 / STATS_SUB_BUCKETS;
+}
+
+void stats_series_init(struct stats_series *s, double bin_s)
+{
+  s->bin_s = bin_s > 0.0 && isfinite(bin_s) ? bin_s : 1.0;
+  s->nbins = 0;
+  s->values = NULL;
+}
+
+void stats_series_add(struct stats_series *s, double t_s, double value)
+{
+  if (!s || !(t_s >= 0.0))
+    return;
+  double idx = floor(t_s / s->bin_s);
+  if (!(idx < (double)STATS_SERIES_MAX_BINS))
+    return;
+  int bin = (int)idx;
+  if (bin >= s->nbins) {
+    int n = bin + 1; /* nbins is exactly the last bin touched + 1 */
+    double *grown = realloc(s->values, (size_t)n * sizeof *grown);
+    if (!grown)
+      return; /* out of memory: the sample is dropped */
+    memset(grown + s->nbins, 0, (size_t)(n - s->nbins) * sizeof *grown);
+    s->values = grown;
+    s->nbins = n;
+  }
+  s->values[bin] += value;
+}
+
+void stats_series_free(struct stats_series *s)
+{
+  if (!s)
+    return;
+  free(s->values);
+  s->values = NULL;
+  s->nbins = 0;
+}

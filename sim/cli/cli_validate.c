@@ -1,0 +1,94 @@
+/* nastwin validate: predicted vs measured for every review result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/study/calibrate.h"
+#include "sim/cli/cli.h"
+#include "sim/cli/cli_opt.h"
+#include "sim/study/validate.h"
+
+static void cli_validate_usage(FILE *out)
+{
+  fputs("usage: nastwin validate [options]\n"
+        "\n"
+        "Simulates every result of the review data (validation/reviews.yaml) as\n"
+        "validation/points.yaml maps it, and prints predicted vs measured with the\n"
+        "error predicted/measured - 1, then median and 90th-percentile |error| per\n"
+        "metric kind (skewed points excluded).\n"
+        "\n"
+        "options:\n"
+        "  --data FILE        review data in the reviews.yaml schema\n"
+        "  --points FILE      the mapping (default: validation/points.yaml)\n"
+        "  --only ID[,ID...]  only these experiments\n"
+        "  --json             print {\"points\": [...], \"summary\": {...}}\n"
+        "  --html DIR         also write DIR/index.html (scatter + per-experiment bars)\n"
+        "  -j N               simulations at once (default: CPUs)\n"
+        "  --catalog DIR      catalogue directory\n"
+        "  --calibrated FILE  apply the fitted values of `nastwin calibrate` (calibrated.yaml)\n"
+        "\n"
+        "exit: 0 every point ran, 1 a simulation failed, 2 bad input\n",
+        out);
+}
+
+int cli_validate(int argc, char **argv)
+{
+  const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL, *calibrated = NULL;
+  int json = 0, jobs = 0;
+  static const char *const valued[] = {"--data", "--points", "--only",       "--html",
+                                       "-j",     "--catalog", "--calibrated", NULL};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val;
+    if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
+      return 2;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      cli_validate_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--data")) {
+      data = val;
+    } else if (!strcmp(a, "--points")) {
+      points = val;
+    } else if (!strcmp(a, "--only")) {
+      only = val;
+    } else if (!strcmp(a, "--html")) {
+      html = val;
+    } else if (!strcmp(a, "--catalog")) {
+      catalog = val;
+    } else if (!strcmp(a, "--calibrated")) {
+      calibrated = val;
+    } else if (!strcmp(a, "-j")) {
+      long j;
+      if (cli_opt_int(a, val, 1, 64, &j) < 0)
+        return 2;
+      jobs = (int)j;
+    } else {
+      fprintf(stderr, "nastwin: error: unknown argument '%s' (see nastwin validate --help)\n", a);
+      return 2;
+    }
+  }
+  struct val_set v;
+  struct nw_err err = {0};
+  if (val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0 ||
+      (calibrated && calib_apply(&v, calibrated, catalog, &err) < 0)) {
+    nw_err_print(&err, stderr);
+    val_free(&v);
+    return 2;
+  }
+  int failed = val_run(&v, jobs, json);
+  if (json)
+    val_print_json(&v, stdout);
+  else
+    val_print_table(&v, stdout);
+  int rc = failed ? 1 : 0;
+  if (html && val_write_html(&v, html, &err) < 0) {
+    nw_err_print(&err, stderr);
+    rc = 1;
+  }
+  for (int i = 0; i < v.npoints; i++)
+    if (v.pts[i].status == VAL_FAILED)
+      fprintf(stderr, "nastwin: error: %s %s: %s\n", v.pts[i].experiment, v.pts[i].metric, v.pts[i].note);
+  val_free(&v);
+  return rc;
+}

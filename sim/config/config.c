@@ -1,0 +1,930 @@
+#include "sim/config/config.h"
+
+#include "sim/config/workload_build.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct param_desc system_param_table[] = {
+    {.key = "bays", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, bays), .min = 1,
+     .max = 64, .help = "drive bays in the chassis (expansion units add more disks)"},
+    {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct system_params, ram_bytes),
+     .min = 64e6, .max = 1.1e12, .help = "RAM of the NAS (bytes)"},
+    {.key = "power_base", .dim = UNITS_POWER, .offset = offsetof(struct system_params, power_base_W),
+     .min = 0, .max = 200, .help = "power of board, fans and PSU losses, excluding SoC, drives, ports (W)"},
+    {.key = "power_nic_port", .dim = UNITS_POWER,
+     .offset = offsetof(struct system_params, power_nic_port_W), .min = 0, .max = 20,
+     .optional = 1, .def = 0, .help = "power per NAS network port in use (W)"},
+    /* wall power = DC load / efficiency: the PSU's conversion loss grows
+     * with the load (drives, SoC), it is not a constant.  1 = not modelled
+     * (power_base then holds the loss at the measured load) */
+    {.key = "power_psu_efficiency", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, power_psu_efficiency), .min = 0.5, .max = 1,
+     .optional = 1, .def = 1, .help = "power supply efficiency, DC load / wall power (fraction)"},
+};
+const size_t system_param_count = PARAM_COUNT(system_param_table);
+
+const struct param_desc client_param_table[] = {
+    {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct client_params, ram_bytes), .min = 0,
+     .max = 1.1e12, .optional = 1, .def = 0,
+     .help = "client page cache for buffered writes (bytes; 0 = none)"},
+    {.key = "dirty_ratio", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, dirty_ratio),
+     .min = 0.01, .max = 1, .optional = 1, .def = 0.2,
+     .help = "share of client RAM that may be dirty (Linux vm.dirty_ratio default 20 %)"},
+    {.key = "copy_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_bytes_per_s),
+     .min = 1e8, .max = 1e12, .optional = 1, .def = 0,
+     .help = "client memory copy rate (bytes/s), required with a client cache"},
+};
+const size_t client_param_count = PARAM_COUNT(client_param_table);
+
+/* The default scenario, compiled in from scenarios/default.yaml. */
+#include "default_scenario.h"
+
+const char *cfg_default_scenario(void)
+{
+  return cfg_default_text;
+}
+
+const char *cfg_catalog_dir(void)
+{
+  const char *env = getenv("NASTWIN_CATALOG");
+  return env && env[0] ? env : NASTWIN_SOURCE_DIR "/catalog";
+}
+
+/* Fail at node n's position. */
+__attribute__((format(printf, 3, 4))) static int cfg_at(struct nw_err *err, const struct ynode *n,
+                                                        const char *fmt, ...)
+{
+  char msg[sizeof err->msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, "%s", msg);
+}
+
+/* Position of key i of map m.  The key's line and column are used when
+ * the value came from the same file as the map; after merging (system
+ * defaults overlaid by the scenario, --set) the value's own position is
+ * the one that names the right file. */
+static int cfg_key_fail(struct nw_err *err, const struct ynode *m, int i, const char *msg)
+{
+  const struct ynode *v = m->kids[i];
+  if (strcmp(v->file, m->file) != 0 || m->key_line[i] == 0)
+    return nw_fail(err, v->file, v->line, v->col, "%s", msg);
+  return nw_fail(err, m->file, m->key_line[i], m->key_col[i], "%s", msg);
+}
+
+static int cfg_in_list(const char *const *list, const char *key)
+{
+  for (int i = 0; list && list[i]; i++)
+    if (strcmp(list[i], key) == 0)
+      return 1;
+  return 0;
+}
+
+/* Closest of table keys and extra words. */
+static const char *cfg_suggest(const struct param_desc *table, size_t n, const char *const *extra,
+                               const char *key)
+{
+  const char *best = table ? params_suggest(table, n, key) : NULL;
+  size_t best_d = best ? params_edit_distance(key, best) : (size_t)-1;
+  size_t len = strlen(key);
+  size_t limit = len < 6 ? 2 : len / 3 + 1;
+  for (int i = 0; extra && extra[i]; i++) {
+    size_t d = params_edit_distance(key, extra[i]);
+    if (d < best_d && d <= limit) {
+      best_d = d;
+      best = extra[i];
+    }
+  }
+  return best;
+}
+
+static void cfg_list_keys(const struct param_desc *table, size_t n, const char *const *extra,
+                          char *buf, size_t len)
+{
+  buf[0] = '\0';
+  size_t used = 0;
+  for (int i = 0; extra && extra[i]; i++)
+    used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? ", " : "", extra[i]);
+  for (size_t i = 0; i < n; i++)
+    used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? ", " : "",
+                             table[i].key);
+  if (used >= len && len > 4)
+    strcpy(buf + len - 4, "...");
+}
+
+static int cfg_unknown_key(const struct ynode *map, int i, const char *where,
+                           const struct param_desc *table, size_t n, const char *const *extra,
+                           struct nw_err *err)
+{
+  char msg[900], keys[600];
+  const char *sug = cfg_suggest(table, n, extra, map->keys[i]);
+  if (sug)
+    snprintf(msg, sizeof msg, "%s: unknown key '%s' (did you mean '%s'?)", where, map->keys[i], sug);
+  else {
+    cfg_list_keys(table, n, extra, keys, sizeof keys);
+    snprintf(msg, sizeof msg, "%s: unknown key '%s'; valid keys: %s", where, map->keys[i], keys);
+  }
+  return cfg_key_fail(err, map, i, msg);
+}
+
+static void cfg_choices(const char *const *choices, char *buf, size_t len)
+{
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; choices[i]; i++)
+    used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", i ? ", " : "", choices[i]);
+}
+
+/* Parse one value node (scalar, or catalogue map {value, source|fit}) into *out. */
+static int cfg_value(const struct ynode *v, const char *where, const struct param_desc *d,
+                     double *out, struct scenario *s, const char *prefix, struct nw_err *err)
+{
+  const struct ynode *val = v;
+  const struct ynode *fit = NULL;
+  if (v->kind == YNODE_MAP) {
+    static const char *const meta[] = {"value", "source", "fit", "note", NULL};
+    for (int i = 0; i < v->n; i++)
+      if (!cfg_in_list(meta, v->keys[i]))
+        return cfg_unknown_key(v, i, where, NULL, 0, meta, err);
+    val = ytree_get(v, "value");
+    if (!val)
+      return nw_fail(err, v->file, v->line, v->col, "%s.%s: a catalogue value needs 'value:'",
+                     where, d->key);
+    fit = ytree_get(v, "fit");
+    if (!fit && !ytree_get(v, "source"))
+      return nw_fail(err, v->file, v->line, v->col,
+                     "%s.%s: a catalogue value needs 'source:' or 'fit: [lo, hi]'", where, d->key);
+  }
+  if (val->kind != YNODE_SCALAR)
+    return nw_fail(err, val->file, val->line, val->col, "%s.%s: expected a value, got %s", where,
+                   d->key, ytree_kind_name(val));
+  char msg[600];
+  if (d->choices) {
+    for (int i = 0; d->choices[i]; i++)
+      if (strcmp(d->choices[i], val->scalar) == 0) {
+        *out = i;
+        return 0;
+      }
+    char list[300];
+    cfg_choices(d->choices, list, sizeof list);
+    return nw_fail(err, val->file, val->line, val->col, "%s.%s: '%s' is not allowed; one of: %s",
+                   where, d->key, val->scalar, list);
+  }
+  if (units_parse(val->scalar, d->dim, out, msg, sizeof msg) < 0)
+    return nw_fail(err, val->file, val->line, val->col, "%s.%s: %s", where, d->key, msg);
+  if (*out < d->min || *out > d->max) {
+    char lo[64], hi[64], got[64];
+    units_format(d->min, d->dim, lo, sizeof lo);
+    units_format(d->max, d->dim, hi, sizeof hi);
+    units_format(*out, d->dim, got, sizeof got);
+    return nw_fail(err, val->file, val->line, val->col,
+                   "%s.%s: %s is out of range: must be between %s and %s inclusive (%s)", where,
+                   d->key, got, lo, hi, d->help ? d->help : "");
+  }
+  if (fit) {
+    if (fit->kind != YNODE_SEQ || fit->n != 2 || fit->kids[0]->kind != YNODE_SCALAR ||
+        fit->kids[1]->kind != YNODE_SCALAR)
+      return nw_fail(err, fit->file, fit->line, fit->col, "%s.%s: fit must be a list [lo, hi]",
+                     where, d->key);
+    double lo, hi;
+    if (units_parse(fit->kids[0]->scalar, d->dim, &lo, msg, sizeof msg) < 0 ||
+        units_parse(fit->kids[1]->scalar, d->dim, &hi, msg, sizeof msg) < 0)
+      return nw_fail(err, fit->file, fit->line, fit->col, "%s.%s: fit bound: %s", where, d->key, msg);
+    if (!(lo <= *out && *out <= hi && lo >= d->min && hi <= d->max))
+      return nw_fail(err, fit->file, fit->line, fit->col,
+                     "%s.%s: fit bounds [%s, %s] must hold the value and lie in the model's range",
+                     where, d->key, fit->kids[0]->scalar, fit->kids[1]->scalar);
+    if (s && s->nfits < CFG_MAX_FITS) {
+      struct cfg_fit *f = &s->fits[s->nfits++];
+      snprintf(f->path, sizeof f->path, "%s.%s", prefix, d->key);
+      f->value = *out;
+      f->lo = lo;
+      f->hi = hi;
+      f->dim = d->dim;
+      snprintf(f->file, sizeof f->file, "%s", val->file);
+      f->line = val->line;
+      f->col = val->col;
+    }
+  }
+  return 0;
+}
+
+/* Drop an earlier fit record for path (a scenario value overrides the catalogue's). */
+static void cfg_unfit(struct scenario *s, const char *prefix, const char *key)
+{
+  if (!s)
+    return;
+  char path[128];
+  snprintf(path, sizeof path, "%s.%s", prefix, key);
+  for (int i = 0; i < s->nfits; i++)
+    if (strcmp(s->fits[i].path, path) == 0) {
+      s->fits[i] = s->fits[--s->nfits];
+      return;
+    }
+}
+
+int cfg_fill(const struct ynode *map, const char *where, const struct param_desc *table, size_t n,
+             void *out, const char *const *extra, struct scenario *s, const char *prefix,
+             struct nw_err *err)
+{
+  if (!map)
+    return 0;
+  if (map->kind != YNODE_MAP)
+    return cfg_at(err, map, "%s: expected a map of keys, got %s", where, ytree_kind_name(map));
+  for (int i = 0; i < map->n; i++) {
+    if (cfg_in_list(extra, map->keys[i]))
+      continue;
+    const struct param_desc *d = params_find(table, n, map->keys[i]);
+    if (!d)
+      return cfg_unknown_key(map, i, where, table, n, extra, err);
+    cfg_unfit(s, prefix, d->key);
+    if (cfg_value(map->kids[i], where, d, (double *)((char *)out + d->offset), s, prefix, err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Mark which required keys were given: fills from several maps in turn,
+ * then checks every required key appeared in at least one. */
+static int cfg_require_skip(const struct ynode *const *maps, int nmaps, const struct ynode *where_node,
+                            const char *where, const struct param_desc *table, size_t n,
+                            const char *const *skip, struct nw_err *err)
+{
+  for (size_t k = 0; k < n; k++) {
+    if (table[k].optional || cfg_in_list(skip, table[k].key))
+      continue;
+    int found = 0;
+    for (int m = 0; m < nmaps && !found; m++)
+      found = maps[m] && ytree_get(maps[m], table[k].key) != NULL;
+    if (!found)
+      return nw_fail(err, where_node ? where_node->file : "", where_node ? where_node->line : 0,
+                     where_node ? where_node->col : 0, "%s: missing required key '%s' (%s)", where,
+                     table[k].key, table[k].help ? table[k].help : "");
+  }
+  return 0;
+}
+
+static int cfg_require(const struct ynode *const *maps, int nmaps, const struct ynode *where_node,
+                       const char *where, const struct param_desc *table, size_t n,
+                       struct nw_err *err)
+{
+  return cfg_require_skip(maps, nmaps, where_node, where, table, n, NULL, err);
+}
+
+/* --- catalogue ---------------------------------------------------------- */
+
+struct cfg_catalog {
+  struct ynode *systems, *socs, *drives, *protocols;
+};
+
+static void cfg_catalog_free(struct cfg_catalog *c)
+{
+  ytree_free(c->systems);
+  ytree_free(c->socs);
+  ytree_free(c->drives);
+  ytree_free(c->protocols);
+}
+
+static struct ynode *cfg_catalog_load(const char *dir, const char *file, const char *section,
+                                      struct nw_err *err)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  struct ynode *root = ytree_load_file(path, err);
+  if (!root)
+    return NULL;
+  struct ynode *sec = ytree_get(root, section);
+  if (!sec || sec->kind != YNODE_MAP) {
+    nw_fail(err, path, root->line, root->col, "catalogue needs a top-level map '%s:'", section);
+    ytree_free(root);
+    return NULL;
+  }
+  return root;
+}
+
+/* Find entry `name` in catalogue section; on failure the error points at
+ * `ref` (the node that named it) and lists the valid names. */
+static const struct ynode *cfg_entry(const struct ynode *root, const char *section,
+                                     const char *what, const struct ynode *ref, const char *name,
+                                     struct nw_err *err)
+{
+  const struct ynode *sec = ytree_get(root, section);
+  const struct ynode *e = ytree_get(sec, name);
+  if (e && e->kind == YNODE_MAP)
+    return e;
+  char list[600] = "";
+  size_t used = 0;
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (int i = 0; i < sec->n; i++) {
+    used += (size_t)snprintf(list + used, used < sizeof list ? sizeof list - used : 0, "%s%s",
+                             i ? ", " : "", sec->keys[i]);
+    size_t d = params_edit_distance(name, sec->keys[i]);
+    if (d < best_d) {
+      best_d = d;
+      best = sec->keys[i];
+    }
+  }
+  char hint[200] = "";
+  if (best && best_d <= strlen(name) / 3 + 1)
+    snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
+  nw_fail(err, ref ? ref->file : "", ref ? ref->line : 0, ref ? ref->col : 0,
+          "unknown %s '%s'%s; valid: %s", what, name, hint, list);
+  return NULL;
+}
+
+static const char *cfg_scalar(const struct ynode *n)
+{
+  return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
+}
+
+/* Read an integer key of a map: kind check, range check. def when absent (required < 0 => required). */
+static int cfg_int(const struct ynode *map, const char *where, const char *key, long min, long max,
+                   int required, long def, long *out, struct nw_err *err)
+{
+  const struct ynode *v = ytree_get(map, key);
+  if (!v) {
+    if (required)
+      return nw_fail(err, map ? map->file : "", map ? map->line : 0, map ? map->col : 0,
+                     "%s: missing required key '%s'", where, key);
+    *out = def;
+    return 0;
+  }
+  if (v->kind != YNODE_SCALAR)
+    return nw_fail(err, v->file, v->line, v->col, "%s.%s: expected a whole number, got %s", where,
+                   key, ytree_kind_name(v));
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(v->scalar, &end, 10);
+  if (end == v->scalar || *end != '\0' || errno == ERANGE || x < min || x > max)
+    return nw_fail(err, v->file, v->line, v->col,
+                   "%s.%s: '%s' is not allowed: must be a whole number between %ld and %ld inclusive",
+                   where, key, v->scalar, min, max);
+  *out = (long)x;
+  return 0;
+}
+
+static int cfg_word(const struct ynode *map, const char *where, const char *key, int required,
+                    const char **out, const struct ynode **node, struct nw_err *err)
+{
+  const struct ynode *v = ytree_get(map, key);
+  *out = NULL;
+  if (node)
+    *node = v;
+  if (!v) {
+    if (required)
+      return nw_fail(err, map ? map->file : "", map ? map->line : 0, map ? map->col : 0,
+                     "%s: missing required key '%s'", where, key);
+    return 0;
+  }
+  if (v->kind != YNODE_SCALAR || !v->scalar[0])
+    return nw_fail(err, v->file, v->line, v->col, "%s.%s: expected a name, got %s", where, key,
+                   ytree_kind_name(v));
+  *out = v->scalar;
+  return 0;
+}
+
+/* A drive: catalogue entry `name` (model + params), then overrides from
+ * `over` (keys not in skip). */
+static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, const char *name,
+                     const struct ynode *over, const char *where, const char *const *skip,
+                     struct cfg_drive *d, struct scenario *s, struct nw_err *err)
+{
+  const struct ynode *e = cfg_entry(cat->drives, "drives", "drive", ref, name, err);
+  if (!e)
+    return -1;
+  snprintf(d->name, sizeof d->name, "%s", name);
+  const char *model = cfg_scalar(ytree_get(e, "model"));
+  if (!model)
+    return cfg_at(err, e, "drive '%s': catalogue entry needs 'model:' (%s)", name,
+                  disk_model_names());
+  d->model = disk_model_find(model);
+  if (!d->model) {
+    const struct ynode *mn = ytree_get(e, "model");
+    return nw_fail(err, mn->file, mn->line, mn->col, "drive '%s': unknown model '%s'; valid: %s",
+                   name, model, disk_model_names());
+  }
+  if (d->model->params_size > sizeof d->params)
+    return cfg_at(err, e, "drive model '%s' has too many parameters", model);
+  params_defaults(d->model->params, d->model->nparams, d->params);
+  const struct ynode *p = ytree_get(e, "params");
+  static const char *const entry_keys[] = {"model", "description", "params", "source", NULL};
+  for (int i = 0; i < e->n; i++)
+    if (!cfg_in_list(entry_keys, e->keys[i]))
+      return cfg_unknown_key(e, i, name, NULL, 0, entry_keys, err);
+  char sect[96];
+  snprintf(sect, sizeof sect, "drive %s", name);
+  if (cfg_fill(p, sect, d->model->params, d->model->nparams, d->params, NULL, s, where, err) < 0)
+    return -1;
+  if (cfg_fill(over, where, d->model->params, d->model->nparams, d->params, skip, s, where, err) < 0)
+    return -1;
+  const struct ynode *maps[2] = {p, over};
+  if (cfg_require(maps, 2, e, sect, d->model->params, d->model->nparams, err) < 0)
+    return -1;
+  char msg[512];
+  if (d->model->check && d->model->check(d->params, msg, sizeof msg) < 0)
+    return nw_fail(err, (over ? over : e)->file, (over ? over : e)->line, (over ? over : e)->col,
+                   "drive '%s': %s", name, msg);
+  return 0;
+}
+
+/* A section of `count:` drives (1 to max_count) of one catalogue `drive:`.
+ * The drive's parameters are overridden by the section's other keys, or,
+ * given over_key, by the map under that key (the section's other keys then
+ * belong to the caller). */
+static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *sec,
+                             const char *where, long max_count, const char *over_key, int *count,
+                             struct cfg_drive *d, struct scenario *s, struct nw_err *err)
+{
+  long n;
+  if (cfg_int(sec, where, "count", 1, max_count, 1, 0, &n, err) < 0)
+    return -1;
+  *count = (int)n;
+  const char *name = NULL;
+  const struct ynode *ref = NULL;
+  if (cfg_word(sec, where, "drive", 1, &name, &ref, err) < 0)
+    return -1;
+  if (!over_key) {
+    static const char *const section_keys[] = {"count", "drive", NULL};
+    return cfg_drive(cat, ref, name, sec, where, section_keys, d, s, err);
+  }
+  char over_where[96];
+  snprintf(over_where, sizeof over_where, "%s.%s", where, over_key);
+  return cfg_drive(cat, ref, name, ytree_get(sec, over_key), over_where, NULL, d, s, err);
+}
+
+/* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
+static int cfg_workload(const struct ynode *w, const char *scenario_path, struct workload *out,
+                        struct nw_err *err)
+{
+  memset(out, 0, sizeof *out);
+  if (!w)
+    return nw_fail(err, scenario_path, 0, 0, "missing required section 'workload'");
+  if (w->kind != YNODE_MAP)
+    return nw_fail(err, w->file, w->line, w->col, "workload: expected a map, got %s",
+                   ytree_kind_name(w));
+  const struct ynode *preset = ytree_get(w, "preset");
+  const struct ynode *fio = ytree_get(w, "fio");
+  if (preset) {
+    if (preset->kind != YNODE_SCALAR)
+      return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");
+    const char *keys[64], *vals[64];
+    int nkv = 0;
+    for (int i = 0; i < w->n; i++) {
+      if (strcmp(w->keys[i], "preset") == 0)
+        continue;
+      if (w->kids[i]->kind != YNODE_SCALAR)
+        return nw_fail(err, w->kids[i]->file, w->kids[i]->line, w->kids[i]->col,
+                       "workload.%s: expected a value, got %s", w->keys[i], ytree_kind_name(w->kids[i]));
+      if (nkv == 64)
+        return nw_fail(err, w->file, w->line, w->col, "workload: too many settings");
+      keys[nkv] = w->keys[i];
+      vals[nkv++] = w->kids[i]->scalar;
+    }
+    char msg[600];
+    if (workload_preset(preset->scalar, keys, vals, nkv, out, msg, sizeof msg) < 0)
+      return nw_fail(err, preset->file, preset->line, preset->col, "workload: %s", msg);
+    return 0;
+  }
+  if (fio) {
+    if (fio->kind != YNODE_SCALAR)
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: expected a file name");
+    if (w->n != 1)
+      return nw_fail(err, w->file, w->line, w->col,
+                     "workload: 'fio:' names a job file; put the job's options in that file");
+    char path[1024];
+    if (fio->scalar[0] == '/')
+      snprintf(path, sizeof path, "%s", fio->scalar);
+    else {
+      const char *slash = strrchr(scenario_path, '/');
+      int dirlen = slash ? (int)(slash - scenario_path) : 1;
+      snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? scenario_path : ".", fio->scalar);
+    }
+    char *warnings = NULL;
+    int rc = fio_parse_file(path, out, &warnings, err);
+    if (warnings && warnings[0])
+      fprintf(stderr, "%s", warnings);
+    free(warnings);
+    return rc;
+  }
+  /* Inline fio keys: one step with one job. */
+  out->steps = calloc(1, sizeof *out->steps);
+  if (!out->steps)
+    return nw_fail(err, w->file, w->line, w->col, "out of memory");
+  out->nsteps = 1;
+  struct workload_step *st = &out->steps[0];
+  snprintf(st->name, sizeof st->name, "job");
+  st->njobs = 1;
+  job_defaults(&st->jobs[0]);
+  for (int i = 0; i < w->n; i++) {
+    const struct ynode *v = w->kids[i];
+    if (v->kind != YNODE_SCALAR)
+      return nw_fail(err, v->file, v->line, v->col, "workload.%s: expected a value, got %s",
+                     w->keys[i], ytree_kind_name(v));
+    char msg[600];
+    int unmodelled = 0;
+    if (strcmp(w->keys[i], "precondition") == 0) {
+      /* nastwin's own key beside fio's: measure in steady state (caches
+       * as a long run of the job leaves them) */
+      if (strcmp(v->scalar, "0") != 0 && strcmp(v->scalar, "1") != 0)
+        return nw_fail(err, v->file, v->line, v->col, "workload.precondition: '%s' is not allowed; 0 or 1",
+                       v->scalar);
+      st->precondition = v->scalar[0] == '1';
+      continue;
+    }
+    if (fio_set_option(&st->jobs[0], w->keys[i], v->scalar, &unmodelled, msg, sizeof msg) < 0)
+      return nw_fail(err, w->file, w->key_line[i], w->key_col[i], "workload: %s", msg);
+    if (unmodelled)
+      fprintf(stderr, "%s:%d:%d: warning: workload.%s is accepted but not modelled\n", w->file,
+              w->key_line[i], w->key_col[i], w->keys[i]);
+  }
+  snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
+  snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
+  return 0;
+}
+
+static const char *const cfg_top_keys[] = {
+    "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
+    "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults",
+    "chassis", NULL};
+
+void cfg_free(struct scenario *s)
+{
+  if (s)
+    workload_free(&s->workload);
+}
+
+static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
+                       const char *sysname, struct scenario *s, struct nw_err *err)
+{
+  const struct ynode *sys = cfg_entry(cat->systems, "systems", "system", sysref, sysname, err);
+  if (!sys)
+    return -1;
+  snprintf(s->system_name, sizeof s->system_name, "%s", sysname);
+  params_defaults(system_param_table, system_param_count, &s->system);
+  const struct ynode *sysp = ytree_get(sys, "params");
+  /* `chassis:` overrides the system's numbers (the `system` key holds its name) */
+  if (cfg_fill(sysp, sysname, system_param_table, system_param_count, &s->system, NULL, s, "chassis",
+               err) < 0 ||
+      cfg_fill(ytree_get(R, "chassis"), "chassis", system_param_table, system_param_count, &s->system, NULL, s,
+               "chassis", err) < 0)
+    return -1;
+  const struct ynode *sysmaps[1] = {sysp};
+  if (cfg_require(sysmaps, 1, sys, sysname, system_param_table, system_param_count, err) < 0)
+    return -1;
+
+  /* SoC */
+  const struct ynode *socn = ytree_get(R, "soc");
+  const char *socname = NULL;
+  const struct ynode *socref = NULL;
+  if (cfg_word(socn, "soc", "name", 0, &socname, &socref, err) < 0)
+    return -1;
+  if (!socname) {
+    socref = ytree_get(sys, "soc");
+    socname = cfg_scalar(socref);
+    if (!socname)
+      return cfg_at(err, sys, "system '%s' needs 'soc:' naming a catalog/socs.yaml entry",
+                    sysname);
+  }
+  const struct ynode *soce = cfg_entry(cat->socs, "socs", "soc", socref, socname, err);
+  if (!soce)
+    return -1;
+  snprintf(s->soc_name, sizeof s->soc_name, "%s", socname);
+  params_defaults(soc_param_table, soc_param_count, &s->soc);
+  static const char *const name_key[] = {"name", NULL};
+  const struct ynode *socp = ytree_get(soce, "params");
+  if (cfg_fill(socp, socname, soc_param_table, soc_param_count, &s->soc, NULL, s, "soc", err) < 0 ||
+      cfg_fill(socn, "soc", soc_param_table, soc_param_count, &s->soc, name_key, s, "soc", err) < 0)
+    return -1;
+  const struct ynode *socmaps[2] = {socp, socn};
+  if (cfg_require(socmaps, 2, soce, socname, soc_param_table, soc_param_count, err) < 0)
+    return -1;
+
+  /* Disks */
+  const struct ynode *dn = ytree_get(R, "disks");
+  if (!dn)
+    return nw_fail(err, R->file, R->line, R->col, "missing required section 'disks'");
+  if (dn->kind != YNODE_MAP)
+    return cfg_at(err, dn, "disks: expected a map, got %s", ytree_kind_name(dn));
+  if (cfg_drive_section(cat, dn, "disks", 64, NULL, &s->ndisks, &s->drive, s, err) < 0)
+    return -1;
+
+  /* Volume */
+  const struct ynode *vn = ytree_get(R, "volume");
+  params_defaults(volume_param_table, volume_param_count, &s->volume);
+  static const char *const no_members[] = {"members", NULL};
+  if (cfg_fill(vn, "volume", volume_param_table, volume_param_count, &s->volume, no_members, s,
+               "volume", err) < 0)
+    return -1;
+  if (vn && ytree_get(vn, "members"))
+    return cfg_at(err, ytree_get(vn, "members"),
+                  "volume.members is set by disks.count (or operation.from_members)");
+  const struct ynode *vmaps[1] = {vn};
+  if (cfg_require_skip(vmaps, 1, vn ? vn : R, "volume", volume_param_table, volume_param_count,
+                       no_members, err) < 0)
+    return -1;
+  s->volume.members = s->ndisks;
+
+  /* Page cache (RAM defaults to the chassis's) */
+  const struct ynode *pn = ytree_get(R, "page_cache");
+  params_defaults(pcache_param_table, pcache_param_count, &s->pcache);
+  s->pcache.ram_bytes = s->system.ram_bytes;
+  if (cfg_fill(pn, "page_cache", pcache_param_table, pcache_param_count, &s->pcache, NULL, s,
+               "page_cache", err) < 0)
+    return -1;
+
+  /* SSD cache */
+  const struct ynode *cn = ytree_get(R, "ssd_cache");
+  params_defaults(ssdcache_param_table, ssdcache_param_count, &s->ssdcache);
+  static const char *const cache_keys[] = {"count", "drive", "drive_params", NULL};
+  if (cfg_fill(cn, "ssd_cache", ssdcache_param_table, ssdcache_param_count, &s->ssdcache,
+               cache_keys, s, "ssd_cache", err) < 0)
+    return -1;
+  /* the cache drive's own parameters are overridden under drive_params */
+  if (cn && s->ssdcache.mode > 0 &&
+      cfg_drive_section(cat, cn, "ssd_cache", 8, "drive_params", &s->ncache_devs, &s->cache_drive, s,
+                        err) < 0)
+    return -1;
+
+  /* Encryption */
+  params_defaults(crypt_param_table, crypt_param_count, &s->crypt);
+  if (cfg_fill(ytree_get(R, "encryption"), "encryption", crypt_param_table, crypt_param_count,
+               &s->crypt, NULL, s, "encryption", err) < 0)
+    return -1;
+
+  /* Network */
+  params_defaults(net_param_table, net_param_count, &s->net);
+  if (cfg_fill(ytree_get(R, "network"), "network", net_param_table, net_param_count, &s->net, NULL,
+               s, "network", err) < 0)
+    return -1;
+
+  /* Protocol: costs from catalog/protocols.yaml by kind, then overrides.
+   * One map holds both the protocol's settings and its CPU costs. */
+  const struct ynode *prn = ytree_get(R, "protocol");
+  params_defaults(proto_param_table, proto_param_count, &s->proto);
+  if (!prn)
+    return nw_fail(err, R->file, R->line, R->col, "missing required section 'protocol'");
+  const char *kind = NULL;
+  const struct ynode *kref = NULL;
+  if (cfg_word(prn, "protocol", "kind", 1, &kind, &kref, err) < 0)
+    return -1;
+  const struct param_desc *kd = params_find(proto_param_table, proto_param_count, "kind");
+  double kind_index;
+  if (kd && cfg_value(kref, "protocol", kd, &kind_index, NULL, "", err) < 0)
+    return -1;
+  const struct ynode *pe = cfg_entry(cat->protocols, "protocols", "protocol kind", kref, kind, err);
+  if (!pe)
+    return -1;
+  const struct ynode *pp = ytree_get(pe, "params");
+  const struct ynode *layers[2] = {pp, prn};
+  if (cfg_fill(pp, kind, proto_param_table, proto_param_count, &s->proto, NULL, s, "protocol", err) < 0 ||
+      cfg_fill(prn, "protocol", proto_param_table, proto_param_count, &s->proto, NULL, s, "protocol",
+               err) < 0)
+    return -1;
+  if (cfg_require(layers, 2, prn, "protocol", proto_param_table, proto_param_count, err) < 0)
+    return -1;
+  if (proto_check(&s->proto, err) < 0 || net_check(&s->net, err) < 0 || soc_check(&s->soc, err) < 0) {
+    if (!err->file[0])
+      snprintf(err->file, sizeof err->file, "%s", prn->file);
+    return -1;
+  }
+
+  /* Clients */
+  const struct ynode *cl = ytree_get(R, "clients");
+  long nclients = 1;
+  if (cl) {
+    if (cl->kind != YNODE_MAP)
+      return cfg_at(err, cl, "clients: expected a map like {count: 4}, got %s", ytree_kind_name(cl));
+    if (cfg_int(cl, "clients", "count", 1, 1024, 0, 1, &nclients, err) < 0)
+      return -1;
+  }
+  params_defaults(client_param_table, client_param_count, &s->client);
+  if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client, (const char *const[]){"count", NULL},
+               s, "clients", err) < 0)
+    return -1;
+  if (s->client.ram_bytes > 0 && !(s->client.copy_bytes_per_s > 0))
+    return cfg_at(err, cl, "clients: a client cache (ram %g B) needs copy_rate, the client's memory copy rate",
+                  s->client.ram_bytes);
+  s->nclients = (int)nclients;
+
+  /* Time and seed */
+  s->time_s = 10.0;
+  const struct ynode *tn = ytree_get(R, "time");
+  if (tn) {
+    char msg[512];
+    if (tn->kind != YNODE_SCALAR || units_parse(tn->scalar, UNITS_TIME, &s->time_s, msg, sizeof msg) < 0)
+      return nw_fail(err, tn->file, tn->line, tn->col, "time: %s",
+                     tn->kind == YNODE_SCALAR ? msg : "expected a duration like 10s");
+    if (!(s->time_s > 0 && s->time_s <= 30 * 86400.0))
+      return nw_fail(err, tn->file, tn->line, tn->col,
+                     "time: '%s' is out of range: must be between 1 ns and 30 days", tn->scalar);
+  }
+  long seed = 1;
+  if (cfg_int(R, "scenario", "seed", 0, LONG_MAX, 0, 1, &seed, err) < 0)
+    return -1;
+  s->seed = (uint64_t)seed;
+
+  /* Faults */
+  const struct ynode *fl = ytree_get(R, "faults");
+  if (fl) {
+    if (fl->kind != YNODE_SEQ)
+      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s", ytree_kind_name(fl));
+    if (fl->n > CFG_MAX_FAULTS)
+      return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
+    static const char *const fkeys[] = {"kind", "target", "at", NULL};
+    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", NULL};
+    for (int i = 0; i < fl->n; i++) {
+      const struct ynode *f = fl->kids[i];
+      if (f->kind != YNODE_MAP)
+        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s", ytree_kind_name(f));
+      for (int k = 0; k < f->n; k++)
+        if (!cfg_in_list(fkeys, f->keys[k]))
+          return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
+      const char *k = NULL;
+      const struct ynode *kn = NULL;
+      if (cfg_word(f, "faults", "kind", 1, &k, &kn, err) < 0)
+        return -1;
+      int ki = -1;
+      for (int j = 0; fkinds[j]; j++)
+        if (!strcmp(fkinds[j], k))
+          ki = j;
+      if (ki < 0)
+        return nw_fail(err, kn->file, kn->line, kn->col,
+                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down", k);
+      struct cfg_fault *cf = &s->faults[s->nfaults++];
+      cf->kind = (enum cfg_fault_kind)ki;
+      long target;
+      long max = cf->kind == CFG_FAULT_PATH_DOWN ? 15 : s->ndisks - 1;
+      if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
+        return -1;
+      cf->target = (int)target;
+      const struct ynode *at = ytree_get(f, "at");
+      char msg[512];
+      if (!at || at->kind != YNODE_SCALAR || units_parse(at->scalar, UNITS_TIME, &cf->at_s, msg, sizeof msg) < 0 ||
+          cf->at_s < 0)
+        return nw_fail(err, at ? at->file : f->file, at ? at->line : f->line, at ? at->col : f->col,
+                       "faults.at: %s", at && at->kind == YNODE_SCALAR ? (cf->at_s < 0 ? "must be >= 0" : msg)
+                                                                       : "needs a time like 1.5s");
+    }
+  }
+
+  /* Background operation */
+  const struct ynode *on = ytree_get(R, "operation");
+  s->op_from_members = s->ndisks;
+  s->op_from_level = (int)s->volume.level;
+  if (on) {
+    if (on->kind != YNODE_MAP)
+      return cfg_at(err, on, "operation: expected a map, got %s", ytree_kind_name(on));
+    static const char *const okeys[] = {"kind", "from_members", "from_level", "with_workload", NULL};
+    for (int i = 0; i < on->n; i++)
+      if (!cfg_in_list(okeys, on->keys[i]))
+        return cfg_unknown_key(on, i, "operation", NULL, 0, okeys, err);
+    const char *k = NULL;
+    const struct ynode *kn = NULL;
+    if (cfg_word(on, "operation", "kind", 1, &k, &kn, err) < 0)
+      return -1;
+    static const char *const kinds[] = {"resync", "rebuild", "reshape", "migrate", NULL};
+    int ki = -1;
+    for (int i = 0; kinds[i]; i++)
+      if (strcmp(kinds[i], k) == 0)
+        ki = i;
+    if (ki < 0)
+      return nw_fail(err, kn->file, kn->line, kn->col,
+                     "operation.kind: '%s' is not allowed; one of: resync, rebuild, reshape, migrate", k);
+    s->op = (enum cfg_op_kind)(ki + 1);
+    long fm, wl;
+    if (cfg_int(on, "operation", "from_members", 1, 64, 0, s->ndisks, &fm, err) < 0 ||
+        cfg_int(on, "operation", "with_workload", 0, 1, 0, 0, &wl, err) < 0)
+      return -1;
+    s->op_from_members = (int)fm;
+    s->op_with_workload = (int)wl;
+    s->op_members = s->ndisks;
+    s->op_level = (int)s->volume.level;
+    const struct ynode *fl = ytree_get(on, "from_level");
+    if (fl) {
+      const struct param_desc *ld = params_find(volume_param_table, volume_param_count, "level");
+      double lv;
+      if (cfg_value(fl, "operation", ld, &lv, NULL, "", err) < 0)
+        return -1;
+      s->op_from_level = (int)lv;
+    }
+    if ((s->op == CFG_OP_RESHAPE || s->op == CFG_OP_MIGRATE) && s->op_from_members > s->ndisks)
+      return nw_fail(err, on->file, on->line, on->col,
+                     "operation: from_members %d must not exceed disks.count %d", s->op_from_members,
+                     s->ndisks);
+  }
+  return 0;
+}
+
+int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
+             const char *fio_path, struct scenario *out, struct nw_err *err)
+{
+  memset(out, 0, sizeof *out);
+  const char *name = path ? path : "<default scenario>";
+  snprintf(out->path, sizeof out->path, "%s", name);
+  struct ynode *S = path ? ytree_load_file(path, err)
+                         : ytree_load_string(cfg_default_text, strlen(cfg_default_text), name, err);
+  if (!S)
+    return -1;
+  struct cfg_catalog cat = {0};
+  struct ynode *R = NULL;
+  int rc = -1;
+  if (S->kind != YNODE_MAP) {
+    nw_fail(err, S->file, S->line, S->col, "a scenario must be a YAML map of sections, got %s",
+            ytree_kind_name(S));
+    goto done;
+  }
+  for (int i = 0; i < nsets; i++) {
+    char where[300];
+    snprintf(where, sizeof where, "--set %s=%s", sets[i].path, sets[i].value);
+    if (ytree_set_path(S, sets[i].path, sets[i].value, where, err) < 0)
+      goto done;
+  }
+  for (int i = 0; i < S->n; i++)
+    if (!cfg_in_list(cfg_top_keys, S->keys[i])) {
+      cfg_unknown_key(S, i, "scenario", NULL, 0, cfg_top_keys, err);
+      goto done;
+    }
+  const char *dir = catalog_dir ? catalog_dir : cfg_catalog_dir();
+  if (!(cat.systems = cfg_catalog_load(dir, "systems.yaml", "systems", err)) ||
+      !(cat.socs = cfg_catalog_load(dir, "socs.yaml", "socs", err)) ||
+      !(cat.drives = cfg_catalog_load(dir, "drives.yaml", "drives", err)) ||
+      !(cat.protocols = cfg_catalog_load(dir, "protocols.yaml", "protocols", err)))
+    goto done;
+  const char *sysname = NULL;
+  const struct ynode *sysref = NULL;
+  if (cfg_word(S, "scenario", "system", 1, &sysname, &sysref, err) < 0)
+    goto done;
+  const struct ynode *sys = cfg_entry(cat.systems, "systems", "system", sysref, sysname, err);
+  if (!sys)
+    goto done;
+  /* R = the system's defaults, overlaid by the scenario (with --set applied). */
+  const struct ynode *defs = ytree_get(sys, "defaults");
+  R = defs ? ytree_clone(defs) : ytree_new_map(S->file, S->line, S->col);
+  if (!R || R->kind != YNODE_MAP) {
+    nw_fail(err, sys->file, sys->line, sys->col, "system '%s': defaults must be a map", sysname);
+    goto done;
+  }
+  /* R stands for the scenario file in messages about missing sections. */
+  free(R->file);
+  R->file = strdup(S->file);
+  R->line = S->line;
+  R->col = S->col;
+  if (!R->file) {
+    nw_fail(err, S->file, 0, 0, "out of memory");
+    goto done;
+  }
+  ytree_overlay(R, S);
+  const char *nm = cfg_scalar(ytree_get(R, "name"));
+  snprintf(out->name, sizeof out->name, "%s", nm ? nm : "scenario");
+  if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0)
+    goto done;
+  if (fio_path) {
+    char *warnings = NULL;
+    int frc = fio_parse_file(fio_path, &out->workload, &warnings, err);
+    if (warnings && warnings[0])
+      fprintf(stderr, "%s", warnings);
+    free(warnings);
+    if (frc < 0)
+      goto done;
+  } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
+    goto done;
+  /* Cross-checks on the storage configuration, before any object exists. */
+  struct stack_cfg sc = {.volume = out->volume, .pcache = out->pcache, .ssdcache = out->ssdcache,
+                         .crypt = out->crypt, .ncache_devs = out->ncache_devs};
+  sc.volume.members = out->op != CFG_OP_NONE ? out->op_from_members : out->ndisks;
+  /* The check needs member and cache device slots, not devices. */
+  struct disk *slots[64] = {0};
+  sc.members = slots;
+  sc.cache_devs = out->ncache_devs > 0 ? slots : NULL;
+  sc.member_bytes = (uint64_t)out->drive.model->capacity_bytes(out->drive.params);
+  if (out->op == CFG_OP_MIGRATE)
+    sc.volume.level = out->op_from_level;
+  if (stack_check(&sc, err) < 0) {
+    const struct ynode *vn = ytree_path(R, "volume.level");
+    if (!vn)
+      vn = ytree_get(R, "volume");
+    if (!vn)
+      vn = ytree_get(R, "disks");
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    nw_fail(err, vn ? vn->file : out->path, vn ? vn->line : 0, vn ? vn->col : 0, "%s", msg);
+    goto done;
+  }
+  rc = 0;
+done:
+  if (rc < 0)
+    workload_free(&out->workload);
+  ytree_free(R);
+  ytree_free(S);
+  cfg_catalog_free(&cat);
+  return rc;
+}

@@ -1,0 +1,142 @@
+/* config.h - scenarios: YAML + catalogues + --set overrides -> one checked struct.
+ *
+ * Resolution order (later wins): catalogue entry (catalog/systems.yaml,
+ * socs.yaml, drives.yaml, protocols.yaml) < the system's `defaults:` <
+ * the scenario file < --set overrides.  Every numeric value is checked
+ * against its model's param table (unit, range); unknown keys are refused
+ * with the closest valid key; catalogue names are checked and the valid
+ * ones listed; cross-checks (RAID level vs disk count, ...) run before any
+ * simulation object exists.  Values marked `fit: [lo, hi]` in a catalogue
+ * are recorded as calibration parameters. */
+#ifndef NASTWIN_CONFIG_H
+#define NASTWIN_CONFIG_H
+
+#include <stdint.h>
+
+#include "models/disks/disk.h"
+#include "models/net/net.h"
+#include "models/soc/proto.h"
+#include "models/soc/soc.h"
+#include "models/storage/stack.h"
+#include "base/err.h"
+#include "sim/config/workload.h"
+#include "sim/config/ytree.h"
+
+#define CFG_MAX_FITS 128
+#define CFG_MAX_SETS 64
+#define CFG_PARAM_DOUBLES 64
+
+/* Chassis facts: catalog/systems.yaml `params`. */
+struct system_params {
+  double bays;
+  double ram_bytes;
+  double power_base_W;     /* board, fans, PSU loss: everything but SoC, drives, NIC ports */
+  double power_nic_port_W; /* per NAS network port in use */
+  double power_psu_efficiency; /* DC load / wall power */
+};
+extern const struct param_desc system_param_table[];
+extern const size_t system_param_count;
+
+/* The clients' own page cache (`clients:` section): a write-back buffer
+ * for buffered (direct=0) writes over NFS/SMB, flushed on file close. */
+struct client_params {
+  double ram_bytes;         /* client RAM for the page cache; 0 = no client cache */
+  double dirty_ratio;       /* fraction of RAM that may be dirty before writes go through */
+  double copy_bytes_per_s;  /* memory copy rate of the client (needed when ram > 0) */
+};
+extern const struct param_desc client_param_table[];
+extern const size_t client_param_count;
+
+/* A parameter the catalogue marks `fit:` (free for calibrate). */
+struct cfg_fit {
+  char path[128]; /* --set path, e.g. "soc.work_per_cycle" */
+  double value, lo, hi;
+  enum units_dim dim;
+  char file[256];
+  int line, col;
+};
+
+struct cfg_drive {
+  char name[64];                  /* catalogue entry */
+  const struct disk_model *model;
+  double params[CFG_PARAM_DOUBLES]; /* the model's params struct (all doubles) */
+};
+
+enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };
+
+/* Injected faults (`faults:` list): a member disk fails (the array runs
+ * degraded), a disk hangs (requests never complete: the run must report
+ * unfinished work), a network path goes down (MPIO fails over). */
+enum cfg_fault_kind { CFG_FAULT_DISK_FAIL = 0, CFG_FAULT_DISK_HANG, CFG_FAULT_PATH_DOWN };
+#define CFG_MAX_FAULTS 8
+struct cfg_fault {
+  enum cfg_fault_kind kind;
+  int target;   /* disk index or path index */
+  double at_s;  /* simulated time of the fault */
+};
+
+struct scenario {
+  char path[512];
+  char name[128];
+  char system_name[64];
+  struct system_params system;
+  char soc_name[64];
+  struct soc_params soc;
+  struct cfg_drive drive;
+  int ndisks;
+  struct volume_params volume;
+  struct pcache_params pcache;
+  struct ssdcache_params ssdcache;
+  struct cfg_drive cache_drive;
+  int ncache_devs;
+  struct crypt_params crypt;
+  struct net_params net;
+  struct proto_params proto;
+  int nclients;
+  struct client_params client;
+  struct workload workload;
+  double time_s;        /* simulated time limit */
+  uint64_t seed;
+  /* Background md operation run instead of (or beside) the workload. */
+  enum cfg_op_kind op;
+  int op_level;         /* migrate: target level index */
+  int op_members;       /* reshape/migrate: members after */
+  int op_from_members;  /* members before (the array's starting width) */
+  int op_from_level;    /* level before (migrate) */
+  int op_with_workload; /* 1: run the client workload during the operation */
+  int nfaults;
+  struct cfg_fault faults[CFG_MAX_FAULTS];
+  int nfits;
+  struct cfg_fit fits[CFG_MAX_FITS];
+};
+
+/* One --set override. */
+struct cfg_set {
+  const char *path;
+  const char *value;
+};
+
+/* Load and check a scenario.  path NULL = the embedded default scenario.
+ * catalog_dir NULL = the built-in search (NASTWIN_CATALOG env, then the
+ * source tree's catalog/).  fio_path, when not NULL, replaces the
+ * scenario's workload by that fio job file.  0, or -1 with err. */
+int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
+             const char *fio_path, struct scenario *out, struct nw_err *err);
+void cfg_free(struct scenario *s); /* frees the workload; accepts zeroed */
+
+/* The embedded default scenario's YAML text. */
+const char *cfg_default_scenario(void);
+
+/* Where the catalogue is read from. */
+const char *cfg_catalog_dir(void);
+
+/* Fill a params struct from a map using a param table; keys listed in
+ * `extra` are skipped (the caller reads them).  where = section name for
+ * messages ("soc", "disks").  Values may be scalars with units or
+ * catalogue maps {value, source | fit}.  Fits are appended to s (may be
+ * NULL) under "prefix.key".  0 or -1. */
+int cfg_fill(const struct ynode *map, const char *where, const struct param_desc *table, size_t n,
+             void *out, const char *const *extra, struct scenario *s, const char *prefix,
+             struct nw_err *err);
+
+#endif

@@ -1,0 +1,699 @@
+/* fio.c - fio job files (INI) and fio option spellings.
+ *
+ * fio_set_option is the single place a key=value is applied to a job; the
+ * INI parser only splits lines into sections and options, tracks [global]
+ * and cuts steps at stonewall.  fio's own syntax is parsed here (not
+ * sim/units): sizes take k/m/g/t/p suffixes that are powers of 1024
+ * whether spelled k, KB or KiB (fio's default kb_base=1024); times are
+ * plain seconds (runtime, ramp_time) or microseconds (thinktime) with
+ * optional us/ms/s/m/h/d suffixes. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/file.h"
+#include "base/params.h"
+#include "sim/config/workload.h"
+#include "sim/config/workload_build.h"
+
+#define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
+#define FIO_MAX_SIZE_BYTES 1125899906842624.0       /* 1 PiB */
+#define FIO_MAX_DEPTH 65536
+#define FIO_MAX_NUMJOBS 65536
+#define FIO_MAX_TIME_S (365.0 * 86400.0)
+#define FIO_LINE_MAX 4096
+#define FIO_FILE_MAX_BYTES ((size_t)64 << 20) /* 64 MiB: a job file is a few lines */
+
+/* Options applied to the job (fio spelling). */
+static const char *const fio_modelled_keys[] = {
+    "rw",        "readwrite",     "bs",          "blocksize",  "bssplit",   "iodepth",
+    "numjobs",   "rwmixread",     "rwmixwrite",  "size",       "filesize",  "offset",
+    "runtime",   "timeout",       "ramp_time",   "time_based", "direct",    "buffered",
+    "thinktime", "rate_iops",     "stonewall",   "wait_for_previous",       "sync",
+    "fsync",     "percentage_random",          "name",       "group_reporting",
+    "description", "filename",   "offset_increment",
+};
+
+/* Options accepted and ignored: nastwin does not model what they change. */
+static const char *const fio_unmodelled_keys[] = {
+    "ioengine",       "directory",     "invalidate",     "norandommap",
+    "randrepeat",     "gtod_reduce",    "refill_buffers", "randseed",      "random_generator",
+    "nrfiles",        "openfiles",      "file_service_type", "fallocate",  "create_on_open",
+    "unlink",         "end_fsync",      "fsync_on_close", "overwrite",     "iodepth_batch",
+    "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_low",      "zero_buffers",
+    "scramble_buffers", "buffer_compress_percentage", "dedupe_percentage", "verify",
+    "do_verify",      "thread",         "cpus_allowed",  "cpumask",        "nice",
+    "prio",           "log_avg_msec",   "write_bw_log",  "write_lat_log",  "write_iops_log",
+    "write_hist_log", "per_job_logs",   "lat_percentiles", "clat_percentiles",
+    "percentile_list", "disable_lat",   "disable_clat",  "disable_slat",   "disable_bw",
+    "clocksource",    "exitall",        "new_group",     "allow_mounted_write", "unified_rw_reporting",
+    "startdelay",     "loops",          "create_serialize", "create_fsync", "hugepage-size",
+    "mem",            "iomem",          "iomem_align",   "lockmem",        "kb_base",
+    "unit_base",      "blockalign",     "ba",            "continue_on_error", "ignore_error",
+};
+
+/* Real fio options nastwin cannot honour: an error, with the reason. */
+struct fio_unsupported {
+  const char *key;
+  const char *why;
+};
+static const struct fio_unsupported fio_unsupported_keys[] = {
+    {.key = "bsrange", .why = "use bssplit for a block-size mix"},
+    {.key = "blocksize_range", .why = "use bssplit for a block-size mix"},
+    {.key = "rate", .why = "bandwidth caps are not modelled; use rate_iops"},
+    {.key = "rate_min", .why = "use rate_iops"},
+    {.key = "number_ios", .why = "use size or runtime"},
+    {.key = "io_size", .why = "use size (the region is also the amount of I/O)"},
+    {.key = "io_limit", .why = "use size (the region is also the amount of I/O)"},
+    {.key = "include", .why = "include files are not supported; inline the options"},
+    {.key = "zonesize", .why = "zoned access is not modelled"},
+    {.key = "zonerange", .why = "zoned access is not modelled"},
+    {.key = "zoneskip", .why = "zoned access is not modelled"},
+    {.key = "random_distribution", .why = "only uniform random offsets are modelled"},
+    {.key = "fdatasync", .why = "use fsync"},
+};
+
+#define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
+
+static int fio_in_list(const char *const *list, size_t n, const char *key)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(list[i], key) == 0)
+      return 1;
+  return 0;
+}
+
+/* Closest known option name, or NULL. */
+static const char *fio_suggest(const char *key)
+{
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; i < FIO_COUNT(fio_modelled_keys); i++) {
+    size_t d = params_edit_distance(key, fio_modelled_keys[i]);
+    if (d < best_d)
+      best_d = d, best = fio_modelled_keys[i];
+  }
+  for (size_t i = 0; i < FIO_COUNT(fio_unmodelled_keys); i++) {
+    size_t d = params_edit_distance(key, fio_unmodelled_keys[i]);
+    if (d < best_d)
+      best_d = d, best = fio_unmodelled_keys[i];
+  }
+  size_t len = strlen(key);
+  return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
+}
+
+static int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
+  if (msg && msg_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_len, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. */
+static int fio_number(const char *s, double *out, const char **end)
+{
+  const char *p = s;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+    return -1;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    return -1;
+  char *e = NULL;
+  errno = 0;
+  double v = strtod(s, &e);
+  if (e == s || errno == ERANGE || !isfinite(v))
+    return -1;
+  *out = v;
+  *end = e;
+  return 0;
+}
+
+#define FIO_SIZE_ALLOWED \
+  "a size: number with optional suffix k, m, g, t, p (powers of 1024, also spelled KB or KiB)"
+
+/* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024. */
+static int fio_parse_size(const char *v, double *out)
+{
+  double n = 0.0;
+  const char *e = NULL;
+  if (fio_number(v, &n, &e) != 0)
+    return -1;
+  while (*e == ' ')
+    e++;
+  double mult = 1.0;
+  if (*e) {
+    static const char prefixes[] = "kmgtp";
+    const char *p = strchr(prefixes, tolower((unsigned char)*e));
+    if (p && *e) {
+      mult = pow(1024.0, (double)(p - prefixes + 1));
+      e++;
+      if (*e == 'i' || *e == 'I')
+        e++;
+    }
+    if (*e == 'b' || *e == 'B')
+      e++;
+    if (*e)
+      return -1;
+  }
+  *out = n * mult;
+  return 0;
+}
+
+/* fio time: plain number in unit_s seconds, or with us/ms/s/m/min/h/d. */
+static int fio_parse_time(const char *v, double unit_s, double *out)
+{
+  double n = 0.0;
+  const char *e = NULL;
+  if (fio_number(v, &n, &e) != 0)
+    return -1;
+  while (*e == ' ')
+    e++;
+  static const struct {
+    const char *suffix;
+    double s;
+  } units[] = {{"", 0.0},      {"us", 1e-6},  {"usec", 1e-6}, {"ms", 1e-3}, {"msec", 1e-3},
+               {"s", 1.0},     {"sec", 1.0},  {"m", 60.0},    {"min", 60.0}, {"h", 3600.0},
+               {"d", 86400.0}};
+  for (size_t i = 0; i < FIO_COUNT(units); i++) {
+    if (strcasecmp(e, units[i].suffix) == 0) {
+      *out = n * (units[i].s > 0.0 ? units[i].s : unit_s);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int fio_parse_int(const char *v, long lo, long hi, long *out)
+{
+  char *e = NULL;
+  errno = 0;
+  if (!v || !*v || (!isdigit((unsigned char)*v) && *v != '-' && *v != '+'))
+    return -1;
+  long n = strtol(v, &e, 10);
+  if (errno || *e || n < lo || n > hi)
+    return -1;
+  *out = n;
+  return 0;
+}
+
+/* Bare flag (value NULL or "") means 1. */
+static int fio_parse_bool(const char *v, int *out)
+{
+  if (!v || !*v || strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
+      strcasecmp(v, "on") == 0) {
+    *out = 1;
+    return 0;
+  }
+  if (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0 ||
+      strcasecmp(v, "off") == 0) {
+    *out = 0;
+    return 0;
+  }
+  return -1;
+}
+
+/* bssplit=4k/10:64k/50:32k/40; empty percentages share what is left. */
+static int fio_set_bssplit(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  double bs[JOB_MAX_BS], pct[JOB_MAX_BS];
+  int has_pct[JOB_MAX_BS];
+  int n = 0;
+  if (strchr(v, ','))
+    return fio_msg(msg, msg_len,
+                   "%s: bad value '%s' (per-direction splits 'read,write' are not modelled; give one "
+                   "list 'size/percent:size/percent...')",
+                   key, v);
+  char buf[FIO_LINE_MAX];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+    if (n >= JOB_MAX_BS)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (at most %d block sizes)", key, v,
+                     JOB_MAX_BS);
+    char *slash = strchr(tok, '/');
+    if (slash)
+      *slash = '\0';
+    if (fio_parse_size(tok, &bs[n]) != 0 || bs[n] < 1.0 || bs[n] > FIO_MAX_BS_BYTES)
+      return fio_msg(msg, msg_len,
+                     "%s: bad block size '%s' in '%s' (allowed: %s, 1 B .. 1 GiB)", key, tok, v,
+                     FIO_SIZE_ALLOWED);
+    has_pct[n] = slash && slash[1];
+    pct[n] = 0.0;
+    if (has_pct[n]) {
+      long p = 0;
+      if (fio_parse_int(slash + 1, 0, 100, &p) != 0)
+        return fio_msg(msg, msg_len, "%s: bad percentage '%s' in '%s' (allowed: integer 0..100)",
+                       key, slash + 1, v);
+      pct[n] = (double)p;
+    }
+    n++;
+  }
+  if (n == 0)
+    return fio_msg(msg, msg_len, "%s: empty value (allowed: 'size/percent:size/percent...')", key);
+  double sum = 0.0;
+  int nfree = 0;
+  for (int i = 0; i < n; i++) {
+    sum += pct[i];
+    nfree += !has_pct[i];
+  }
+  if (sum > 100.0 || (nfree == 0 && sum != 100.0))
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (percentages add up to %g, must be 100)", key,
+                   v, sum);
+  for (int i = 0; i < n; i++)
+    if (!has_pct[i])
+      pct[i] = (100.0 - sum) / nfree;
+  int kept = 0;
+  memset(j->bs_bytes, 0, sizeof j->bs_bytes);
+  memset(j->bs_weight, 0, sizeof j->bs_weight);
+  for (int i = 0; i < n; i++) {
+    if (pct[i] <= 0.0)
+      continue;
+    j->bs_bytes[kept] = bs[i];
+    j->bs_weight[kept] = pct[i] / 100.0;
+    kept++;
+  }
+  if (kept == 0)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (no block size has a share above 0 %%)", key, v);
+  j->nbs = kept;
+  return 0;
+}
+
+static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  static const struct {
+    const char *word;
+    double read_frac; /* < 0: mixed */
+    enum job_access access;
+  } modes[] = {
+      {"read", 1.0, JOB_SEQ},     {"write", 0.0, JOB_SEQ},       {"randread", 1.0, JOB_RANDOM},
+      {"randwrite", 0.0, JOB_RANDOM}, {"rw", -1.0, JOB_SEQ},     {"readwrite", -1.0, JOB_SEQ},
+      {"randrw", -1.0, JOB_RANDOM},
+  };
+  for (size_t i = 0; i < FIO_COUNT(modes); i++) {
+    if (strcmp(v, modes[i].word) != 0)
+      continue;
+    j->access = modes[i].access;
+    j->rw_mixed = modes[i].read_frac < 0.0;
+    j->read_frac = j->rw_mixed ? j->rwmixread_frac : modes[i].read_frac;
+    return 0;
+  }
+  return fio_msg(msg, msg_len,
+                 "%s: bad value '%s' (allowed: read, write, randread, randwrite, rw, readwrite, "
+                 "randrw; trim and ':N' offset modifiers are not modelled)",
+                 key, v);
+}
+
+static void fio_set_rwmix(struct job *j, double read_frac)
+{
+  j->rwmixread_frac = read_frac;
+  if (j->rw_mixed)
+    j->read_frac = read_frac;
+}
+
+int fio_set_option(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
+                   size_t msg_len)
+{
+  int dummy = 0;
+  if (!unmodelled)
+    unmodelled = &dummy;
+  *unmodelled = 0;
+  if (!key || !*key)
+    return fio_msg(msg, msg_len, "empty fio option name");
+  const char *v = value ? value : "";
+  double d = 0.0;
+  long n = 0;
+  int b = 0;
+
+  if (fio_in_list(fio_unmodelled_keys, FIO_COUNT(fio_unmodelled_keys), key)) {
+    *unmodelled = 1;
+    return 0;
+  }
+  for (size_t i = 0; i < FIO_COUNT(fio_unsupported_keys); i++)
+    if (strcmp(key, fio_unsupported_keys[i].key) == 0)
+      return fio_msg(msg, msg_len, "fio option '%s' is not supported by nastwin (%s)", key,
+                     fio_unsupported_keys[i].why);
+  if (!fio_in_list(fio_modelled_keys, FIO_COUNT(fio_modelled_keys), key)) {
+    const char *near = fio_suggest(key);
+    if (near)
+      return fio_msg(msg, msg_len, "unknown fio option '%s' (did you mean '%s'?)", key, near);
+    return fio_msg(msg, msg_len, "unknown fio option '%s'", key);
+  }
+
+  /* Flags: bare or 0/1. */
+  if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
+      !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
+      !strcmp(key, "group_reporting")) {
+    if (fio_parse_bool(value, &b) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
+    if (!strcmp(key, "time_based"))
+      j->time_based = b;
+    else if (!strcmp(key, "direct"))
+      j->direct = b;
+    else if (!strcmp(key, "buffered"))
+      j->direct = !b;
+    else if (!strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous"))
+      j->stonewall = b;
+    /* group_reporting: nastwin always reports per step (stonewall group). */
+    return 0;
+  }
+  if (!strcmp(key, "sync")) {
+    if (!strcmp(v, "sync") || !strcmp(v, "dsync"))
+      b = 1;
+    else if (!strcmp(v, "none"))
+      b = 0;
+    else if (fio_parse_bool(value, &b) != 0)
+      return fio_msg(msg, msg_len,
+                     "%s: bad value '%s' (allowed: 0, 1, none, sync, dsync, or the bare flag)", key, v);
+    j->sync = b;
+    return 0;
+  }
+  if (!value || !*value)
+    return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
+
+  if (!strcmp(key, "name") || !strcmp(key, "description")) {
+    if (!strcmp(key, "name")) {
+      if (strlen(v) >= sizeof j->name)
+        return fio_msg(msg, msg_len, "%s: value '%s' too long (at most %zu characters)", key, v,
+                       sizeof j->name - 1);
+      snprintf(j->name, sizeof j->name, "%s", v);
+    }
+    return 0;
+  }
+  if (!strcmp(key, "rw") || !strcmp(key, "readwrite"))
+    return fio_set_rw(j, key, v, msg, msg_len);
+  if (!strcmp(key, "bs") || !strcmp(key, "blocksize")) {
+    if (strchr(v, ','))
+      return fio_msg(msg, msg_len,
+                     "%s: bad value '%s' (per-direction sizes 'read,write' are not modelled; give "
+                     "one size)",
+                     key, v);
+    if (fio_parse_size(v, &d) != 0 || d < 1.0 || d > FIO_MAX_BS_BYTES)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, 1 B .. 1 GiB)", key, v,
+                     FIO_SIZE_ALLOWED);
+    workload_job_set_bs(j, d);
+    return 0;
+  }
+  if (!strcmp(key, "bssplit"))
+    return fio_set_bssplit(j, key, v, msg, msg_len);
+  if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
+    long hi = !strcmp(key, "iodepth") ? FIO_MAX_DEPTH : FIO_MAX_NUMJOBS;
+    if (fio_parse_int(v, 1, hi, &n) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer 1..%ld)", key, v, hi);
+    if (!strcmp(key, "iodepth"))
+      j->iodepth = (int)n;
+    else
+      j->numjobs = (int)n;
+    return 0;
+  }
+  if (!strcmp(key, "rwmixread") || !strcmp(key, "rwmixwrite") ||
+      !strcmp(key, "percentage_random")) {
+    if (fio_parse_int(v, 0, 100, &n) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer 0..100, a percentage)",
+                     key, v);
+    if (!strcmp(key, "rwmixread"))
+      fio_set_rwmix(j, (double)n / 100.0);
+    else if (!strcmp(key, "rwmixwrite"))
+      fio_set_rwmix(j, (double)(100 - n) / 100.0);
+    else
+      j->seq_frac = (double)(100 - n) / 100.0;
+    return 0;
+  }
+  if (!strcmp(key, "filename")) {
+    j->shared_file = 1; /* every copy of the job opens this one file */
+    return 0;
+  }
+  if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset") ||
+      !strcmp(key, "offset_increment")) {
+    int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
+    if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
+        d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
+                     "and ranges are not modelled)",
+                     key, v, FIO_SIZE_ALLOWED, is_offset ? "0" : "1 B");
+    if (!strcmp(key, "offset_increment"))
+      j->offset_increment_bytes = d;
+    else if (is_offset)
+      j->offset_bytes = d;
+    else
+      j->size_bytes = d;
+    return 0;
+  }
+  if (!strcmp(key, "runtime") || !strcmp(key, "timeout") || !strcmp(key, "ramp_time") ||
+      !strcmp(key, "thinktime")) {
+    int micro = !strcmp(key, "thinktime");
+    if (fio_parse_time(v, micro ? 1e-6 : 1.0, &d) != 0 || d < 0.0 || d > FIO_MAX_TIME_S)
+      return fio_msg(msg, msg_len,
+                     "%s: bad value '%s' (allowed: a time >= 0, plain number = %s, or with suffix "
+                     "us, ms, s, m, h, d)",
+                     key, v, micro ? "microseconds" : "seconds");
+    if (micro)
+      j->thinktime_s = d;
+    else if (!strcmp(key, "ramp_time"))
+      j->ramp_s = d;
+    else
+      j->runtime_s = d;
+    return 0;
+  }
+  if (!strcmp(key, "rate_iops") || !strcmp(key, "fsync")) {
+    if (strchr(v, ','))
+      return fio_msg(msg, msg_len,
+                     "%s: bad value '%s' (per-direction values 'read,write' are not modelled)", key, v);
+    if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
+    if (!strcmp(key, "rate_iops"))
+      j->rate_iops = (double)n;
+    else
+      j->fsync_every = (int)n;
+    return 0;
+  }
+  return fio_msg(msg, msg_len, "fio option '%s' is listed but not handled (nastwin bug)", key);
+}
+
+/* ------------------------------------------------------------ INI parser */
+
+struct fio_parse_ctx {
+  const char *file;
+  struct workload *out;
+  struct nw_err *err;
+  struct job global;
+  struct job cur;
+  int in_section; /* 0 none yet, 1 [global], 2 a job */
+  int job_line;   /* line of the current job's [section] */
+  int njobs_total;
+  char *warn;
+  size_t warn_len, warn_cap;
+};
+
+static int fio_warn(struct fio_parse_ctx *c, int line, const char *key)
+{
+  char needle[128];
+  snprintf(needle, sizeof needle, "'%s'", key);
+  if (c->warn && strstr(c->warn, needle))
+    return 0; /* named once */
+  char text[FIO_LINE_MAX + 600];
+  int n = snprintf(text, sizeof text,
+                   "%s:%d: warning: fio option '%s' is accepted but not modelled (ignored)\n",
+                   c->file, line, key);
+  if (n < 0)
+    return 0;
+  if (c->warn_len + (size_t)n + 1 > c->warn_cap) {
+    size_t cap = (c->warn_cap ? c->warn_cap * 2 : 256) + (size_t)n;
+    char *grown = realloc(c->warn, cap);
+    if (!grown)
+      return nw_fail(c->err, c->file, line, 0, "out of memory");
+    c->warn = grown;
+    c->warn_cap = cap;
+  }
+  memcpy(c->warn + c->warn_len, text, (size_t)n + 1);
+  c->warn_len += (size_t)n;
+  return 0;
+}
+
+/* Close the current job section: add the job to the current step, or to a
+ * new step when it is the first or carries stonewall. */
+static int fio_finish_job(struct fio_parse_ctx *c)
+{
+  if (c->in_section != 2)
+    return 0;
+  struct workload *w = c->out;
+  struct workload_step *s = w->nsteps ? &w->steps[w->nsteps - 1] : NULL;
+  if (!s || (c->cur.stonewall && s->njobs > 0)) {
+    s = workload_add_step(w);
+    if (!s)
+      return nw_fail(c->err, c->file, c->job_line, 1, "out of memory");
+    snprintf(s->name, sizeof s->name, "%s", c->cur.name);
+  }
+  if (workload_step_add_job(s, &c->cur) != 0)
+    return nw_fail(c->err, c->file, c->job_line, 1,
+                   "job '%s': more than %d jobs run at once (between two stonewalls); add "
+                   "stonewall to start a new step",
+                   c->cur.name, STEP_MAX_JOBS);
+  snprintf(s->metric, sizeof s->metric, "%s", workload_default_metric(s));
+  c->njobs_total++;
+  c->in_section = 0;
+  return 0;
+}
+
+static char *fio_trim(char *s)
+{
+  while (*s == ' ' || *s == '\t')
+    s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+    s[--n] = '\0';
+  return s;
+}
+
+static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno)
+{
+  /* Comments: ';' or '#' start a comment anywhere on the line. */
+  char *cm = strpbrk(line, ";#");
+  if (cm)
+    *cm = '\0';
+  char *t = fio_trim(line);
+  if (!*t)
+    return 0;
+  int col = (int)(t - line) + 1;
+  if (*t == '[') {
+    char *close = strchr(t, ']');
+    if (!close)
+      return nw_fail(c->err, c->file, lineno, col, "section header '%s' lacks the closing ']'", t);
+    char *after = close + 1;
+    while (*after == ' ' || *after == '\t')
+      after++;
+    if (*fio_trim(after))
+      return nw_fail(c->err, c->file, lineno, (int)(after - line) + 1,
+                     "unexpected text after section header ']'");
+    *close = '\0';
+    char *name = fio_trim(t + 1);
+    if (!*name)
+      return nw_fail(c->err, c->file, lineno, col, "empty section name '[]'");
+    if (strlen(name) >= sizeof c->cur.name)
+      return nw_fail(c->err, c->file, lineno, col + 1, "section name '%s' too long (at most %zu)",
+                     name, sizeof c->cur.name - 1);
+    if (fio_finish_job(c) != 0)
+      return -1;
+    if (strcmp(name, "global") == 0) {
+      c->in_section = 1;
+    } else {
+      c->cur = c->global;
+      snprintf(c->cur.name, sizeof c->cur.name, "%s", name);
+      c->in_section = 2;
+      c->job_line = lineno;
+    }
+    return 0;
+  }
+  char *key = t, *value = NULL;
+  char *eq = strchr(t, '=');
+  int vcol = 0;
+  if (eq) {
+    *eq = '\0';
+    value = eq + 1;
+    while (*value == ' ' || *value == '\t')
+      value++;
+    vcol = (int)(value - line) + 1;
+    value = fio_trim(value);
+    key = fio_trim(key);
+  }
+  if (!*key)
+    return nw_fail(c->err, c->file, lineno, col, "option without a name");
+  if (c->in_section == 0)
+    return nw_fail(c->err, c->file, lineno, col,
+                   "option '%s' before any [section] (start with [global] or [jobname])", key);
+  struct job *j = c->in_section == 1 ? &c->global : &c->cur;
+  int unmodelled = 0;
+  char msg[sizeof c->err->msg];
+  if (fio_set_option(j, key, value, &unmodelled, msg, sizeof msg) != 0) {
+    int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
+    return nw_fail(c->err, c->file, lineno, at, "%s", msg);
+  }
+  if (unmodelled)
+    return fio_warn(c, lineno, key);
+  return 0;
+}
+
+int fio_parse_string(const char *text, const char *name, struct workload *out, char **warnings,
+                     struct nw_err *err)
+{
+  struct nw_err local;
+  if (!err)
+    err = &local;
+  nw_err_clear(err);
+  if (warnings)
+    *warnings = NULL;
+  memset(out, 0, sizeof *out);
+  out->combine = COMBINE_EACH;
+  struct fio_parse_ctx c = {.file = name ? name : "<fio>", .out = out, .err = err};
+  job_defaults(&c.global);
+  int lineno = 0;
+  const char *p = text ? text : "";
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    lineno++;
+    char line[FIO_LINE_MAX];
+    if (len >= sizeof line) {
+      nw_fail(err, c.file, lineno, 1, "line longer than %d characters", FIO_LINE_MAX - 1);
+      goto fail;
+    }
+    memcpy(line, p, len);
+    line[len] = '\0';
+    if (fio_parse_line(&c, line, lineno) != 0)
+      goto fail;
+    p += len + (nl ? 1 : 0);
+  }
+  if (fio_finish_job(&c) != 0)
+    goto fail;
+  if (c.njobs_total == 0) {
+    nw_fail(err, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
+    goto fail;
+  }
+  if (warnings) {
+    *warnings = c.warn ? c.warn : calloc(1, 1);
+    c.warn = NULL;
+    if (!*warnings) {
+      nw_fail(err, c.file, 0, 0, "out of memory");
+      goto fail;
+    }
+  }
+  free(c.warn);
+  return 0;
+fail:
+  free(c.warn);
+  workload_free(out);
+  return -1;
+}
+
+int fio_parse_file(const char *path, struct workload *out, char **warnings, struct nw_err *err)
+{
+  if (warnings)
+    *warnings = NULL;
+  memset(out, 0, sizeof *out);
+  char *buf;
+  size_t len;
+  enum file_read_status st = file_read_all(path, FIO_FILE_MAX_BYTES, &buf, &len);
+  if (st == FILE_READ_CANNOT_OPEN)
+    return nw_fail(err, path, 0, 0, "cannot open fio job file: %s", strerror(errno));
+  if (st != FILE_READ_OK)
+    return nw_fail(err, path, 0, 0, "cannot read fio job file (I/O error, or larger than 64 MiB)");
+  if (memchr(buf, '\0', len)) {
+    free(buf);
+    return nw_fail(err, path, 0, 0, "not a text file (contains NUL bytes)");
+  }
+  int rc = fio_parse_string(buf, path, out, warnings, err);
+  free(buf);
+  return rc;
+}

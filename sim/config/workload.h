@@ -1,0 +1,115 @@
+/* workload.h - what the clients do: fio-like jobs, grouped into steps.
+ *
+ * A job is fio's job section (rw, bs/bssplit, iodepth, numjobs, ...).
+ * A step is one simulation: every client host runs every job of the step
+ * at once (numjobs copies each, iodepth outstanding I/Os per copy: a
+ * closed loop, or open loop when rate_iops > 0).  A workload is a list of
+ * steps; reviewers' tools (ATTO's size ladder, CrystalDiskMark's four
+ * tests, IOZone's thirteen tests, ...) are presets that expand into
+ * steps, each step naming the metric it reports.  The engine runs one
+ * step per simulation; the run pool runs the steps. */
+#ifndef NASTWIN_WORKLOAD_H
+#define NASTWIN_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define JOB_MAX_BS 16
+#define STEP_MAX_JOBS 8
+
+enum job_access { JOB_SEQ = 0, JOB_RANDOM = 1, JOB_BACKWARD = 2, JOB_STRIDE = 3 };
+
+struct job {
+  char name[64];
+  double read_frac;         /* rwmixread / 100: 1 = reads only, 0 = writes only */
+  enum job_access access;   /* sequential, random, backward, stride */
+  double stride_bytes;      /* JOB_STRIDE: distance between I/O starts */
+  int nbs;                  /* block sizes (bs or bssplit), >= 1 */
+  double bs_bytes[JOB_MAX_BS];
+  double bs_weight[JOB_MAX_BS]; /* sum to 1 */
+  int iodepth;              /* outstanding I/Os per job copy, >= 1 */
+  int numjobs;              /* copies of the job per client, >= 1 */
+  double size_bytes;        /* region each copy works in (fio size/filesize) */
+  double offset_bytes;      /* start of the region */
+  int shared_file;          /* 1: the copies open one file (fio filename=): they share the
+                               region; 0: each copy (and client) its own file, fio's default
+                               jobname.N.M files, laid out one after the other */
+  double offset_increment_bytes; /* fio offset_increment: copy k starts k times this further */
+  double runtime_s;         /* 0: until size_bytes done (or time_based) */
+  double ramp_s;            /* warm-up excluded from the statistics */
+  int time_based;           /* 1: run for runtime_s, wrapping in the region */
+  int direct;               /* 1: O_DIRECT, bypass the client's page cache */
+  int sync;                 /* 1: every write is stable on return (NFS sync, FUA) */
+  double thinktime_s;       /* pause after each I/O completes */
+  double rate_iops;         /* > 0: open loop at this rate per job copy */
+  int stonewall;            /* wait for previous jobs to finish first */
+  /* File copies (robocopy-like): files of file_bytes each, opened and
+   * closed around their I/O; 0 = plain block I/O. */
+  double file_bytes;
+  double nfiles;
+  /* Additive (h-workloads): */
+  double rwmixread_frac;    /* fio rwmixread / 100, used when rw_mixed (default 0.5) */
+  int rw_mixed;             /* 1: rw=rw/randrw (read_frac = rwmixread_frac) */
+  double seq_frac;          /* JOB_RANDOM only: fraction of I/Os that continue
+                               sequentially (1 - fio percentage_random/100); 0 = all random */
+  int fsync_every;          /* fio fsync=N: flush the file after every N writes; 0 = never */
+  int net_only;             /* 1: raw TCP stream (iperf): the NAS discards the data, no storage */
+  int prep;                 /* 1: preparatory job (lays out / warms the region, e.g. the
+                               write before IOZone's re-read); excluded from the step's figures */
+};
+
+struct workload_step {
+  char name[64];            /* "atto-64KiB", "cdm-seq", "iozone-read", ... */
+  char metric[32];          /* what the step reports: read_MBps, write_MBps, iops, ... */
+  int njobs;
+  struct job jobs[STEP_MAX_JOBS];
+  /* Additive (h-workloads): */
+  char group[48];           /* steps with equal group are combined by the workload's
+                               combine rule (best of N iterations, mean over a grid);
+                               "" = the step stands alone */
+  int clients;              /* client hosts running this step; 0 = the scenario's count */
+  int precondition;         /* 1: bring the target to steady state (fill it and run the
+                               step's own mix unmeasured) before measuring */
+};
+
+/* How a preset combines its steps into reported figures. */
+enum workload_combine { COMBINE_EACH = 0, COMBINE_BEST = 1, COMBINE_MEAN = 2 };
+
+struct workload {
+  char preset[32];          /* "" for a plain fio-like job list */
+  enum workload_combine combine;
+  int nsteps;
+  struct workload_step *steps; /* owned */
+};
+
+/* Defaults for one job: fio's own (rw=read, bs=4KiB, iodepth=1, numjobs=1). */
+void job_defaults(struct job *j);
+
+/* Parse a fio job file into a workload (one step per stonewall group).
+ * Options nastwin does not model are accepted and named in *warnings
+ * (malloc'd, "" when none; caller frees); unknown options are an error
+ * "file:line:col: error: ...".  0 or -1. */
+int fio_parse_file(const char *path, struct workload *out, char **warnings, struct nw_err *err);
+int fio_parse_string(const char *text, const char *name, struct workload *out, char **warnings,
+                     struct nw_err *err);
+
+/* Set one fio option (key=value, fio spelling) on a job: used by the fio
+ * parser and by YAML workloads that inline the same keys.  0, or -1 with
+ * msg naming the key, the value and what is allowed.  Sets *unmodelled
+ * to 1 for an option that is accepted but not modelled (ioengine, ...). */
+int fio_set_option(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
+                   size_t msg_len);
+
+/* Expand a named preset ("atto", "crystaldiskmark", "iometer", "iozone",
+ * "storagereview", "filecopy", "vmware-io-analyzer") with its settings
+ * (key/value pairs, may be NULL) into steps.  -1 with msg when the name
+ * or a setting is unknown. */
+int workload_preset(const char *name, const char *const *keys, const char *const *values, int nkv,
+                    struct workload *out, char *msg, size_t msg_len);
+/* "atto, crystaldiskmark, ...": the valid preset names, for messages. */
+const char *workload_preset_names(void);
+
+void workload_free(struct workload *w); /* frees steps; accepts zeroed */
+
+#endif

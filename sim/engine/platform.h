@@ -1,0 +1,62 @@
+/* platform.h - the scenario's hosts, links and routes as a SimGrid platform.
+ *
+ * SimGrid 3.32's C API cannot create hosts or routes, so the platform is
+ * written as XML (DTD 4.1) to a temporary file and loaded.  Topology:
+ *
+ *   host "nas"       the SoC: one core per SoC core, speed = clock x
+ *                    work_per_cycle (SimGrid flops = reference cycles)
+ *   host "cI"        client I (compute is not modelled: fast host)
+ *   host "cIkK"      client I's connection K: one host per TCP connection,
+ *                    so each connection gets its own route (SimGrid allows
+ *                    one route per host pair) and LACP/MPIO can pin it to a
+ *                    member link
+ *   link "nasM"      NAS port M, full duplex (SPLITDUPLEX), payload rate at
+ *                    the scenario's MTU
+ *   link "cInJ"      client I's NIC J
+ *   link "switch"    the switch backplane (only when it is blocking)
+ *
+ * Route cIkK -> nas: cInJ (UP), [switch], nasM (DOWN) with M chosen by the
+ * switch's hash (or the MPIO path), the reverse by the NAS bond's hash. */
+#ifndef NASTWIN_PLATFORM_H
+#define NASTWIN_PLATFORM_H
+
+#include "sim/config/config.h"
+
+#define PLAT_MAX_CONNS 2048
+
+/* One client TCP connection (SMB channel, NFS mount, iSCSI session/path). */
+struct plat_conn {
+  int client;          /* client index */
+  int index;           /* connection index within the client */
+  char host[32];       /* SimGrid host of this connection's client end */
+  int nas_rx;          /* NAS port carrying client->NAS traffic */
+  int nas_tx;          /* NAS port carrying NAS->client traffic */
+  int client_tx;       /* client NIC carrying client->NAS */
+  int client_rx;       /* client NIC carrying NAS->client */
+};
+
+struct plat_map {
+  int nconns;
+  int conns_per_client;
+  struct plat_conn conns[PLAT_MAX_CONNS];
+  int nas_ports;
+  int client_nics;
+  double nas_port_payload_bytes_per_s;
+  double client_nic_payload_bytes_per_s;
+  double nas_speed_cycles_per_s;
+  int nas_cores;
+  int blocking_switch;
+};
+
+/* Connections per client for this scenario (SMB multichannel, MPIO paths). */
+int plat_conns_per_client(const struct scenario *s);
+
+/* Decide the topology and pin every connection to its links. */
+int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *err);
+
+/* Write the platform XML to a new temporary file; path receives its name
+ * (caller unlinks).  0 or -1. */
+int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
+               struct nw_err *err);
+
+#endif

@@ -1,0 +1,34 @@
+/* htmlreport.h - self-contained HTML pages (inline SVG via sim/report/svg.h, no
+ * external resources), written atomically as DIR/index.html (DIR is
+ * created when missing; the page is written to a temporary file in DIR
+ * and renamed into place). */
+#ifndef NASTWIN_HTMLREPORT_H
+#define NASTWIN_HTMLREPORT_H
+
+#include "sim/config/config.h"
+#include "base/err.h"
+#include "sim/report/result.h"
+#include "sim/study/sweep.h"
+
+/* Sweep page: throughput and latency vs the first axis (one series per
+ * combination of the other axes and workload step), a heatmap of the
+ * throughput for a 2-axis sweep, and a table of every row with its
+ * bottleneck.  header/rows: the sweep's CSV lines (with or without '\n';
+ * columns found by name: all_MBps|read_MBps|write_MBps|iops for
+ * throughput, lat_mean_ms|p99_ms|... for latency, bottleneck, source).
+ * 0, or -1 with err. */
+int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
+                     int nrows, struct nw_err *err);
+
+/* Run page for n workload steps r[0..n-1] of scenario s: per step the
+ * latency percentiles (ms), utilisation per busy resource (bars), the
+ * per-second throughput (MB/s) and, when present, the RAID operations'
+ * durations (s).  0, or -1 with err. */
+int htmlreport_run(const char *dir, const struct scenario *s, const struct run_result *r, int n,
+                   struct nw_err *err);
+
+/* Write a finished page (text, len bytes) as DIR/index.html atomically.
+ * 0, or -1 with err naming the path. */
+int htmlreport_write(const char *dir, const char *text, size_t len, struct nw_err *err);
+
+#endif

@@ -1,0 +1,241 @@
+#include "sim/report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+const double res_percentiles[RES_NPCT] = {0.50, 0.90, 0.99, 0.999, 0.9999};
+const char *const res_percentile_names[RES_NPCT] = {"p50", "p90", "p99", "p999", "p9999"};
+
+void report_json_string(FILE *out, const char *s)
+{
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* Numbers: 10 significant digits, the same bytes for the same double. */
+static void report_num(FILE *out, double v)
+{
+  if (!isfinite(v))
+    fputs("null", out);
+  else
+    fprintf(out, "%.10g", v);
+}
+
+static void report_totals_json(FILE *out, const struct res_totals *t)
+{
+  fprintf(out, "{\"ios\": %llu, \"bytes\": ", (unsigned long long)t->ios);
+  report_num(out, t->bytes);
+  fputs(", \"iops\": ", out);
+  report_num(out, t->iops);
+  fputs(", \"MBps\": ", out);
+  report_num(out, t->MBps);
+  fputs(", \"latency_ms\": {\"mean\": ", out);
+  report_num(out, t->lat_mean_s * 1e3);
+  fputs(", \"stddev\": ", out);
+  report_num(out, t->lat_stddev_s * 1e3);
+  fputs(", \"min\": ", out);
+  report_num(out, t->lat_min_s * 1e3);
+  fputs(", \"max\": ", out);
+  report_num(out, t->lat_max_s * 1e3);
+  for (int i = 0; i < RES_NPCT; i++) {
+    fprintf(out, ", \"%s\": ", res_percentile_names[i]);
+    report_num(out, t->lat_pct_s[i] * 1e3);
+  }
+  fputs("}}", out);
+}
+
+static void report_step_json(FILE *out, const struct scenario *s, const struct run_result *r,
+                             const char *indent)
+{
+  fprintf(out, "%s\"scenario\": ", indent);
+  report_json_string(out, r->scenario);
+  fprintf(out, ",\n%s\"system\": ", indent);
+  report_json_string(out, s->system_name);
+  fprintf(out, ",\n%s\"step\": ", indent);
+  report_json_string(out, r->step);
+  fprintf(out, ",\n%s\"metric\": ", indent);
+  report_json_string(out, r->metric);
+  fprintf(out, ",\n%s\"seed\": %llu,\n%s\"simulated_s\": ", indent, (unsigned long long)r->seed, indent);
+  report_num(out, r->simulated_s);
+  fprintf(out, ",\n%s\"window_s\": ", indent);
+  report_num(out, r->window_s);
+  fprintf(out, ",\n%s\"clients\": %d,\n%s\"outstanding_per_client\": %d", indent, r->clients, indent,
+          r->outstanding_per_client);
+  fprintf(out, ",\n%s\"totals\": {\"read\": ", indent);
+  report_totals_json(out, &r->read);
+  fputs(", \"write\": ", out);
+  report_totals_json(out, &r->write);
+  fputs(", \"all\": ", out);
+  report_totals_json(out, &r->all);
+  fprintf(out, "},\n%s\"utilization\": [", indent);
+  for (int i = 0; i < r->nres; i++) {
+    fprintf(out, "%s{\"resource\": ", i ? ", " : "");
+    report_json_string(out, r->res[i].name);
+    fputs(", \"what\": ", out);
+    report_json_string(out, r->res[i].who);
+    fputs(", \"busy\": ", out);
+    report_num(out, r->res[i].busy);
+    fputs(", \"demand_ms_per_io\": ", out);
+    report_num(out, r->res[i].demand_s_per_io * 1e3);
+    fputc('}', out);
+  }
+  fprintf(out, "],\n%s\"bottleneck\": {\"resource\": ", indent);
+  report_json_string(out, r->bottleneck >= 0 ? r->res[r->bottleneck].name : "");
+  fputs(", \"reason\": ", out);
+  report_json_string(out, r->bottleneck_reason);
+  fputs(", \"busy\": ", out);
+  report_num(out, r->bottleneck >= 0 ? r->res[r->bottleneck].busy : 0.0);
+  fputs(", \"bound_iops\": ", out);
+  report_num(out, r->bound_iops);
+  fputs(", \"bound_MBps\": ", out);
+  report_num(out, r->bound_MBps);
+  fprintf(out, "},\n%s\"power\": {\"avg_W\": ", indent);
+  report_num(out, r->avg_power_W);
+  fputs(", \"energy_J\": ", out);
+  report_num(out, r->energy_J);
+  fprintf(out, "},\n%s\"operations\": [", indent);
+  for (int i = 0; i < r->nops; i++) {
+    fprintf(out, "%s{\"kind\": ", i ? ", " : "");
+    report_json_string(out, r->ops[i].kind);
+    fputs(", \"duration_s\": ", out);
+    report_num(out, r->ops[i].duration_s);
+    fputs(", \"avg_power_W\": ", out);
+    report_num(out, r->ops[i].avg_power_W);
+    fputc('}', out);
+  }
+  fprintf(out, "],\n%s\"series_MBps\": [", indent);
+  for (int i = 0; i < r->nseries; i++) {
+    if (i)
+      fputs(", ", out);
+    report_num(out, r->series_MBps[i]);
+  }
+  fprintf(out, "],\n%s\"failed\": %s", indent, r->failed ? "true" : "false");
+  if (r->failed) {
+    fprintf(out, ",\n%s\"failure\": ", indent);
+    report_json_string(out, r->failure);
+  }
+}
+
+void report_json(FILE *out, const struct scenario *s, const struct run_result *r, int n)
+{
+  fputs("{\n", out);
+  if (n > 0)
+    report_step_json(out, s, &r[0], "  ");
+  fputs(",\n  \"steps\": [", out);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n    {\n" : "\n    {\n", out);
+    report_step_json(out, s, &r[i], "      ");
+    fputs("\n    }", out);
+  }
+  fputs("]\n}\n", out);
+}
+
+static void report_fio_dir(FILE *out, const struct res_totals *t)
+{
+  fprintf(out, "{\"io_bytes\": %.0f, \"io_kbytes\": %.0f, \"bw_bytes\": %.0f, \"bw\": %.0f, \"iops\": ",
+          t->bytes, t->bytes / 1024.0, t->MBps * 1e6, t->MBps * 1e6 / 1024.0);
+  report_num(out, t->iops);
+  fprintf(out, ", \"total_ios\": %llu, ", (unsigned long long)t->ios);
+  const char *names[] = {"clat_ns", "lat_ns"};
+  for (int k = 0; k < 2; k++) {
+    fprintf(out, "\"%s\": {\"min\": %.0f, \"max\": %.0f, \"mean\": ", names[k], t->lat_min_s * 1e9,
+            t->lat_max_s * 1e9);
+    report_num(out, t->lat_mean_s * 1e9);
+    fputs(", \"stddev\": ", out);
+    report_num(out, t->lat_stddev_s * 1e9);
+    fprintf(out, ", \"N\": %llu", (unsigned long long)t->ios);
+    if (k == 0) {
+      fputs(", \"percentile\": {", out);
+      static const char *const fio_names[RES_NPCT] = {"50.000000", "90.000000", "99.000000",
+                                                      "99.900000", "99.990000"};
+      for (int i = 0; i < RES_NPCT; i++)
+        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", fio_names[i], t->lat_pct_s[i] * 1e9);
+      fputc('}', out);
+    }
+    fputs(k == 0 ? "}, " : "}", out);
+  }
+  fputc('}', out);
+}
+
+void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n)
+{
+  fprintf(out, "{\n  \"fio version\": \"nastwin-%s\",\n  \"timestamp\": 0,\n  \"global options\": {\"scenario\": ",
+          NASTWIN_VERSION);
+  report_json_string(out, s->name);
+  fputs("},\n  \"jobs\": [", out);
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "%s\n    {\"jobname\": ", i ? "," : "");
+    report_json_string(out, r[i].step);
+    fprintf(out, ", \"groupid\": %d, \"error\": %d, \"elapsed\": %.0f, \"job_runtime\": %.0f,\n     \"read\": ",
+            i, r[i].failed, ceil(r[i].simulated_s), r[i].window_s * 1e3);
+    report_fio_dir(out, &r[i].read);
+    fputs(",\n     \"write\": ", out);
+    report_fio_dir(out, &r[i].write);
+    fputs("}", out);
+  }
+  fputs("\n  ]\n}\n", out);
+}
+
+static void report_dir_text(FILE *out, const char *name, const struct res_totals *t)
+{
+  if (t->ios == 0)
+    return;
+  fprintf(out, "  %-5s: IOPS=%.6g, BW=%.6gMB/s (%.6gMiB/s), %llu I/Os, %.6g MB\n", name, t->iops,
+          t->MBps, t->MBps * 1e6 / 1048576.0, (unsigned long long)t->ios, t->bytes / 1e6);
+  fprintf(out, "    lat (ms): min=%.4g, max=%.4g, avg=%.4g, stdev=%.4g\n", t->lat_min_s * 1e3,
+          t->lat_max_s * 1e3, t->lat_mean_s * 1e3, t->lat_stddev_s * 1e3);
+  fprintf(out, "    percentiles (ms):");
+  for (int i = 0; i < RES_NPCT; i++)
+    fprintf(out, " %s=%.4g", res_percentile_names[i], t->lat_pct_s[i] * 1e3);
+  fputc('\n', out);
+}
+
+static void report_step_text(FILE *out, const struct run_result *r)
+{
+  fprintf(out, "\nstep %s (%s): %.4g s simulated, measured window %.4g s, %d client(s) x %d outstanding\n",
+          r->step, r->metric, r->simulated_s, r->window_s, r->clients, r->outstanding_per_client);
+  if (r->failed)
+    fprintf(out, "  FAILED: %s\n", r->failure);
+  report_dir_text(out, "read", &r->read);
+  report_dir_text(out, "write", &r->write);
+  if (r->read.ios && r->write.ios)
+    report_dir_text(out, "all", &r->all);
+  fprintf(out, "  utilization (busy share of the window; demand = busy time per client I/O):\n");
+  fprintf(out, "    %-26s %7s %12s  %s\n", "resource", "busy", "demand/IO", "what");
+  for (int i = 0; i < r->nres; i++) {
+    const struct res_resource *x = &r->res[i];
+    if (x->busy < 0.001 && x->kind != RES_CORE && x->kind != RES_DISK && x->kind != RES_CPU)
+      continue;
+    fprintf(out, "    %-26s %6.1f%% %9.4g ms  %s\n", x->name, x->busy * 100.0, x->demand_s_per_io * 1e3, x->who);
+  }
+  fprintf(out, "  bottleneck: %s\n", r->bottleneck_reason);
+  if (r->bound_iops > 0)
+    fprintf(out, "  operational bound: X <= 1/D_max = %.6g IOPS (%.6g MB/s); simulated %.6g IOPS (%.6g MB/s)\n",
+            r->bound_iops, r->bound_MBps, r->all.iops, r->all.MBps);
+  fprintf(out, "  power: %.4g W average, %.6g J\n", r->avg_power_W, r->energy_J);
+  for (int i = 0; i < r->nops; i++)
+    fprintf(out, "  operation %s: %.6g s (%.4g min), %.4g W average\n", r->ops[i].kind,
+            r->ops[i].duration_s, r->ops[i].duration_s / 60.0, r->ops[i].avg_power_W);
+}
+
+void report_text(FILE *out, const struct scenario *s, const struct run_result *r, int n)
+{
+  char clk[32], rate[32];
+  fprintf(out, "nastwin %s: scenario %s (seed %llu)\n", NASTWIN_VERSION, s->name,
+          (unsigned long long)s->seed);
+  fprintf(out, "  system %s: %s, %g cores at %s; %d x %s; volume %s; %s over %g x %s (MTU %g); %d client(s)\n",
+          s->system_name, s->soc_name, s->soc.cores, units_format(s->soc.clock_hz, UNITS_FREQ, clk, sizeof clk),
+          s->ndisks, s->drive.name, raid_level_names[(int)s->volume.level], proto_kind_names[(int)s->proto.kind],
+          s->net.nas_links, units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate),
+          s->net.mtu_bytes, s->nclients);
+  for (int i = 0; i < n; i++)
+    report_step_text(out, &r[i]);
+}

@@ -1,0 +1,26 @@
+/* report.h - results as text (fio-like summary + utilisation + bottleneck)
+ * and as JSON (the stable contract of `nastwin run --json`). */
+#ifndef NASTWIN_REPORT_H
+#define NASTWIN_REPORT_H
+
+#include <stdio.h>
+
+#include "sim/config/config.h"
+#include "sim/report/result.h"
+
+/* Human summary of the steps of one scenario run. */
+void report_text(FILE *out, const struct scenario *s, const struct run_result *r, int n);
+
+/* One JSON object: the first step's figures at top level and every step
+ * under "steps" (see README for the schema).  Deterministic: no wall
+ * times, fixed number formatting. */
+void report_json(FILE *out, const struct scenario *s, const struct run_result *r, int n);
+
+/* fio's JSON output shape (jobs[].read.iops, bw in KiB/s, clat_ns
+ * percentiles, lat_ns) for existing fio tooling. */
+void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n);
+
+/* JSON string literal, escaped. */
+void report_json_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,1405 @@
+/* calibrate.c - Levenberg-Marquardt fit of the `fit:` values (see calibrate.h). */
+#include "sim/study/calibrate.h"
+
+#include <errno.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "models/soc/proto.h"
+#include "sim/engine/engine.h"
+#include "sim/study/runpool.h"
+
+/* Forward-difference step in u (at mid-range: 2.5 % of the range). */
+#define CALIB_DU 0.05
+/* Residual of a point whose prediction failed or is <= 0 at a trial point
+ * (weight times this): large, so the trust region rejects the step. */
+#define CALIB_PENALTY 10.0
+/* Simulations per run-pool call (bounds the result buffer). */
+#define CALIB_CHUNK 256
+#define CALIB_SET_LEN 160
+
+/* The part of a run result the points read. */
+struct calib_res {
+  int failed;
+  char step[64];
+  char failure[256];
+  struct res_totals read, write, all;
+  int nops;
+  struct res_op op0;
+};
+
+struct calib_cached {
+  int task;
+  double *vals; /* np values (only those reaching the task compared) */
+  struct calib_res r;
+};
+
+struct calib {
+  const struct calib_opts *o;
+  struct val_set v;
+  int np;
+  struct calib_param par[CALIB_MAX_PARAMS];
+  unsigned char *reach;   /* ntasks x np: parameter j reaches task t */
+  double *w;              /* weight per point (0: excluded) */
+  int *fitpts, nfit;      /* points of the current fit */
+  int *freep, nfree;      /* parameters of the current fit */
+  double *x;              /* full parameter vector (canonical units) */
+  double *uref, *xref;    /* u <-> x pairs taken exactly (the start point):
+                           * atanh/tanh do not round-trip to the last bit,
+                           * and the cache compares values exactly */
+  struct calib_cached *cache;
+  int ncache, capcache;
+  long nsims;
+  int evals;
+  double sumsq_screen;    /* sum of squares at the screening point */
+  struct timespec t0;
+  /* The last fit's Jacobian (nfit x nfree, row i = fitpts[i], column k =
+   * freep[k], d residual / d u) and residuals at its solution: the one-step
+   * cross-validation reuses them instead of paying a Jacobian per fold. */
+  gsl_matrix *jac;
+  gsl_vector *res;
+};
+
+/* A pending simulation of a batch. */
+struct calib_pend {
+  int task;
+  const double *x;
+};
+
+struct calib_batch {
+  const struct calib *c;
+  const struct calib_pend *pend;
+};
+
+static void calib_pick_free(struct calib *c);
+
+double calib_x_of_u(double u, double lo, double hi) { return lo + (hi - lo) * 0.5 * (1.0 + tanh(u)); }
+
+double calib_u_of_x(double x, double lo, double hi)
+{
+  if (!(hi > lo))
+    return 0.0;
+  double t = 2.0 * (x - lo) / (hi - lo) - 1.0;
+  t = fmax(-0.998, fmin(0.998, t));
+  return atanh(t);
+}
+
+double calib_dx_du(double u, double lo, double hi)
+{
+  double th = tanh(u);
+  return (hi - lo) * 0.5 * (1.0 - th * th);
+}
+
+static double calib_elapsed_s(const struct calib *c)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - c->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - c->t0.tv_nsec);
+}
+
+int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *entry, size_t len,
+                       const char **key)
+{
+  const char *dot = strrchr(f->path, '.');
+  if (!dot)
+    return -1;
+  *key = dot + 1;
+  char sect[128];
+  snprintf(sect, sizeof sect, "%.*s", (int)(dot - f->path), f->path);
+  if (!strcmp(sect, "soc"))
+    snprintf(entry, len, "socs/%s", s->soc_name);
+  else if (!strcmp(sect, "chassis"))
+    snprintf(entry, len, "systems/%s", s->system_name);
+  else if (!strcmp(sect, "disks"))
+    snprintf(entry, len, "drives/%s", s->drive.name);
+  else if (!strcmp(sect, "ssd_cache.drive_params"))
+    snprintf(entry, len, "drives/%s", s->cache_drive.name);
+  else if (!strcmp(sect, "protocol")) {
+    int k = (int)s->proto.kind;
+    snprintf(entry, len, "protocols/%s", k >= 0 && k <= PROTO_LOCAL ? proto_kind_names[k] : "?");
+  } else
+    snprintf(entry, len, "%.40s/%.50s", sect, s->name);
+  return 0;
+}
+
+/* Canonical unit text of a dimension ("" for numbers). */
+static const char *calib_unit(enum units_dim d)
+{
+  switch (d) {
+  case UNITS_TIME:
+    return "s";
+  case UNITS_BYTES:
+    return "B";
+  case UNITS_RATE:
+    return "B/s";
+  case UNITS_FREQ:
+    return "Hz";
+  case UNITS_POWER:
+    return "W";
+  case UNITS_ENERGY:
+    return "J";
+  case UNITS_ROTATION:
+    return "rpm";
+  default:
+    return "";
+  }
+}
+
+/* Exact value text with its canonical unit ("1.5e-05s"). */
+static void calib_value_text(double x, enum units_dim d, char *buf, size_t len)
+{
+  snprintf(buf, len, "%.10g%s", x, calib_unit(d));
+}
+
+static int calib_find_param(const struct calib *c, const char *entry, const char *key)
+{
+  for (int j = 0; j < c->np; j++)
+    if (!strcmp(c->par[j].entry, entry) && !strcmp(c->par[j].key, key))
+      return j;
+  return -1;
+}
+
+/* Does a --params list select parameter p?  Items: entry.key, entry or key. */
+static int calib_selected(const char *list, const struct calib_param *p)
+{
+  if (!list)
+    return 1;
+  char full[192];
+  snprintf(full, sizeof full, "%s.%s", p->entry, p->key);
+  for (const char *q = list; *q;) {
+    const char *e = strchr(q, ',');
+    size_t n = e ? (size_t)(e - q) : strlen(q);
+    if ((strlen(full) == n && !strncmp(q, full, n)) || (strlen(p->entry) == n && !strncmp(q, p->entry, n)) ||
+        (strlen(p->key) == n && !strncmp(q, p->key, n)))
+      return 1;
+    if (!e)
+      break;
+    q = e + 1;
+  }
+  return 0;
+}
+
+/* The --set list of task t at parameter vector x (parameters reaching t). */
+static int calib_task_sets(const struct calib *c, int t, const double *x, struct cfg_set *sets,
+                           char (*text)[2][CALIB_SET_LEN], int max)
+{
+  const struct scenario *s = &c->v.cfgs[c->v.tasks[t].cfg].s;
+  int n = 0;
+  for (int i = 0; i < s->nfits && n < max; i++) {
+    char entry[96];
+    const char *key;
+    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+      continue;
+    int j = calib_find_param(c, entry, key);
+    if (j < 0 || !c->reach[(size_t)t * (size_t)c->np + (size_t)j])
+      continue;
+    snprintf(text[n][0], CALIB_SET_LEN, "%s", s->fits[i].path);
+    calib_value_text(x[j], c->par[j].dim, text[n][1], CALIB_SET_LEN);
+    sets[n] = (struct cfg_set){.path = text[n][0], .value = text[n][1]};
+    n++;
+  }
+  return n;
+}
+
+/* Run-pool child: reload the task's scenario with the parameters, simulate. */
+static void calib_task_fn(void *ctx, int i, struct run_result *out)
+{
+  const struct calib_batch *b = ctx;
+  const struct calib *c = b->c;
+  int t = b->pend[i].task;
+  struct cfg_set sets[CFG_MAX_SETS];
+  char text[CFG_MAX_SETS][2][CALIB_SET_LEN];
+  int n = calib_task_sets(c, t, b->pend[i].x, sets, text, CFG_MAX_SETS);
+  struct scenario s;
+  struct nw_err err = {0};
+  memset(&s, 0, sizeof s);
+  if (val_cfg_reload(&c->v, c->v.tasks[t].cfg, c->o->catalog, sets, n, &s, &err) < 0) {
+    memset(out, 0, sizeof *out);
+    out->failed = 1;
+    snprintf(out->failure, sizeof out->failure, "calibrate: reload: %.400s", err.msg);
+    cfg_free(&s);
+    return;
+  }
+  engine_run(&s, c->v.tasks[t].step, 0, NULL, out);
+  cfg_free(&s);
+}
+
+static void calib_compact(const struct run_result *r, struct calib_res *o)
+{
+  memset(o, 0, sizeof *o);
+  o->failed = r->failed;
+  snprintf(o->step, sizeof o->step, "%s", r->step);
+  snprintf(o->failure, sizeof o->failure, "%.250s", r->failure);
+  o->read = r->read;
+  o->write = r->write;
+  o->all = r->all;
+  o->nops = r->nops > 0 ? 1 : 0;
+  if (r->nops > 0)
+    o->op0 = r->ops[0];
+}
+
+static void calib_expand(const struct calib_res *o, struct run_result *r)
+{
+  r->failed = o->failed;
+  snprintf(r->step, sizeof r->step, "%s", o->step);
+  snprintf(r->failure, sizeof r->failure, "%s", o->failure);
+  r->read = o->read;
+  r->write = o->write;
+  r->all = o->all;
+  r->nops = o->nops;
+  r->ops[0] = o->op0;
+}
+
+static const struct calib_res *calib_lookup(const struct calib *c, int t, const double *x)
+{
+  const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
+  for (int i = 0; i < c->ncache; i++) {
+    const struct calib_cached *e = &c->cache[i];
+    if (e->task != t)
+      continue;
+    int same = 1;
+    for (int j = 0; j < c->np && same; j++)
+      if (rt[j] && e->vals[j] != x[j])
+        same = 0;
+    if (same)
+      return &e->r;
+  }
+  return NULL;
+}
+
+static int calib_store(struct calib *c, int t, const double *x, const struct run_result *r)
+{
+  if (c->ncache == c->capcache) {
+    int cap = c->capcache ? 2 * c->capcache : 256;
+    struct calib_cached *nc = realloc(c->cache, (size_t)cap * sizeof *nc);
+    if (!nc)
+      return -1;
+    c->cache = nc;
+    c->capcache = cap;
+  }
+  struct calib_cached *e = &c->cache[c->ncache];
+  e->vals = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *e->vals);
+  if (!e->vals)
+    return -1;
+  memcpy(e->vals, x, (size_t)c->np * sizeof *x);
+  e->task = t;
+  calib_compact(r, &e->r);
+  c->ncache++;
+  return 0;
+}
+
+/* Point p needs task t? (the tasks of the listed points) */
+static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
+{
+  memset(need, 0, (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
+  int n = 0;
+  for (int i = 0; i < npts; i++) {
+    const struct val_point *p = &c->v.pts[pts[i]];
+    for (int k = 0; k < p->nsteps; k++)
+      if (!need[p->tasks[k]]) {
+        need[p->tasks[k]] = 1;
+        n++;
+      }
+  }
+  return n;
+}
+
+/* Make sure every task of the points is cached at each of the nvec
+ * vectors: all missing simulations run as one batch.  0 or -1. */
+static int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts)
+{
+  unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
+  struct calib_pend *pend = NULL;
+  int npend = 0, cap = 0, rc = 0;
+  if (!need)
+    return -1;
+  calib_pts_need(c, pts, npts, need);
+  for (int k = 0; k < nvec; k++)
+    for (int t = 0; t < c->v.ntasks; t++) {
+      if (!need[t] || calib_lookup(c, t, xs[k]))
+        continue;
+      int dup = 0;
+      const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
+      for (int q = 0; q < npend && !dup; q++) {
+        if (pend[q].task != t)
+          continue;
+        dup = 1;
+        for (int j = 0; j < c->np; j++)
+          if (rt[j] && pend[q].x[j] != xs[k][j])
+            dup = 0;
+      }
+      if (dup)
+        continue;
+      if (npend == cap) {
+        cap = cap ? 2 * cap : 64;
+        struct calib_pend *np2 = realloc(pend, (size_t)cap * sizeof *np2);
+        if (!np2) {
+          rc = -1;
+          goto done;
+        }
+        pend = np2;
+      }
+      pend[npend++] = (struct calib_pend){.task = t, .x = xs[k]};
+    }
+  for (int start = 0; start < npend; start += CALIB_CHUNK) {
+    int n = npend - start < CALIB_CHUNK ? npend - start : CALIB_CHUNK;
+    struct run_result *res = calloc((size_t)n, sizeof *res);
+    if (!res) {
+      rc = -1;
+      goto done;
+    }
+    struct calib_batch b = {.c = c, .pend = pend + start};
+    runpool_run(n, c->o->njobs, 300.0, calib_task_fn, &b, res, NULL);
+    for (int i = 0; i < n && rc == 0; i++)
+      if (calib_store(c, pend[start + i].task, pend[start + i].x, &res[i]) < 0)
+        rc = -1;
+    free(res);
+    c->nsims += n;
+  }
+done:
+  free(pend);
+  free(need);
+  return rc;
+}
+
+/* Fill v.results from the cache at x for the points' tasks and score. */
+static void calib_score_at(struct calib *c, const double *x, const int *pts, int npts)
+{
+  unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
+  if (!need)
+    return;
+  calib_pts_need(c, pts, npts, need);
+  for (int t = 0; t < c->v.ntasks; t++) {
+    const struct calib_res *r = need[t] ? calib_lookup(c, t, x) : NULL;
+    memset(&c->v.results[t], 0, sizeof c->v.results[t]);
+    if (r)
+      calib_expand(r, &c->v.results[t]);
+    else {
+      c->v.results[t].failed = 1;
+      snprintf(c->v.results[t].failure, sizeof c->v.results[t].failure, "not simulated");
+    }
+  }
+  free(need);
+  val_score(&c->v);
+}
+
+/* Residuals of the fit points at x (after calib_simulate). */
+static void calib_residuals_at(struct calib *c, const double *x, double *r)
+{
+  calib_score_at(c, x, c->fitpts, c->nfit);
+  for (int i = 0; i < c->nfit; i++) {
+    const struct val_point *p = &c->v.pts[c->fitpts[i]];
+    double wi = c->w[c->fitpts[i]];
+    if (p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted))
+      r[i] = wi * log(p->predicted / p->measured);
+    else
+      r[i] = wi * CALIB_PENALTY;
+  }
+}
+
+/* Full vector from the free u's. */
+static void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x)
+{
+  for (int k = 0; k < c->nfree; k++) {
+    const struct calib_param *p = &c->par[c->freep[k]];
+    double uk = gsl_vector_get(u, (size_t)k);
+    int j = c->freep[k];
+    x[j] = uk == c->uref[j] ? c->xref[j] : calib_x_of_u(uk, p->lo, p->hi);
+  }
+}
+
+static int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f)
+{
+  struct calib *c = ctx;
+  double *x = malloc((size_t)c->np * sizeof *x);
+  double *r = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r);
+  if (!x || !r) {
+    free(x);
+    free(r);
+    return GSL_ENOMEM;
+  }
+  memcpy(x, c->x, (size_t)c->np * sizeof *x);
+  calib_x_from_u(c, u, x);
+  const double *xs[1] = {x};
+  int rc = calib_simulate(c, 1, xs, c->fitpts, c->nfit);
+  if (rc == 0) {
+    calib_residuals_at(c, x, r);
+    for (int i = 0; i < c->nfit; i++)
+      gsl_vector_set(f, (size_t)i, r[i]);
+  }
+  c->evals++;
+  free(x);
+  free(r);
+  return rc == 0 ? GSL_SUCCESS : GSL_ENOMEM;
+}
+
+static int calib_gsl_df(const gsl_vector *u, void *ctx, gsl_matrix *J)
+{
+  struct calib *c = ctx;
+  int nv = c->nfree + 1;
+  double *xs_store = malloc((size_t)nv * (size_t)c->np * sizeof *xs_store);
+  const double **xs = malloc((size_t)nv * sizeof *xs);
+  double *r0 = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r0);
+  double *r1 = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r1);
+  gsl_vector *uu = gsl_vector_alloc(u->size);
+  int rc = GSL_ENOMEM;
+  if (!xs_store || !xs || !r0 || !r1 || !uu)
+    goto done;
+  for (int k = 0; k < nv; k++) {
+    double *x = xs_store + (size_t)k * (size_t)c->np;
+    memcpy(x, c->x, (size_t)c->np * sizeof *x);
+    gsl_vector_memcpy(uu, u);
+    if (k > 0)
+      gsl_vector_set(uu, (size_t)(k - 1), gsl_vector_get(u, (size_t)(k - 1)) + CALIB_DU);
+    calib_x_from_u(c, uu, x);
+    xs[k] = x;
+  }
+  if (calib_simulate(c, nv, xs, c->fitpts, c->nfit) < 0)
+    goto done;
+  calib_residuals_at(c, xs[0], r0);
+  for (int k = 1; k < nv; k++) {
+    calib_residuals_at(c, xs[k], r1);
+    for (int i = 0; i < c->nfit; i++)
+      gsl_matrix_set(J, (size_t)i, (size_t)(k - 1), (r1[i] - r0[i]) / CALIB_DU);
+  }
+  rc = GSL_SUCCESS;
+done:
+  free(xs_store);
+  free(xs);
+  free(r0);
+  free(r1);
+  gsl_vector_free(uu);
+  return rc;
+}
+
+static double calib_sumsq(const gsl_vector *f)
+{
+  double s = 0;
+  for (size_t i = 0; i < f->size; i++)
+    s += gsl_vector_get(f, i) * gsl_vector_get(f, i);
+  return s;
+}
+
+#define CALIB_MIN_GAIN 1e-4
+#define CALIB_MIN_INDEP 0.01
+
+int calib_forward_select(const gsl_matrix *J, const gsl_vector *f, const int *skip, int max_pick, int *pick,
+                         double *gain)
+{
+  size_t n = J->size1, p = J->size2;
+  gsl_matrix *A = gsl_matrix_alloc(n, p);
+  gsl_vector *r = gsl_vector_alloc(n);
+  double *norm0 = malloc(p * sizeof *norm0);
+  int npick = 0;
+  for (size_t k = 0; k < p; k++)
+    pick[k] = 0, gain[k] = 0;
+  if (!A || !r || !norm0) {
+    npick = -1;
+    goto done;
+  }
+  gsl_matrix_memcpy(A, J);
+  gsl_vector_memcpy(r, f);
+  double ss0 = 0;
+  for (size_t i = 0; i < n; i++)
+    ss0 += gsl_vector_get(f, i) * gsl_vector_get(f, i);
+  for (size_t k = 0; k < p; k++) {
+    double aa = 0;
+    for (size_t i = 0; i < n; i++)
+      aa += gsl_matrix_get(J, i, k) * gsl_matrix_get(J, i, k);
+    norm0[k] = sqrt(aa);
+  }
+  while (max_pick <= 0 || npick < max_pick) {
+    double best = 0;
+    size_t kb = p;
+    for (size_t k = 0; k < p; k++) {
+      if (pick[k] || (skip && skip[k]) || norm0[k] == 0)
+        continue;
+      double aa = 0, ar = 0;
+      for (size_t i = 0; i < n; i++) {
+        double a = gsl_matrix_get(A, i, k);
+        aa += a * a;
+        ar += a * gsl_vector_get(r, i);
+      }
+      if (sqrt(aa) < CALIB_MIN_INDEP * norm0[k])
+        continue; /* collinear with the columns already chosen */
+      double g = ar * ar / aa;
+      if (g > best) /* ties: the lower index */
+        best = g, kb = k;
+    }
+    if (kb == p || best < CALIB_MIN_GAIN * ss0)
+      break;
+    pick[kb] = ++npick;
+    gain[kb] = best;
+    /* project the chosen direction out of the residual and the other columns */
+    double nb = 0;
+    for (size_t i = 0; i < n; i++)
+      nb += gsl_matrix_get(A, i, kb) * gsl_matrix_get(A, i, kb);
+    nb = sqrt(nb);
+    for (size_t m = 0; m <= p; m++) { /* m == p: the residual */
+      if (m < p && pick[m])
+        continue;
+      double dot = 0;
+      for (size_t i = 0; i < n; i++)
+        dot += gsl_matrix_get(A, i, kb) / nb * (m < p ? gsl_matrix_get(A, i, m) : gsl_vector_get(r, i));
+      for (size_t i = 0; i < n; i++) {
+        double d = dot * gsl_matrix_get(A, i, kb) / nb;
+        if (m < p)
+          gsl_matrix_set(A, i, m, gsl_matrix_get(A, i, m) - d);
+        else
+          gsl_vector_set(r, i, gsl_vector_get(r, i) - d);
+      }
+    }
+  }
+done:
+  free(norm0);
+  gsl_vector_free(r);
+  gsl_matrix_free(A);
+  return npick;
+}
+
+/* Which screened parameters to free (calib_forward_select on the
+ * screening Jacobian J and residuals f, at most max_free); the others are
+ * marked weak and keep their catalogue value. */
+static void calib_select(struct calib *c, const gsl_matrix *J, const gsl_vector *f)
+{
+  size_t p = (size_t)c->nfree;
+  int *skip = malloc(p * sizeof *skip), *pick = malloc(p * sizeof *pick);
+  double *gain = malloc(p * sizeof *gain);
+  c->sumsq_screen = calib_sumsq(f);
+  if (skip && pick && gain) {
+    for (size_t k = 0; k < p; k++)
+      skip[k] = c->par[c->freep[k]].no_effect;
+    if (calib_forward_select(J, f, skip, c->o->max_free, pick, gain) < 0)
+      for (size_t k = 0; k < p; k++) /* out of memory: free everything that moves */
+        pick[k] = !skip[k], gain[k] = 0;
+    for (size_t k = 0; k < p; k++) {
+      struct calib_param *q = &c->par[c->freep[k]];
+      q->pick = pick[k];
+      q->gain = gain[k];
+      q->weak = !q->no_effect && !pick[k];
+    }
+  }
+  free(skip);
+  free(pick);
+  free(gain);
+}
+
+/* One forward-difference Jacobian at c->x; parameters whose column is
+ * exactly zero (the simulations do not change at all) are marked
+ * no_effect and leave the fit.  Exact, not an approximation: a zero
+ * column is a zero column at every point of a deterministic simulator
+ * only if the mechanism ignores the value, which is what it means here.
+ * Its simulations stay cached for the fit's first Jacobian. */
+static int calib_screen(struct calib *c)
+{
+  gsl_vector *u = gsl_vector_alloc((size_t)(c->nfree > 0 ? c->nfree : 1));
+  gsl_matrix *J = gsl_matrix_alloc((size_t)(c->nfit > 0 ? c->nfit : 1), (size_t)(c->nfree > 0 ? c->nfree : 1));
+  gsl_vector *f = gsl_vector_alloc((size_t)(c->nfit > 0 ? c->nfit : 1));
+  int rc = -1;
+  if (u && J && f && c->nfree > 0 && c->nfit > 0) {
+    for (int k = 0; k < c->nfree; k++)
+      gsl_vector_set(u, (size_t)k, c->uref[c->freep[k]]);
+    if (calib_gsl_df(u, c, J) == GSL_SUCCESS) {
+      for (int k = 0; k < c->nfree; k++) {
+        double ss = 0;
+        for (int i = 0; i < c->nfit; i++)
+          ss += gsl_matrix_get(J, (size_t)i, (size_t)k) * gsl_matrix_get(J, (size_t)i, (size_t)k);
+        struct calib_param *q = &c->par[c->freep[k]];
+        q->sensitivity = sqrt(ss);
+        q->no_effect = ss == 0.0;
+      }
+      if (calib_gsl_f(u, c, f) != GSL_SUCCESS) /* the screening's own base point: cached */
+        goto out;
+      calib_select(c, J, f);
+      calib_pick_free(c);
+      rc = 0;
+    }
+  }
+out:
+  gsl_vector_free(u);
+  gsl_vector_free(f);
+  gsl_matrix_free(J);
+  return rc;
+}
+
+struct calib_fitres {
+  int iterations;
+  double sumsq0, sumsq1;
+  char stop[64];
+};
+
+/* Fit the free parameters (c->freep) to the fit points, starting at c->x;
+ * c->x gets the result, par[].se the standard errors.  0 or -1. */
+static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
+{
+  size_t n = (size_t)c->nfit, p = (size_t)c->nfree;
+  memset(fr, 0, sizeof *fr);
+  if (p == 0 || n < p) {
+    snprintf(fr->stop, sizeof fr->stop, p == 0 ? "no free parameter" : "fewer residuals than parameters");
+    return p == 0 ? 0 : -1;
+  }
+  gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
+  fp.trs = gsl_multifit_nlinear_trs_lm;
+  fp.solver = gsl_multifit_nlinear_solver_svd;
+  gsl_multifit_nlinear_fdf fdf = {.f = calib_gsl_f, .df = calib_gsl_df, .fvv = NULL, .n = n, .p = p, .params = c};
+  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
+  gsl_vector *u0 = gsl_vector_alloc(p);
+  gsl_matrix *cov = gsl_matrix_alloc(p, p);
+  if (!w || !u0 || !cov) {
+    gsl_multifit_nlinear_free(w);
+    gsl_vector_free(u0);
+    gsl_matrix_free(cov);
+    return -1;
+  }
+  for (size_t k = 0; k < p; k++) {
+    const struct calib_param *q = &c->par[c->freep[k]];
+    (void)q;
+    gsl_vector_set(u0, k, c->uref[c->freep[k]]);
+  }
+  int rc = 0;
+  snprintf(fr->stop, sizeof fr->stop, "iteration limit");
+  if (gsl_multifit_nlinear_init(u0, &fdf, w) != GSL_SUCCESS) {
+    rc = -1;
+    snprintf(fr->stop, sizeof fr->stop, "initial evaluation failed");
+  }
+  fr->sumsq0 = calib_sumsq(gsl_multifit_nlinear_residual(w));
+  for (int it = 0; rc == 0 && it < max_iter; it++) {
+    int st = gsl_multifit_nlinear_iterate(w);
+    fr->iterations = it + 1;
+    if (!c->o->quiet)
+      fprintf(stderr, "calibrate: iteration %d: sum of squares %.6g (%ld simulations, %.0f s)\n", it + 1,
+              calib_sumsq(gsl_multifit_nlinear_residual(w)), c->nsims, calib_elapsed_s(c));
+    if (st == GSL_ENOPROG) {
+      snprintf(fr->stop, sizeof fr->stop, "no further progress");
+      break;
+    }
+    if (st != GSL_SUCCESS) {
+      snprintf(fr->stop, sizeof fr->stop, "solver: %s", gsl_strerror(st));
+      break;
+    }
+    int info = 0;
+    if (gsl_multifit_nlinear_test(1e-3, 1e-6, 1e-6, &info, w) == GSL_SUCCESS) {
+      snprintf(fr->stop, sizeof fr->stop, "converged (%s)", info == 1 ? "small step" : "small gradient");
+      break;
+    }
+  }
+  const gsl_vector *u = gsl_multifit_nlinear_position(w);
+  fr->sumsq1 = calib_sumsq(gsl_multifit_nlinear_residual(w));
+  calib_x_from_u(c, u, c->x);
+  for (size_t k = 0; k < p; k++) {
+    c->uref[c->freep[k]] = gsl_vector_get(u, k);
+    c->xref[c->freep[k]] = c->x[c->freep[k]];
+  }
+  gsl_matrix_free(c->jac);
+  gsl_vector_free(c->res);
+  c->jac = gsl_matrix_alloc(n, p);
+  c->res = gsl_vector_alloc(n);
+  if (c->jac && c->res) {
+    gsl_matrix_memcpy(c->jac, gsl_multifit_nlinear_jac(w));
+    gsl_vector_memcpy(c->res, gsl_multifit_nlinear_residual(w));
+  }
+  gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+  double dof = (double)n - (double)p;
+  double scale = dof > 0 ? fr->sumsq1 / dof : 0.0;
+  for (size_t k = 0; k < p; k++) {
+    struct calib_param *q = &c->par[c->freep[k]];
+    double uk = gsl_vector_get(u, k);
+    q->se = dof > 0 ? fabs(calib_dx_du(uk, q->lo, q->hi)) * sqrt(fmax(0.0, gsl_matrix_get(cov, k, k)) * scale) : NAN;
+  }
+  gsl_multifit_nlinear_free(w);
+  gsl_vector_free(u0);
+  gsl_matrix_free(cov);
+  return rc;
+}
+
+/* FNV-1a 64 of a file; 0 when unreadable. */
+static uint64_t calib_fnv_file(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  uint64_t h = 1469598103934665603ULL;
+  int ch;
+  while ((ch = fgetc(f)) != EOF) {
+    h ^= (uint64_t)(unsigned char)ch;
+    h *= 1099511628211ULL;
+  }
+  fclose(f);
+  return h;
+}
+
+/* Collect the free parameters, their reach and the residual weights. */
+static int calib_setup(struct calib *c, struct nw_err *err)
+{
+  struct val_set *v = &c->v;
+  for (int ci = 0; ci < v->ncfgs; ci++) {
+    const struct scenario *s = &v->cfgs[ci].s;
+    for (int i = 0; i < s->nfits; i++) {
+      char entry[96];
+      const char *key;
+      if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0 || calib_find_param(c, entry, key) >= 0)
+        continue;
+      /* Counts (channels, dies) and the flash page are discrete: the model
+       * steps between whole values, so finite differences see jumps, not
+       * slopes.  They are not fitted by gradient. */
+      const struct cfg_fit *ft = &s->fits[i];
+      if ((ft->dim == UNITS_NUMBER && ft->value == floor(ft->value) && ft->lo == floor(ft->lo) &&
+           ft->hi == floor(ft->hi) && ft->hi - ft->lo <= 64) ||
+          !strcmp(key, "page"))
+        continue;
+      struct calib_param q = {0};
+      snprintf(q.entry, sizeof q.entry, "%.95s", entry);
+      snprintf(q.key, sizeof q.key, "%s", key);
+      if (!calib_selected(c->o->params, &q))
+        continue;
+      if (c->np == CALIB_MAX_PARAMS)
+        return nw_fail(err, s->path, 0, 0, "more than %d free parameters; use --params", CALIB_MAX_PARAMS);
+      q.dim = s->fits[i].dim;
+      q.value0 = q.value = s->fits[i].value;
+      q.lo = s->fits[i].lo;
+      q.hi = s->fits[i].hi;
+      c->par[c->np++] = q;
+    }
+  }
+  /* Sort by entry then key: the output order does not depend on the points order. */
+  for (int a = 1; a < c->np; a++)
+    for (int b = a; b > 0; b--) {
+      struct calib_param *l = &c->par[b - 1], *r = &c->par[b];
+      int cmp = strcmp(l->entry, r->entry);
+      if (cmp < 0 || (cmp == 0 && strcmp(l->key, r->key) <= 0))
+        break;
+      struct calib_param t = *l;
+      *l = *r;
+      *r = t;
+    }
+  c->w = calloc((size_t)(v->npoints > 0 ? v->npoints : 1), sizeof *c->w);
+  c->reach = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1) * (size_t)(c->np > 0 ? c->np : 1), 1);
+  c->x = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->x);
+  c->uref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->uref);
+  c->xref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->xref);
+  c->fitpts = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *c->fitpts);
+  c->freep = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->freep);
+  v->results = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1), sizeof *v->results);
+  if (!c->w || !c->reach || !c->x || !c->uref || !c->xref || !c->fitpts || !c->freep || !v->results)
+    return nw_fail(err, "calibrate", 0, 0, "out of memory");
+  for (int j = 0; j < c->np; j++) {
+    c->x[j] = c->xref[j] = c->par[j].value0;
+    c->uref[j] = calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+  }
+  /* A task feeds a power point? Power parameters reach only those: the
+   * power model reads busy times, it does not change them. */
+  unsigned char *power = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1), 1);
+  if (!power)
+    return nw_fail(err, "calibrate", 0, 0, "out of memory");
+  for (int i = 0; i < v->npoints; i++)
+    if (v->pts[i].status == VAL_OK && v->pts[i].kind == VAL_POWER)
+      for (int k = 0; k < v->pts[i].nsteps; k++)
+        power[v->pts[i].tasks[k]] = 1;
+  for (int t = 0; t < v->ntasks; t++) {
+    const struct scenario *s = &v->cfgs[v->tasks[t].cfg].s;
+    for (int i = 0; i < s->nfits; i++) {
+      char entry[96];
+      const char *key;
+      if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+        continue;
+      int j = calib_find_param(c, entry, key);
+      if (j >= 0 && (c->par[j].dim != UNITS_POWER || power[t]))
+        c->reach[(size_t)t * (size_t)c->np + (size_t)j] = 1;
+    }
+  }
+  free(power);
+  for (int i = 0; i < v->npoints; i++) {
+    const struct val_point *p = &v->pts[i];
+    if (p->status == VAL_OK && !p->skewed[0] && p->measured > 0)
+      c->w[i] = p->approx ? 1.0 / sqrt(2.0) : 1.0;
+  }
+  return 0;
+}
+
+/* Does parameter j reach point i? */
+static int calib_reaches(const struct calib *c, int j, int i)
+{
+  const struct val_point *p = &c->v.pts[i];
+  for (int k = 0; k < p->nsteps; k++)
+    if (c->reach[(size_t)p->tasks[k] * (size_t)c->np + (size_t)j])
+      return 1;
+  return 0;
+}
+
+/* Free = selected parameters reaching at least one fit point. */
+static void calib_pick_free(struct calib *c)
+{
+  c->nfree = 0;
+  for (int j = 0; j < c->np; j++) {
+    int n = 0;
+    for (int i = 0; i < c->nfit; i++)
+      n += calib_reaches(c, j, c->fitpts[i]);
+    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak;
+    if (c->par[j].free_)
+      c->freep[c->nfree++] = j;
+  }
+}
+
+static void calib_print_kinds(const struct val_set *v, const char *title, FILE *out)
+{
+  fprintf(out, "%s\n  %-14s %6s %10s %10s\n", title, "kind", "points", "median", "p90");
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    double med, p90;
+    int n = val_summary(v, (enum val_kind)k, &med, &p90);
+    if (n > 0)
+      fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+  }
+}
+
+static int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
+{
+  const struct calib_opts *o = c->o;
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", o->out, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  const char *data = o->data ? o->data : "validation/reviews.yaml";
+  const char *points = o->points ? o->points : "validation/points.yaml";
+  fprintf(f, "# calibrated.yaml - written by `nastwin calibrate`; do not edit by hand.\n"
+             "# Fitted values of the catalogue's `fit:` parameters, keyed by catalogue\n"
+             "# entry and key; applied with `nastwin validate --calibrated FILE` (and\n"
+             "# calib_load() for other commands).  Values are in canonical units.\n"
+             "version: 1\n"
+             "provenance:\n");
+  fprintf(f, "  date: \"%s\"\n", o->date ? o->date : "unspecified");
+  fprintf(f, "  data: \"%s\"\n  data_fnv1a64: \"%016llx\"\n", o->data ? o->data : "validation/reviews.yaml",
+          (unsigned long long)calib_fnv_file(o->data ? o->data : val_default_data()));
+  fprintf(f, "  points: \"%s\"\n  points_fnv1a64: \"%016llx\"\n", o->points ? o->points : "validation/points.yaml",
+          (unsigned long long)calib_fnv_file(o->points ? o->points : val_default_points()));
+  (void)data;
+  (void)points;
+  fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
+  fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
+  fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->sumsq0, fr->sumsq1);
+  fprintf(f, "  rms_log_error_before: %.6g\n  rms_log_error_after: %.6g\n",
+          c->nfit ? sqrt(fr->sumsq0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->sumsq1 / c->nfit) : 0.0);
+  fprintf(f, "  iterations: %d\n  max_iterations: %d\n  stop: \"%s\"\n", fr->iterations, o->max_iter, fr->stop);
+  fprintf(f, "parameters:\n");
+  for (int j = 0; j < c->np; j++) {
+    const struct calib_param *q = &c->par[j];
+    if (!q->free_)
+      continue;
+    char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
+    calib_value_text(q->value, q->dim, v, sizeof v);
+    calib_value_text(q->value0, q->dim, v0, sizeof v0);
+    calib_value_text(q->lo, q->dim, lo, sizeof lo);
+    calib_value_text(q->hi, q->dim, hi, sizeof hi);
+    if (isfinite(q->se))
+      calib_value_text(q->se, q->dim, se, sizeof se);
+    else
+      snprintf(se, sizeof se, "undetermined (no degree of freedom)");
+    units_format(q->value, q->dim, rd, sizeof rd);
+    fprintf(f,
+            "  - {entry: \"%s\", key: %s, value: \"%s\", readable: \"%s\", catalogue: \"%s\", lo: \"%s\", hi: \"%s\", "
+            "stderr: \"%s\", at_bound: %s, points: %d, sensitivity: %.4g}\n",
+            q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints, q->sensitivity);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    unlink(tmp);
+    return nw_fail(err, tmp, 0, 0, "write failed");
+  }
+  if (rename(tmp, o->out) < 0) {
+    unlink(tmp);
+    return nw_fail(err, o->out, 0, 0, "cannot rename into place: %s", strerror(errno));
+  }
+  return 0;
+}
+
+static int calib_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double calib_quantile(double *x, int n, double q)
+{
+  if (n <= 0)
+    return 0;
+  qsort(x, (size_t)n, sizeof *x, calib_cmp_double);
+  double pos = q * (n - 1);
+  int lo = (int)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+  return x[lo] + (pos - lo) * (x[hi] - x[lo]);
+}
+
+/* Leave-one-experiment-out: fit on the others from the full fit (the
+ * parameters only the left-out experiment reaches go back to their
+ * catalogue values), predict the left-out experiment. */
+/* Marquardt damping of the one-step fold (relative to diag(J^T J)) and
+ * its trust region in u (tanh units): a fold changes the data by one
+ * experiment, so its optimum is near the full fit's. */
+#define CALIB_CV_MU 1e-2
+#define CALIB_CV_MAX_DU 1.0
+
+/* One damped Gauss-Newton step from the full fit for the fold that
+ * leaves out the points with test[i] set: solve
+ * (J_R^T J_R + mu diag(J_R^T J_R)) du = -J_R^T f_R over the kept rows R
+ * with the full fit's Jacobian and residuals (c->jac, c->res; rows
+ * indexed like `rows`, columns like `cols`).  Parameters with no kept row
+ * (they reach only the left-out experiment) are set by the caller; their
+ * du stays 0 here.  du: ncols values.  0 or -1 (out of memory). */
+static int calib_cv_step(const struct calib *c, const unsigned char *left_out, int nrows, int ncols, double *du)
+{
+  gsl_matrix *A = gsl_matrix_calloc((size_t)ncols, (size_t)ncols);
+  gsl_vector *b = gsl_vector_calloc((size_t)ncols);
+  gsl_permutation *perm = gsl_permutation_alloc((size_t)ncols);
+  int rc = -1;
+  if (!A || !b || !perm)
+    goto done;
+  for (int i = 0; i < nrows; i++) {
+    if (left_out[i])
+      continue;
+    double fi = gsl_vector_get(c->res, (size_t)i);
+    for (int k = 0; k < ncols; k++) {
+      double jk = gsl_matrix_get(c->jac, (size_t)i, (size_t)k);
+      *gsl_vector_ptr(b, (size_t)k) -= jk * fi;
+      for (int m = 0; m < ncols; m++)
+        *gsl_matrix_ptr(A, (size_t)k, (size_t)m) += jk * gsl_matrix_get(c->jac, (size_t)i, (size_t)m);
+    }
+  }
+  for (int k = 0; k < ncols; k++) {
+    double d = gsl_matrix_get(A, (size_t)k, (size_t)k);
+    if (d == 0.0) { /* no kept row: pin this column */
+      gsl_matrix_set(A, (size_t)k, (size_t)k, 1.0);
+      gsl_vector_set(b, (size_t)k, 0.0);
+    } else {
+      gsl_matrix_set(A, (size_t)k, (size_t)k, d * (1.0 + CALIB_CV_MU));
+    }
+  }
+  int sign = 0;
+  gsl_vector_view x = gsl_vector_view_array(du, (size_t)ncols);
+  if (gsl_linalg_LU_decomp(A, perm, &sign) != GSL_SUCCESS || gsl_linalg_LU_solve(A, perm, b, &x.vector) != GSL_SUCCESS)
+    goto done;
+  double big = 0;
+  for (int k = 0; k < ncols; k++)
+    big = fmax(big, fabs(du[k]));
+  for (int k = 0; big > CALIB_CV_MAX_DU && k < ncols; k++)
+    du[k] *= CALIB_CV_MAX_DU / big;
+  rc = 0;
+done:
+  gsl_matrix_free(A);
+  gsl_vector_free(b);
+  gsl_permutation_free(perm);
+  return rc;
+}
+
+static int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
+{
+  struct val_set *v = &c->v;
+  size_t np1 = (size_t)(v->npoints > 0 ? v->npoints : 1);
+  /* the full fit's rows and columns, for the one-step folds */
+  int nrows = c->nfit, ncols = c->nfree;
+  int onestep = c->o->cv_iter == 0, rc = -1;
+  double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
+  int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
+  int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
+  int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
+  unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
+  double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
+  if (!cverr || !fullerr || !e || !has || !test || !rows || !cols || !left_out || !du ||
+      (onestep && (!c->jac || !c->res)))
+    goto out;
+  calib_score_at(c, xfull, allpts, nall);
+  for (int i = 0; i < nall; i++)
+    fullerr[allpts[i]] = v->pts[allpts[i]].error;
+  memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
+  memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
+  if (onestep)
+    fprintf(out, "\nleave-one-experiment-out, one step: for each experiment, one damped Gauss-Newton step from the\n"
+                 "full fit over the other experiments' rows of its Jacobian (no new Jacobian), then the left-out\n"
+                 "experiment simulated at those values; parameters reaching only it return to their catalogue values:\n");
+  else
+    fprintf(out, "\nleave-one-experiment-out (each fit starts from the full fit, at most %d iterations;\n"
+                 "parameters reaching only the left-out experiment return to their catalogue values):\n",
+            c->o->cv_iter);
+  fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
+  for (int i = 0; i < nall; i++) {
+    const char *exp = v->pts[allpts[i]].experiment;
+    int first = 1;
+    for (int k = 0; k < i; k++)
+      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+        first = 0;
+    if (!first)
+      continue;
+    int ntest = 0;
+    c->nfit = 0;
+    for (int k = 0; k < nall; k++) {
+      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+        test[ntest++] = allpts[k];
+      else
+        c->fitpts[c->nfit++] = allpts[k];
+    }
+    struct calib_fitres fr;
+    memset(&fr, 0, sizeof fr);
+    if (onestep) {
+      /* the fold keeps the full fit's free set; a parameter none of the
+       * kept rows reaches goes back to its catalogue value */
+      for (int r = 0; r < nrows; r++)
+        left_out[r] = !strcmp(v->pts[rows[r]].experiment, exp);
+      for (int j = 0; j < c->np; j++)
+        c->x[j] = xfull[j];
+      if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {
+        snprintf(fr.stop, sizeof fr.stop, "step failed");
+      } else {
+        snprintf(fr.stop, sizeof fr.stop, "one step");
+        for (int k = 0; k < ncols; k++) {
+          int j = cols[k], kept = 0;
+          for (int i = 0; i < c->nfit && !kept; i++)
+            kept = calib_reaches(c, j, c->fitpts[i]);
+          const struct calib_param *q = &c->par[j];
+          c->x[j] = kept ? calib_x_of_u(ufull[j] + du[k], q->lo, q->hi) : q->value0;
+        }
+      }
+      c->nfree = ncols;
+    } else {
+      calib_pick_free(c);
+      for (int j = 0; j < c->np; j++) {
+        c->x[j] = c->xref[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
+        c->uref[j] = c->par[j].free_ ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+      }
+      calib_fit(c, c->o->cv_iter, &fr);
+    }
+    const double *xs[1] = {c->x};
+    calib_simulate(c, 1, xs, test, ntest);
+    calib_score_at(c, c->x, test, ntest);
+    double *a = malloc((size_t)ntest * 2 * sizeof *a);
+    int na = 0;
+    for (int k = 0; k < ntest; k++) {
+      const struct val_point *p = &v->pts[test[k]];
+      if (p->status == VAL_OK) {
+        cverr[test[k]] = p->error;
+        has[test[k]] = 1;
+        if (a) {
+          a[na] = fabs(p->error);
+          a[ntest + na] = fabs(fullerr[test[k]]);
+          na++;
+        }
+      }
+    }
+    double mcv = a ? calib_quantile(a, na, 0.5) : 0, mfull = a ? calib_quantile(a + ntest, na, 0.5) : 0;
+    fprintf(out, "  %-40s %6d %5d %13.1f%% %13.1f%%  %s\n", exp, ntest, c->nfree, 100 * mfull, 100 * mcv, fr.stop);
+    free(a);
+  }
+  fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
+          "median", "p90");
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    int n = 0;
+    for (int i = 0; i < v->npoints; i++)
+      if (has[i] && v->pts[i].kind == (enum val_kind)k)
+        e[n++] = fabs(cverr[i]);
+    if (n == 0)
+      continue;
+    double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
+    fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+  }
+  rc = 0;
+out:
+  free(e);
+  free(rows);
+  free(cols);
+  free(left_out);
+  free(du);
+  free(cverr);
+  free(fullerr);
+  free(has);
+  free(test);
+  return rc;
+}
+
+static void calib_release(struct calib *c)
+{
+  for (int i = 0; i < c->ncache; i++)
+    free(c->cache[i].vals);
+  free(c->cache);
+  free(c->reach);
+  free(c->w);
+  free(c->fitpts);
+  free(c->freep);
+  free(c->x);
+  free(c->uref);
+  free(c->xref);
+  gsl_matrix_free(c->jac);
+  gsl_vector_free(c->res);
+  val_free(&c->v);
+}
+
+int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
+{
+  struct calib *c = calloc(1, sizeof *c);
+  if (!c)
+    return nw_fail(err, "calibrate", 0, 0, "out of memory"), 2;
+  c->o = o;
+  clock_gettime(CLOCK_MONOTONIC, &c->t0);
+  int rc = 0;
+  if (val_load(o->data, o->points, o->only, o->catalog, NULL, 0, &c->v, err) < 0 || calib_setup(c, err) < 0) {
+    calib_release(c);
+    free(c);
+    return 2;
+  }
+  struct val_set *v = &c->v;
+  /* Candidate points: OK mapping, not skewed, measured > 0. */
+  int *cand = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *cand);
+  int ncand = 0;
+  for (int i = 0; cand && i < v->npoints; i++)
+    if (c->w[i] > 0)
+      cand[ncand++] = i;
+  int nexcl = v->npoints - ncand;
+  /* Evaluate at the catalogue values; drop points that fail or predict <= 0. */
+  const double *x0s[1] = {c->x};
+  if (!cand || calib_simulate(c, 1, x0s, cand, ncand) < 0) {
+    free(cand);
+    calib_release(c);
+    free(c);
+    return nw_fail(err, "calibrate", 0, 0, "out of memory"), 2;
+  }
+  calib_score_at(c, c->x, cand, ncand);
+  double t_eval0 = calib_elapsed_s(c);
+  c->nfit = 0;
+  for (int k = 0; k < ncand; k++) {
+    const struct val_point *p = &v->pts[cand[k]];
+    if (p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted))
+      c->fitpts[c->nfit++] = cand[k];
+    else {
+      fprintf(out, "excluded: %s %s: %s\n", p->experiment, p->metric,
+              p->status == VAL_OK ? "prediction <= 0" : p->note);
+      nexcl++;
+    }
+  }
+  int nall = c->nfit;
+  int *allpts = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *allpts);
+  if (allpts)
+    memcpy(allpts, c->fitpts, (size_t)nall * sizeof *allpts);
+  calib_pick_free(c);
+  for (int j = 0; j < c->np; j++) {
+    c->par[j].npoints = 0;
+    c->par[j].ntasks = 0;
+    for (int i = 0; i < c->nfit; i++)
+      c->par[j].npoints += calib_reaches(c, j, c->fitpts[i]);
+    for (int t = 0; t < v->ntasks; t++)
+      c->par[j].ntasks += c->reach[(size_t)t * (size_t)c->np + (size_t)j];
+  }
+  long jac_sims = 0;
+  for (int j = 0; j < c->np; j++)
+    jac_sims += c->par[j].free_ ? c->par[j].ntasks : 0;
+  fprintf(out, "calibrate: %d residuals (%d points excluded), %d free parameters, %d simulations per evaluation "
+               "(%.1f s), at most %ld per Jacobian\n",
+          c->nfit, nexcl, c->nfree, v->ntasks, t_eval0, jac_sims);
+  if (o->list) {
+    fprintf(out, "%-48s %12s %12s %12s %7s %7s\n", "parameter", "catalogue", "lo", "hi", "tasks", "points");
+    for (int j = 0; j < c->np; j++) {
+      const struct calib_param *q = &c->par[j];
+      char name[192], a[32], b[32], d[32];
+      snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
+      units_format(q->value0, q->dim, a, sizeof a);
+      units_format(q->lo, q->dim, b, sizeof b);
+      units_format(q->hi, q->dim, d, sizeof d);
+      fprintf(out, "%-48s %12s %12s %12s %7d %7d%s\n", name, a, b, d, q->ntasks, q->npoints, q->free_ ? "" : "  (not free)");
+    }
+    free(cand);
+    free(allpts);
+    calib_release(c);
+    free(c);
+    return 0;
+  }
+  int nscreen = c->nfree;
+  if (calib_screen(c) < 0) {
+    nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");
+    free(cand);
+    free(allpts);
+    calib_release(c);
+    free(c);
+    return 1;
+  }
+  int nnone = 0;
+  for (int j = 0; j < c->np; j++)
+    nnone += c->par[j].no_effect;
+  fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their catalogue value "
+               "(%ld simulations, %.0f s):\n",
+          nnone, nscreen, c->nsims, calib_elapsed_s(c));
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].no_effect)
+      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+  fprintf(out, "forward selection (at most %d): freed, in order, with the share of the sum of squares each "
+               "removes on its own axis:\n",
+          o->max_free);
+  for (int pick = 1;; pick++) {
+    int j = 0;
+    while (j < c->np && c->par[j].pick != pick)
+      j++;
+    if (j == c->np)
+      break;
+    fprintf(out, "  %2d %s.%s  %.1f %%\n", pick, c->par[j].entry, c->par[j].key,
+            100.0 * c->par[j].gain / fmax(c->sumsq_screen, 1e-300));
+  }
+  fprintf(out, "not chosen (little left to explain, or collinear with those freed), kept at the catalogue value:\n");
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].weak)
+      fprintf(out, "  %s.%s  |dr/du| %.3g\n", c->par[j].entry, c->par[j].key, c->par[j].sensitivity);
+  struct calib_fitres fr;
+  if (calib_fit(c, o->max_iter, &fr) < 0) {
+    nw_fail(err, "calibrate", 0, 0, "fit failed: %s (%d residuals, %d parameters); restrict with --params",
+            fr.stop, c->nfit, c->nfree);
+    free(cand);
+    free(allpts);
+    calib_release(c);
+    free(c);
+    return 1;
+  }
+  double *xfull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *xfull);
+  double *ufull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *ufull);
+  for (int j = 0; j < c->np; j++) {
+    struct calib_param *q = &c->par[j];
+    q->value = c->x[j];
+    q->at_bound = q->free_ && (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
+    if (xfull)
+      xfull[j] = c->x[j];
+    if (ufull)
+      ufull[j] = c->uref[j];
+  }
+  fprintf(out, "\n%-48s %12s %12s %12s %12s %12s\n", "parameter", "catalogue", "fitted", "std error", "lo", "hi");
+  for (int j = 0; j < c->np; j++) {
+    const struct calib_param *q = &c->par[j];
+    if (!q->free_)
+      continue;
+    char name[192], a[32], b[32], d[32], e[32], g[32];
+    snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
+    units_format(q->value0, q->dim, a, sizeof a);
+    units_format(q->value, q->dim, b, sizeof b);
+    if (isfinite(q->se))
+      units_format(q->se, q->dim, d, sizeof d);
+    else
+      snprintf(d, sizeof d, "-");
+    units_format(q->lo, q->dim, e, sizeof e);
+    units_format(q->hi, q->dim, g, sizeof g);
+    fprintf(out, "%-48s %12s %12s %12s %12s %12s%s\n", name, a, b, d, e, g, q->at_bound ? "  AT BOUND" : "");
+  }
+  fprintf(out, "\n%d iterations (%s); sum of squares of w*log(pred/meas) %.4g -> %.4g; %ld simulations, %.0f s\n",
+          fr.iterations, fr.stop, fr.sumsq0, fr.sumsq1, c->nsims, calib_elapsed_s(c));
+  int nb = 0;
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].at_bound) {
+      if (!nb++)
+        fprintf(out, "at bound (a wrong or missing mechanism, not a range to widen):\n");
+      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+    }
+  for (int j = 0; j < c->np; j++)
+    c->x[j] = c->par[j].value0;
+  calib_score_at(c, c->x, cand, ncand);
+  calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
+  calib_score_at(c, xfull ? xfull : c->x, cand, ncand);
+  calib_print_kinds(v, "after (fitted values):", out);
+  if (o->out && calib_write(c, &fr, nexcl, err) < 0)
+    rc = 2;
+  if (rc == 0 && o->cv && xfull && ufull && allpts) {
+    struct calib_param saved[CALIB_MAX_PARAMS];
+    memcpy(saved, c->par, sizeof saved);
+    calib_cv(c, xfull, ufull, allpts, nall, out);
+    memcpy(c->par, saved, sizeof saved);
+    fprintf(out, "(total %ld simulations, %.0f s)\n", c->nsims, calib_elapsed_s(c));
+  }
+  free(xfull);
+  free(ufull);
+  free(cand);
+  free(allpts);
+  calib_release(c);
+  free(c);
+  return rc;
+}
+
+/* ---- using a calibrated.yaml ---- */
+
+static const char *calib_scalar(const struct ynode *map, const char *key)
+{
+  const struct ynode *n = ytree_get(map, key);
+  return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
+}
+
+int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
+               size_t text_len, struct nw_err *err)
+{
+  struct ynode *root = ytree_load_file(path, err);
+  if (!root)
+    return -1;
+  const struct ynode *list = ytree_get(root, "parameters");
+  if (!list || list->kind != YNODE_SEQ) {
+    nw_fail(err, path, root->line, root->col, "calibrated file: expected a 'parameters' list");
+    ytree_free(root);
+    return -1;
+  }
+  int n = 0;
+  size_t used = 0;
+  for (int i = 0; i < s->nfits; i++) {
+    char entry[96];
+    const char *key;
+    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+      continue;
+    for (int k = 0; k < list->n; k++) {
+      const struct ynode *e = list->kids[k];
+      const char *pe = calib_scalar(e, "entry"), *pk = calib_scalar(e, "key"), *pv = calib_scalar(e, "value");
+      if (!pe || !pk || !pv) {
+        nw_fail(err, e->file, e->line, e->col, "calibrated file: a parameter needs entry, key and value");
+        ytree_free(root);
+        return -1;
+      }
+      if (strcmp(pe, entry) || strcmp(pk, key))
+        continue;
+      size_t lp = strlen(s->fits[i].path) + 1, lv = strlen(pv) + 1;
+      if (n >= max || used + lp + lv > text_len) {
+        nw_fail(err, path, 0, 0, "calibrated file: more sets than room for (%d)", max);
+        ytree_free(root);
+        return -1;
+      }
+      memcpy(text + used, s->fits[i].path, lp);
+      memcpy(text + used + lp, pv, lv);
+      sets[n++] = (struct cfg_set){.path = text + used, .value = text + used + lp};
+      used += lp + lv;
+      break;
+    }
+  }
+  ytree_free(root);
+  return n;
+}
+
+int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err)
+{
+  struct cfg_set sets[CFG_MAX_SETS];
+  char *text = malloc(65536);
+  if (!text)
+    return nw_fail(err, path, 0, 0, "out of memory");
+  for (int i = 0; i < v->ncfgs; i++) {
+    int n = calib_load(path, &v->cfgs[i].s, sets, CFG_MAX_SETS, text, 65536, err);
+    if (n < 0) {
+      free(text);
+      return -1;
+    }
+    if (n == 0)
+      continue;
+    struct scenario s;
+    memset(&s, 0, sizeof s);
+    if (val_cfg_reload(v, i, catalog, sets, n, &s, err) < 0) {
+      cfg_free(&s);
+      free(text);
+      return -1;
+    }
+    cfg_free(&v->cfgs[i].s);
+    v->cfgs[i].s = s;
+  }
+  free(text);
+  return 0;
+}

@@ -1,0 +1,107 @@
+/* calibrate.h - fit the catalogue's `fit:` values to the review data.
+ *
+ * A free parameter is one catalogue value marked `fit: [lo, hi]`, keyed by
+ * (catalogue entry, key): "socs/alpine-al514" + "work_per_cycle".  The
+ * entry is the one the scenario section uses: soc -> socs/<soc_name>,
+ * disks -> drives/<drive.name>, ssd_cache -> drives/<cache_drive.name>,
+ * system -> systems/<system_name>, protocol -> protocols/<kind>; a fit
+ * declared in another section is private to the scenario
+ * (<section>/<scenario name>).  A fitted value is applied to a scenario
+ * as `--set <that scenario's fit path>=<value>` for every fit of the
+ * scenario that maps to the same (entry, key).
+ *
+ * Residuals r_i = w_i log(predicted_i / measured_i), w = 1, approx points
+ * 1/sqrt(2), skewed/unsupported/non-positive points excluded.  Each value
+ * is fitted through x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's
+ * Levenberg-Marquardt trust region; the Jacobian is forward differences
+ * in u whose simulations run as one run-pool batch, and every simulation
+ * is cached by (task, values of the parameters that reach it). */
+#ifndef NASTWIN_CALIBRATE_H
+#define NASTWIN_CALIBRATE_H
+
+#include <stdio.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "sim/config/config.h"
+#include "base/err.h"
+#include "sim/study/validate.h"
+
+#define CALIB_MAX_PARAMS 160
+
+struct calib_param {
+  char entry[96];      /* "socs/alpine-al514" */
+  char key[64];        /* "work_per_cycle" */
+  enum units_dim dim;
+  double value0;       /* catalogue value (canonical unit) */
+  double lo, hi;       /* fit bounds (canonical unit) */
+  double value;        /* fitted value */
+  double se;           /* standard error of value (canonical unit) */
+  int ntasks;          /* simulations it reaches */
+  int npoints;         /* residuals it reaches */
+  int at_bound;        /* 1: within 1 % of the range from a bound */
+  int free_;           /* 1: fitted in the last fit */
+  int no_effect;       /* 1: the screening Jacobian column was exactly 0 */
+  int weak;            /* 1: not chosen by the screening's forward selection (kept at value0) */
+  double sensitivity;  /* |column| of the screening Jacobian (per unit u) */
+  double gain;         /* chosen: what its orthogonalised column removes of the sum of squares */
+  int pick;            /* chosen: 1 for the first pick, 2 the next, ...; 0: not chosen */
+};
+
+struct calib_opts {
+  const char *data, *points, *only, *params, *catalog, *out, *date;
+  int njobs;     /* < 1: CPUs */
+  int max_iter;  /* LM iterations of the full fit */
+  int max_free;  /* at most this many free parameters after screening (0: no cap) */
+  int cv;        /* 1: leave-one-experiment-out after the full fit */
+  int cv_iter;   /* LM iterations of each CV fit */
+  int list;      /* 1: list the free parameters and stop */
+  int quiet;
+};
+
+/* Forward selection (orthogonal matching pursuit) of the columns of a
+ * Jacobian J (residuals x parameters) against residuals f.  Each round
+ * picks the column that, orthogonalised against those already picked,
+ * removes the most of what is left of the residual -- (a.r)^2 / a.a, the
+ * drop of the sum of squares of a one-parameter Gauss-Newton step -- and
+ * projects it out of the residual and the other columns.  Unlike ranking
+ * by |column|, this spends a budget of free parameters where the misfit
+ * is: a parameter three far-off points see beats one forty well-fitted
+ * points see, and of two parameters that move the same points the same
+ * way only one is picked.  Columns with skip[k] != 0 (skip may be NULL)
+ * or all zero are never picked.  Stops after max_pick (<= 0: no cap),
+ * when the best drop is below 1e-4 of |f|^2, or when every remaining
+ * column has lost 99 % of its norm to those picked (collinear).
+ * pick[k] = 1 for the first pick, 2 the next, ..., 0 not picked; gain[k]
+ * the drop it made.  Returns the number picked, -1 out of memory. */
+int calib_forward_select(const gsl_matrix *J, const gsl_vector *f, const int *skip, int max_pick, int *pick,
+                         double *gain);
+
+/* The bounded transform x(u) = lo + (hi - lo) (1 + tanh u) / 2. */
+double calib_x_of_u(double u, double lo, double hi);
+/* Its inverse; x is clamped 0.1 % of the range inside [lo, hi]. */
+double calib_u_of_x(double x, double lo, double hi);
+/* dx/du at u. */
+double calib_dx_du(double u, double lo, double hi);
+
+/* The catalogue entry a fit record of s belongs to ("drives/x"); key
+ * points into f->path.  0, or -1 when the path has no section. */
+int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *entry, size_t len,
+                       const char **key);
+
+/* Turn a calibrated.yaml into the --set list for scenario s (loaded
+ * without them): one set per fit of s whose (entry, key) is in the file.
+ * The strings live in text (text_len bytes; 64 KiB is plenty).  Returns
+ * the number of sets (0..max) or -1 with err. */
+int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
+               size_t text_len, struct nw_err *err);
+
+/* Reload every configuration of a loaded val_set with the calibrated
+ * values of path (validate --calibrated).  0 or -1 with err. */
+int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err);
+
+/* The whole `nastwin calibrate` run: fit, print the summary to out, write
+ * o->out.  0 ok, 1 a fit/simulation problem, 2 bad input (err filled). */
+int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err);
+
+#endif

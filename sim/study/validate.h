@@ -1,0 +1,111 @@
+/* validate.h - predicted vs measured for every review result.
+ *
+ * The review data (validation/reviews.yaml schema: experiments[].results[])
+ * is paired with validation/points.yaml, which says how each result is
+ * reproduced (scenario, --set overrides, workload steps, combine rule and
+ * the result field that is the prediction; schema at the top of that
+ * file).  Every distinct (scenario, sets, step) is simulated once through
+ * the run pool; the error of a point is predicted / measured - 1. */
+#ifndef NASTWIN_VALIDATE_H
+#define NASTWIN_VALIDATE_H
+
+#include <stdio.h>
+
+#include "sim/config/config.h"
+#include "base/err.h"
+#include "sim/report/result.h"
+#include "sim/config/ytree.h"
+
+/* Metric kinds of the summary. */
+enum val_kind { VAL_THROUGHPUT, VAL_IOPS, VAL_LAT_MEAN, VAL_LAT_TAIL, VAL_DURATION, VAL_POWER, VAL_NKINDS };
+extern const char *const val_kind_names[VAL_NKINDS];
+
+/* Point states. */
+enum val_status { VAL_OK = 0, VAL_FAILED, VAL_UNSUPPORTED, VAL_UNMAPPED };
+
+#define VAL_MAX_STEPS 64
+
+struct val_point {
+  char experiment[96];
+  char system[64], protocol[32], cache[16], kase[128], tool[128];
+  char metric[64];            /* the result's metric, or the measure key when not `value` */
+  double measured;
+  int approx;
+  char skewed[256];           /* "" when not skewed */
+  const struct ynode *result; /* the reviews.yaml result map (for JSON) */
+  enum val_status status;
+  char note[1024];            /* unsupported reason / failure */
+  enum val_kind kind;
+  char field[32];             /* points.yaml field */
+  char scenario[512];         /* resolved path ("" when unmapped) */
+  int cfg;                    /* index into val_set.cfgs */
+  int nsteps;
+  int tasks[VAL_MAX_STEPS];   /* indices into val_set.tasks */
+  int combine;                /* 0 mean, 1 max, 2 min */
+  double predicted;
+  double error;               /* predicted / measured - 1 */
+};
+
+struct val_cfg {
+  char scenario[512];
+  char sets[1024];            /* "a=b\nc=d" */
+  struct scenario s;
+};
+
+struct val_task {
+  int cfg, step;
+};
+
+struct val_set {
+  struct ynode *data, *points;
+  int npoints;
+  struct val_point *pts;
+  int ncfgs;
+  struct val_cfg *cfgs;
+  int ntasks;
+  struct val_task *tasks;
+  struct run_result *results; /* one per task after val_run */
+};
+
+/* Read the review data and the points file and load every scenario
+ * needed; only (comma-separated experiment ids) may be NULL.  extra_sets
+ * (may be NULL/0) are applied to every scenario after its own (used by
+ * calibrate).  0, or -1 with a file:line:col error. */
+int val_load(const char *data_path, const char *points_path, const char *only, const char *catalog,
+             const struct cfg_set *extra_sets, int nextra, struct val_set *v, struct nw_err *err);
+
+/* Simulate every task (njobs children at once, < 1 = CPUs) and compute
+ * each point's prediction and error.  Returns the number of points that
+ * failed to simulate. */
+int val_run(struct val_set *v, int njobs, int quiet);
+
+/* Recompute every point's prediction and error from v->results (one per
+ * task, filled by val_run or by the caller).  Returns the number of points
+ * whose steps failed. */
+int val_score(struct val_set *v);
+
+/* Load configuration cfg of v again: its scenario with its own sets, then
+ * extra (may be NULL/0) after them; catalog as for val_load.  0 or -1. */
+int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const struct cfg_set *extra,
+                   int nextra, struct scenario *out, struct nw_err *err);
+
+/* Release everything; accepts a zeroed set. */
+void val_free(struct val_set *v);
+
+/* Median and 90th percentile of |error| of one kind's OK, non-skewed
+ * points; returns the count (0: the outputs are 0). */
+int val_summary(const struct val_set *v, enum val_kind k, double *median, double *p90);
+
+/* Text table and summary. */
+void val_print_table(const struct val_set *v, FILE *out);
+/* {"points": [...], "summary": {...}}. */
+void val_print_json(const struct val_set *v, FILE *out);
+/* DIR/index.html (written to a temporary file, then renamed): log-log
+ * scatter and per-experiment error bars.  0 or -1 with err. */
+int val_write_html(const struct val_set *v, const char *dir, struct nw_err *err);
+
+/* Default data/points paths (the source tree's validation/). */
+const char *val_default_data(void);
+const char *val_default_points(void);
+
+#endif
