@@ -1,5 +1,6 @@
 /* nastwin calibrate: fit the catalogue's `fit:` values to the review data. */
 #include <gsl/gsl_errno.h>
+#include "base/datadir.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,9 @@ static void cli_calibrate_usage(FILE *out)
 
 int cli_calibrate(int argc, char **argv)
 {
-  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0, .out = NASTWIN_SOURCE_DIR "/validation/calibrated.yaml"};
+  static char out_path[1024];
+  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0,
+                         .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
   for (int i = 1; i < argc; i++) {

@@ -2,6 +2,7 @@
  * sequential read/write MB/s (1 MiB, QD4) and 4 KiB random IOPS at QD1
  * and QD32, through the same engine as any scenario. */
 #include <stdio.h>
+#include "base/datadir.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,7 @@ int cli_drives(int argc, char **argv)
   struct drives_ctx ctx = {.sc = calloc((size_t)ntasks, sizeof *ctx.sc)};
   struct run_result *res = calloc((size_t)ntasks, sizeof *res);
   char tmpl[1024];
-  snprintf(tmpl, sizeof tmpl, "%s/scenarios/drive-datasheet.yaml", NASTWIN_SOURCE_DIR);
+  nw_data_path(tmpl, sizeof tmpl, "scenarios/drive-datasheet.yaml");
   int rc = 0, loaded = 0;
   if (!ctx.sc || !res) {
     fprintf(stderr, "nastwin: error: out of memory\n");

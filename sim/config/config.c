@@ -1,4 +1,5 @@
 #include "sim/config/config.h"
+#include "base/datadir.h"
 
 #include "sim/config/workload_build.h"
 
@@ -53,7 +54,12 @@ const char *cfg_default_scenario(void)
 const char *cfg_catalog_dir(void)
 {
   const char *env = getenv("NASTWIN_CATALOG");
-  return env && env[0] ? env : NASTWIN_SOURCE_DIR "/catalog";
+  static char dir[1024];
+  if (env && env[0])
+    return env;
+  if (!dir[0])
+    nw_data_path(dir, sizeof dir, "catalog");
+  return dir;
 }
 
 /* Fail at node n's position. */
@@ -296,7 +302,7 @@ static void cfg_catalog_free(struct cfg_catalog *c)
 static struct ynode *cfg_catalog_load(const char *dir, const char *file, const char *section,
                                       struct nw_err *err)
 {
-  char path[1024];
+  char path[1100];
   snprintf(path, sizeof path, "%s/%s", dir, file);
   struct ynode *root = ytree_load_file(path, err);
   if (!root)

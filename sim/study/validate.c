@@ -1,5 +1,6 @@
 /* validate.c - pair review results with simulations, run them, compare. */
 #include "sim/study/validate.h"
+#include "base/datadir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,8 +27,17 @@ static const char *const val_json_fixed[] = {"experiment", "case",     "system",
                                              "tool",       "metric",   "measured", "predicted", "error",
                                              "approx",     "skewed",   "status",   NULL};
 
-const char *val_default_data(void) { return NASTWIN_SOURCE_DIR "/validation/reviews.yaml"; }
-const char *val_default_points(void) { return NASTWIN_SOURCE_DIR "/validation/points.yaml"; }
+const char *val_default_data(void)
+{
+  static char p[1024];
+  return p[0] ? p : nw_data_path(p, sizeof p, "validation/reviews.yaml");
+}
+
+const char *val_default_points(void)
+{
+  static char p[1024];
+  return p[0] ? p : nw_data_path(p, sizeof p, "validation/points.yaml");
+}
 
 static int val_at(struct nw_err *err, const struct ynode *n, const char *fmt, const char *a, const char *b)
 {
