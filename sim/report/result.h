@@ -35,6 +35,10 @@ struct res_resource {
   double busy;    /* 0..1 over the measured window */
   double busy_s;  /* service time in the window (s) */
   double demand_s_per_io; /* busy_s / completed client I/Os (s) */
+  double occupied_s; /* threads: time in the window holding a client request,
+                     * running, waiting for a core or blocked on I/O (s); a
+                     * thread that serialises requests saturates when this
+                     * reaches the window even at 0 % CPU.  0 when not measured */
 };
 
 struct res_op {
