@@ -1,6 +1,7 @@
 #include "sim/config/config.h"
 #include "base/datadir.h"
 
+#include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
 
 #include <ctype.h>
@@ -16,6 +17,28 @@ const struct param_desc system_param_table[] = {
      .max = 64, .help = "drive bays in the chassis (expansion units add more disks)"},
     {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct system_params, ram_bytes),
      .min = 64e6, .max = 1.1e12, .help = "RAM of the NAS (bytes)"},
+    /* Hardware limits for the plausibility check (sim/config/plausible.c);
+     * 0 = not known, not checked. */
+    {.key = "expansion_bays", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, expansion_bays), .min = 0, .max = 256, .optional = 1,
+     .def = 0, .help = "drive bays added by the largest supported set of expansion units"},
+    {.key = "ram_max", .dim = UNITS_BYTES, .offset = offsetof(struct system_params, ram_max_bytes),
+     .min = 0, .max = 1.1e12, .optional = 1, .def = 0,
+     .help = "most RAM the chassis takes (bytes; 0 = not known)"},
+    {.key = "nic_ports", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, nic_ports),
+     .min = 0, .max = 64, .optional = 1, .def = 0,
+     .help = "NAS network ports of any rate (0 = not known)"},
+    {.key = "nic_rate", .dim = UNITS_RATE, .offset = offsetof(struct system_params, nic_rate_bytes_per_s),
+     .min = 0, .max = 1e12, .optional = 1, .def = 0,
+     .help = "line rate of the fastest NAS port (bytes/s; 0 = not known)"},
+    {.key = "nic_fast_ports", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, nic_fast_ports), .min = 0, .max = 64, .optional = 1,
+     .def = 0, .help = "ports at nic_rate (0 = all of nic_ports)"},
+    {.key = "nic_other_rate", .dim = UNITS_RATE,
+     .offset = offsetof(struct system_params, nic_other_rate_bytes_per_s), .min = 0, .max = 1e12,
+     .optional = 1, .def = 1.25e8, .help = "line rate of the other ports (bytes/s)"},
+    {.key = "m2_slots", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, m2_slots),
+     .min = 0, .max = 16, .optional = 1, .def = 0, .help = "M.2 NVMe slots (bays take SATA drives)"},
     {.key = "power_base", .dim = UNITS_POWER, .offset = offsetof(struct system_params, power_base_W),
      .min = 0, .max = 200, .help = "power of board, fans and PSU losses, excluding SoC, drives, ports (W)"},
     {.key = "power_nic_port", .dim = UNITS_POWER,
@@ -560,7 +583,7 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
 static const char *const cfg_top_keys[] = {
     "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
     "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults",
-    "chassis", NULL};
+    "chassis", "custom_hardware", NULL};
 
 void cfg_free(struct scenario *s)
 {
@@ -891,7 +914,7 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
   ytree_overlay(R, S);
   const char *nm = cfg_scalar(ytree_get(R, "name"));
   snprintf(out->name, sizeof out->name, "%s", nm ? nm : "scenario");
-  if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0)
+  if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0 || cfg_plausible(R, out, stderr, err) < 0)
     goto done;
   if (fio_path) {
     char *warnings = NULL;

@@ -28,8 +28,15 @@
 
 /* Chassis facts: catalog/systems.yaml `params`. */
 struct system_params {
-  double bays;
+  double bays;                 /* SATA drive bays in the chassis */
   double ram_bytes;
+  double expansion_bays;       /* SATA bays the largest set of expansion units adds */
+  double ram_max_bytes;        /* most RAM the chassis takes; 0 = not known */
+  double nic_ports;            /* NAS ports of any rate; 0 = not known */
+  double nic_rate_bytes_per_s; /* the fastest port's line rate; 0 = not known */
+  double nic_fast_ports;       /* ports at nic_rate; 0 = all */
+  double nic_other_rate_bytes_per_s; /* the other ports' line rate */
+  double m2_slots;             /* M.2 NVMe slots */
   double power_base_W;     /* board, fans, PSU loss: everything but SoC, drives, NIC ports */
   double power_nic_port_W; /* per NAS network port in use */
   double power_psu_efficiency; /* DC load / wall power */
