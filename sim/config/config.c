@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const struct param_desc system_param_table[] = {
     {.key = "bays", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, bays), .min = 1,
@@ -416,7 +417,7 @@ static int cfg_word(const struct ynode *map, const char *where, const char *key,
   }
   if (v->kind != YNODE_SCALAR || !v->scalar[0])
     return nw_fail(err, v->file, v->line, v->col, "%s.%s: expected a name, got %s", where, key,
-                   ytree_kind_name(v));
+                   v->kind == YNODE_SCALAR ? "an empty value" : ytree_kind_name(v));
   *out = v->scalar;
   return 0;
 }
@@ -537,6 +538,13 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
       int dirlen = slash ? (int)(slash - scenario_path) : 1;
       snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? scenario_path : ".", fio->scalar);
     }
+    struct stat st;
+    if (stat(path, &st) != 0)
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: cannot open '%s': %s", path,
+                     strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: '%s' is %s, not a fio job file",
+                     path, S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
     char *warnings = NULL;
     int rc = fio_parse_file(path, out, &warnings, err);
     if (warnings && warnings[0])

@@ -234,6 +234,12 @@ struct ynode *ytree_load_string(const char *text, size_t len, const char *name, 
     nw_fail(err, name, 0, 0, "out of memory");
     return NULL;
   }
+  /* A UTF-8 byte-order mark (editors on Windows write one) is no content;
+   * libyaml, told the encoding, would read it as a character. */
+  if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+    text += 3;
+    len -= 3;
+  }
   yaml_parser_set_input_string(&tp.p, (const unsigned char *)text, len);
   yaml_parser_set_encoding(&tp.p, YAML_UTF8_ENCODING);
   struct ynode *root = NULL;
@@ -268,6 +274,10 @@ struct ynode *ytree_load_string(const char *text, size_t len, const char *name, 
     state = 2;
   }
   yaml_parser_delete(&tp.p);
+  if (root && root->kind == YNODE_SCALAR && !root->quoted && !root->scalar[0]) {
+    ytree_free(root); /* "---" alone: an empty document */
+    root = NULL;
+  }
   if (!root) {
     nw_fail(err, name, 1, 1, "the file is empty: expected a YAML map");
     return NULL;
