@@ -1,6 +1,7 @@
 #include "sim/config/config.h"
 #include "base/datadir.h"
 
+#include "sim/config/config_workload.h"
 #include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
 
@@ -11,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 const struct param_desc system_param_table[] = {
     {.key = "bays", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, bays), .min = 1,
@@ -491,103 +491,6 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
   return cfg_drive(cat, ref, name, ytree_get(sec, over_key), over_where, NULL, d, s, err);
 }
 
-/* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
-static int cfg_workload(const struct ynode *w, const char *scenario_path, struct workload *out,
-                        struct nw_err *err)
-{
-  memset(out, 0, sizeof *out);
-  if (!w)
-    return nw_fail(err, scenario_path, 0, 0, "missing required section 'workload'");
-  if (w->kind != YNODE_MAP)
-    return nw_fail(err, w->file, w->line, w->col, "workload: expected a map, got %s",
-                   ytree_kind_name(w));
-  const struct ynode *preset = ytree_get(w, "preset");
-  const struct ynode *fio = ytree_get(w, "fio");
-  if (preset) {
-    if (preset->kind != YNODE_SCALAR)
-      return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");
-    const char *keys[64], *vals[64];
-    int nkv = 0;
-    for (int i = 0; i < w->n; i++) {
-      if (strcmp(w->keys[i], "preset") == 0)
-        continue;
-      if (w->kids[i]->kind != YNODE_SCALAR)
-        return nw_fail(err, w->kids[i]->file, w->kids[i]->line, w->kids[i]->col,
-                       "workload.%s: expected a value, got %s", w->keys[i], ytree_kind_name(w->kids[i]));
-      if (nkv == 64)
-        return nw_fail(err, w->file, w->line, w->col, "workload: too many settings");
-      keys[nkv] = w->keys[i];
-      vals[nkv++] = w->kids[i]->scalar;
-    }
-    char msg[600];
-    if (workload_preset(preset->scalar, keys, vals, nkv, out, msg, sizeof msg) < 0)
-      return nw_fail(err, preset->file, preset->line, preset->col, "workload: %s", msg);
-    return 0;
-  }
-  if (fio) {
-    if (fio->kind != YNODE_SCALAR)
-      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: expected a file name");
-    if (w->n != 1)
-      return nw_fail(err, w->file, w->line, w->col,
-                     "workload: 'fio:' names a job file; put the job's options in that file");
-    char path[1024];
-    if (fio->scalar[0] == '/')
-      snprintf(path, sizeof path, "%s", fio->scalar);
-    else {
-      const char *slash = strrchr(scenario_path, '/');
-      int dirlen = slash ? (int)(slash - scenario_path) : 1;
-      snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? scenario_path : ".", fio->scalar);
-    }
-    struct stat st;
-    if (stat(path, &st) != 0)
-      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: cannot open '%s': %s", path,
-                     strerror(errno));
-    if (!S_ISREG(st.st_mode))
-      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: '%s' is %s, not a fio job file",
-                     path, S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
-    char *warnings = NULL;
-    int rc = fio_parse_file(path, out, &warnings, err);
-    if (warnings && warnings[0])
-      fprintf(stderr, "%s", warnings);
-    free(warnings);
-    return rc;
-  }
-  /* Inline fio keys: one step with one job. */
-  out->steps = calloc(1, sizeof *out->steps);
-  if (!out->steps)
-    return nw_fail(err, w->file, w->line, w->col, "out of memory");
-  out->nsteps = 1;
-  struct workload_step *st = &out->steps[0];
-  snprintf(st->name, sizeof st->name, "job");
-  st->njobs = 1;
-  job_defaults(&st->jobs[0]);
-  for (int i = 0; i < w->n; i++) {
-    const struct ynode *v = w->kids[i];
-    if (v->kind != YNODE_SCALAR)
-      return nw_fail(err, v->file, v->line, v->col, "workload.%s: expected a value, got %s",
-                     w->keys[i], ytree_kind_name(v));
-    char msg[600];
-    int unmodelled = 0;
-    if (strcmp(w->keys[i], "precondition") == 0) {
-      /* nastwin's own key beside fio's: measure in steady state (caches
-       * as a long run of the job leaves them) */
-      if (strcmp(v->scalar, "0") != 0 && strcmp(v->scalar, "1") != 0)
-        return nw_fail(err, v->file, v->line, v->col, "workload.precondition: '%s' is not allowed; 0 or 1",
-                       v->scalar);
-      st->precondition = v->scalar[0] == '1';
-      continue;
-    }
-    if (fio_set_option(&st->jobs[0], w->keys[i], v->scalar, &unmodelled, msg, sizeof msg) < 0)
-      return nw_fail(err, w->file, w->key_line[i], w->key_col[i], "workload: %s", msg);
-    if (unmodelled)
-      fprintf(stderr, "%s:%d:%d: warning: workload.%s is accepted but not modelled\n", w->file,
-              w->key_line[i], w->key_col[i], w->keys[i]);
-  }
-  snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
-  snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
-  return 0;
-}
-
 static const char *const cfg_top_keys[] = {
     "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
     "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults",
@@ -599,12 +502,10 @@ void cfg_free(struct scenario *s)
     workload_free(&s->workload);
 }
 
-static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
-                       const char *sysname, struct scenario *s, struct nw_err *err)
+/* The chassis: the catalogue system's params, overridden by `chassis:`. */
+static int cfg_resolve_chassis(const struct ynode *R, const struct ynode *sys, const char *sysname,
+                               struct scenario *s, struct nw_err *err)
 {
-  const struct ynode *sys = cfg_entry(cat->systems, "systems", "system", sysref, sysname, err);
-  if (!sys)
-    return -1;
   snprintf(s->system_name, sizeof s->system_name, "%s", sysname);
   params_defaults(system_param_table, system_param_count, &s->system);
   const struct ynode *sysp = ytree_get(sys, "params");
@@ -617,8 +518,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *sysmaps[1] = {sysp};
   if (cfg_require(sysmaps, 1, sys, sysname, system_param_table, system_param_count, err) < 0)
     return -1;
+  return 0;
+}
 
-  /* SoC */
+/* The SoC: `soc: {name}` or the system's, then `soc:` overrides. */
+static int cfg_resolve_soc(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sys,
+                           const char *sysname, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *socn = ytree_get(R, "soc");
   const char *socname = NULL;
   const struct ynode *socref = NULL;
@@ -644,7 +550,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *socmaps[2] = {socp, socn};
   if (cfg_require(socmaps, 2, soce, socname, soc_param_table, soc_param_count, err) < 0)
     return -1;
+  return 0;
+}
 
+/* Disks, volume, page cache, SSD cache and encryption. */
+static int cfg_resolve_storage(const struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                               struct nw_err *err)
+{
   /* Disks */
   const struct ynode *dn = ytree_get(R, "disks");
   if (!dn)
@@ -696,7 +608,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_fill(ytree_get(R, "encryption"), "encryption", crypt_param_table, crypt_param_count,
                &s->crypt, NULL, s, "encryption", err) < 0)
     return -1;
+  return 0;
+}
 
+/* Network and protocol. */
+static int cfg_resolve_network(const struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                               struct nw_err *err)
+{
   /* Network */
   params_defaults(net_param_table, net_param_count, &s->net);
   if (cfg_fill(ytree_get(R, "network"), "network", net_param_table, net_param_count, &s->net, NULL,
@@ -733,7 +651,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
       snprintf(err->file, sizeof err->file, "%s", prn->file);
     return -1;
   }
+  return 0;
+}
 
+/* Clients, time and seed. */
+static int cfg_resolve_clients(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   /* Clients */
   const struct ynode *cl = ytree_get(R, "clients");
   long nclients = 1;
@@ -768,8 +691,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_int(R, "scenario", "seed", 0, LONG_MAX, 0, 1, &seed, err) < 0)
     return -1;
   s->seed = (uint64_t)seed;
+  return 0;
+}
 
-  /* Faults */
+/* The `faults:` list. */
+static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *fl = ytree_get(R, "faults");
   if (fl) {
     if (fl->kind != YNODE_SEQ)
@@ -812,8 +739,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
                                                                        : "needs a time like 1.5s");
     }
   }
+  return 0;
+}
 
-  /* Background operation */
+/* The background md operation (`operation:`). */
+static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *on = ytree_get(R, "operation");
   s->op_from_members = s->ndisks;
   s->op_from_level = (int)s->volume.level;
@@ -858,6 +789,20 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
                      "operation: from_members %d must not exceed disks.count %d", s->op_from_members,
                      s->ndisks);
   }
+  return 0;
+}
+
+static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
+                       const char *sysname, struct scenario *s, struct nw_err *err)
+{
+  const struct ynode *sys = cfg_entry(cat->systems, "systems", "system", sysref, sysname, err);
+  if (!sys)
+    return -1;
+  if (cfg_resolve_chassis(R, sys, sysname, s, err) < 0 || cfg_resolve_soc(R, cat, sys, sysname, s, err) < 0 ||
+      cfg_resolve_storage(R, cat, s, err) < 0 || cfg_resolve_network(R, cat, s, err) < 0 ||
+      cfg_resolve_clients(R, s, err) < 0 || cfg_resolve_faults(R, s, err) < 0 ||
+      cfg_resolve_operation(R, s, err) < 0)
+    return -1;
   return 0;
 }
 
