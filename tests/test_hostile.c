@@ -428,6 +428,60 @@ START_TEST(test_long_strings)
 }
 END_TEST
 
+/* Every value of a scenario that uses most sections, replaced in turn by
+ * a value of the wrong type or a hostile number: accepted (exit 0) or
+ * refused with a positioned message (exit 2), never a crash or a hang. */
+START_TEST(test_wrong_type_everywhere)
+{
+  /* '@' marks a value; the test swaps one at a time. */
+  static const char *const base[] = {
+      "name: @x", "system: @ds2015xs", "disks: {count: @8, drive: @ocz-vector-120}", "volume: {level: @5}",
+      "network: {mode: @lacp, nas_links: @2, nas_link_rate: @10Gbit/s, mtu: @9000}",
+      "protocol: {kind: @smb}", "clients: {count: @2, ram: @1GiB, copy_rate: @4GB/s}",
+      "ssd_cache: {mode: @read-only, count: @2, drive: @ocz-vector-120, capacity: @100GB}",
+      "workload: {rw: @read, bs: @1m, iodepth: @4, size: @4g, runtime: @1s}", "time: @1s", "seed: @1",
+      "faults: [{kind: @disk_fail, target: @1, at: @1s}]", "operation: {kind: @rebuild}", "chassis: {ram: @2GiB}",
+      NULL};
+  static const char *const hostile[] = {"[1]", "{x: 1}", "''", "1e400", NULL};
+  char defaults[64][32];
+  int nmarks = 0;
+  for (int l = 0; base[l]; l++)
+    for (const char *c = base[l]; (c = strchr(c, '@')) != NULL; c++) {
+      size_t n = strcspn(c + 1, ",}]");
+      snprintf(defaults[nmarks++], sizeof defaults[0], "%.*s", (int)n, c + 1);
+    }
+  for (int m = 0; m < nmarks; m++)
+    for (int h = 0; hostile[h]; h++) {
+      char name[32];
+      snprintf(name, sizeof name, "wt%d_%d.yaml", m, h);
+      const char *p = hostile_gen(name, "", "", 0, "");
+      FILE *f = fopen(p, "wb");
+      ck_assert(f != NULL);
+      int k = 0;
+      for (int l = 0; base[l]; l++) {
+        for (const char *c = base[l]; *c; c++) {
+          if (*c != '@') {
+            fputc(*c, f);
+            continue;
+          }
+          fputs(k == m ? hostile[h] : defaults[k], f);
+          c += strlen(defaults[k]);
+          k++;
+        }
+        fputc('\n', f);
+      }
+      fclose(f);
+      const char *args[] = {"check", p, NULL};
+      struct hostile_out o;
+      hostile_exec(args, HOSTILE_TIMEOUT_S, &o);
+      ck_assert_msg(!o.timed_out && o.exited, "%s = %s: hang or signal %d", defaults[m], hostile[h], o.signo);
+      ck_assert_msg(o.code == 0 || (o.code == 2 && hostile_shape_ok(o.err, p) && o.out_bytes == 0),
+                    "%s = %s: exit %d: %.300s", defaults[m], hostile[h], o.code, o.err);
+    }
+  ck_assert_int_ge(nmarks, 29);
+}
+END_TEST
+
 /* A UTF-8 byte-order mark (what some editors write first) is not content:
  * the scenario behind it loads. */
 START_TEST(test_bom)
@@ -484,6 +538,7 @@ int main(void)
       {"deep_nesting", test_deep_nesting},       {"fio_generated", test_hostile_fio_generated},
       {"fuzz_regressions", test_fuzz_regressions}, {"known_failures", test_many_keys},
       {"long_strings", test_long_strings},       {"bom", test_bom},
+      {"wrong_type_everywhere", test_wrong_type_everywhere},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     TCase *tc = tcase_create(cases[i].name);

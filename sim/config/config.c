@@ -865,6 +865,14 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
     goto done;
   }
   ytree_overlay(R, S);
+  static const char *const text_keys[] = {"name", "description"};
+  for (int i = 0; i < 2; i++) {
+    const struct ynode *t = ytree_get(R, text_keys[i]);
+    if (t && t->kind != YNODE_SCALAR) {
+      nw_fail(err, t->file, t->line, t->col, "%s: expected a text, got %s", text_keys[i], ytree_kind_name(t));
+      goto done;
+    }
+  }
   const char *nm = cfg_scalar(ytree_get(R, "name"));
   snprintf(out->name, sizeof out->name, "%s", nm ? nm : "scenario");
   if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0 || cfg_plausible(R, out, stderr, err) < 0)
