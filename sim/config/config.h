@@ -5,8 +5,9 @@
  * the scenario file < --set overrides.  Every numeric value is checked
  * against its model's param table (unit, range); unknown keys are refused
  * with the closest valid key; catalogue names are checked and the valid
- * ones listed; cross-checks (RAID level vs disk count, ...) run before any
- * simulation object exists.  Values marked `fit: [lo, hi]` in a catalogue
+ * ones listed; cross-checks (RAID level vs disk count, ...) and the check
+ * against the chassis's hardware limits (sim/config/plausible.h: ports,
+ * bays, M.2 slots, RAM) run before any simulation object exists.  Values marked `fit: [lo, hi]` in a catalogue
  * are recorded as calibration parameters. */
 #ifndef NASTWIN_CONFIG_H
 #define NASTWIN_CONFIG_H
