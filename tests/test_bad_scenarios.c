@@ -93,6 +93,15 @@ START_TEST(test_bad_command_line)
   cli_exec(NULL, a4, &r);
   ck_assert_msg(r.status == 2 && strstr(r.err, "level 6 needs 4..64 members, got 3"), "%d %s", r.status, r.err);
   cli_out_free(&r);
+  /* a path with an empty part used to be dropped silently */
+  const char *a5[] = {"run", "--set", "a..b=1", NULL};
+  cli_exec(NULL, a5, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "--set a..b=1: error: bad key path 'a..b'"), "%d %s", r.status, r.err);
+  cli_out_free(&r);
+  const char *a6[] = {"run", "--set", ".=1", NULL};
+  cli_exec(NULL, a6, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "bad key path '.'") && r.out[0] == '\0', "%d %s", r.status, r.err);
+  cli_out_free(&r);
 }
 END_TEST
 

@@ -184,10 +184,12 @@ int cfg_plausible(const struct ynode *R, const struct scenario *s, FILE *warn_ou
   struct plaus p = {.R = R, .s = s, .out = warn_out, .err = err};
   const struct ynode *c = ytree_get(R, "custom_hardware");
   if (c) {
-    if (c->kind != YNODE_SCALAR || (strcmp(c->scalar, "true") != 0 && strcmp(c->scalar, "false") != 0))
-      return nw_fail(err, c->file, c->line, c->col,
-                     "custom_hardware: '%s' is not allowed; one of: true, false",
-                     c->kind == YNODE_SCALAR ? c->scalar : ytree_kind_name(c));
+    if (c->kind != YNODE_SCALAR)
+      return nw_fail(err, c->file, c->line, c->col, "custom_hardware: expected true or false, got %s",
+                     ytree_kind_name(c));
+    if (strcmp(c->scalar, "true") != 0 && strcmp(c->scalar, "false") != 0)
+      return nw_fail(err, c->file, c->line, c->col, "custom_hardware: '%s' is not allowed; one of: true, false",
+                     c->scalar);
     p.custom = c->scalar[0] == 't';
   }
   if (plaus_network(&p) < 0 || plaus_drives(&p) < 0 || plaus_ram(&p) < 0)

@@ -447,8 +447,11 @@ int ytree_set_path(struct ynode *root, const char *path, const char *value, cons
                    struct nw_err *err)
 {
   char buf[256];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf || !path[0])
-    return nw_fail(err, file, 0, 0, "bad key path '%s'", path);
+  size_t plen = strlen(path);
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf || !path[0] || path[0] == '.' ||
+      path[plen - 1] == '.' || strstr(path, ".."))
+    return nw_fail(err, file, 0, 0, "bad key path '%.200s': expected words joined by dots, e.g. soc.cores",
+                   path);
   struct ynode *n = root;
   char *save = NULL;
   char *part = strtok_r(buf, ".", &save);
