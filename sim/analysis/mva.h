@@ -22,6 +22,12 @@ struct mva_station {
   char name[64];
   double demand_s; /* total service demand per customer cycle (s), >= 0 */
   int servers;     /* >= 1; 0 = a delay station (infinite servers) */
+  double scv;      /* mva_curve only: squared coefficient of variation of one
+                    * service at a single-server FCFS station (0 deterministic,
+                    * 1 exponential or processor sharing) */
+  int copies;      /* mva_curve only: identical stations this one stands for,
+                    * each with this demand (one per client, per disk group);
+                    * 0 or 1: one */
 };
 
 enum mva_method { MVA_EXACT = 0, MVA_SEIDMANN = 1 };
@@ -39,6 +45,21 @@ struct mva_result {
  * think_s (s, >= 0).  0, or -1 with err naming the bad value. */
 int mva_solve(const struct mva_station *st, int nst, int customers, double think_s,
               enum mva_method method, struct mva_result *out, struct nw_err *err);
+
+/* The whole curve X(n), R(n) for n = 1..nmax in one pass (O(nmax K)),
+ * for the analytic sweep, which reads many populations off one network.
+ * Approximate MVA for general service: at a single-server station the
+ * customer found in service has a mean residual D (1 + scv) / 2 instead
+ * of D (Reiser's correction; scv = 1 is exact MVA), multi-server stations
+ * are load-dependent (rate min(j, m)), exactly as mva_solve.  overlap_s
+ * (>= 0) is time counted at two stations that one I/O spends at both at
+ * once (the same bytes on the NAS port and the client NIC, a thread
+ * blocked while the disk serves its read): subtracted from every cycle,
+ * never below the largest single demand.  X[n-1] (I/O per s) and R[n-1]
+ * (s, without think time); 0, or -1 with err. */
+#define MVA_CURVE_MAX 65536
+int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, double overlap_s,
+              double *X, double *R, struct nw_err *err);
 
 /* Asymptotic bounds: X(N) <= min(N / (D_total + Z), min_k m_k / D_k) (I/Os per s). */
 double mva_bound_per_s(const struct mva_station *st, int nst, int customers, double think_s);
