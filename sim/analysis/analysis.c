@@ -102,8 +102,8 @@ static const char *analysis_what(const struct res_resource *b, double u, int blo
   switch (b->kind) {
   case RES_THREAD:
     if (blocked)
-      return "it holds one client request at a time and spends most of that time blocked "
-             "waiting for I/O, not computing: a server saturated by its occupancy, not its CPU";
+      return "it serves one request at a time, mostly blocked waiting for I/O, so its "
+             "occupancy, not its CPU, saturates";
     return sat ? "a single thread can use only one core, and this one is saturated"
                : "the busiest thread, not yet saturated";
   case RES_CPU:
@@ -173,8 +173,8 @@ void analysis_finish(struct run_result *r)
   }
   if (blocked)
     snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
-             "thread %s (%s) holds a client request %.0f%% of the time while its CPU is busy only "
-             "%.0f%%: %s; occupancy %.3g ms per I/O bounds throughput at %.4g IOPS",
+             "thread %s (%s) holds a client request %.0f%% of the time, CPU busy %.0f%%: %s; "
+             "occupancy %.3g ms per I/O bounds throughput at %.4g IOPS",
              b->name, b->who, best * 100.0, b->busy * 100.0, analysis_what(b, best, 1), D * 1e3,
              r->bound_iops);
   else

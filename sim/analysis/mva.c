@@ -38,6 +38,10 @@ int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, d
     if (st[k].demand_s > Dmax)
       Dmax = st[k].demand_s;
   }
+  double xmax = INFINITY;
+  for (int k = 0; k < nst; k++)
+    if (st[k].servers > 0 && st[k].demand_s > 0 && st[k].servers / st[k].demand_s < xmax)
+      xmax = st[k].servers / st[k].demand_s;
   /* An I/O never takes less than its longest stage. */
   if (overlap_s > Dsum - Dmax)
     overlap_s = Dsum - Dmax;
@@ -73,10 +77,15 @@ int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, d
     }
     double cycle = sum + think_s - overlap_s;
     x = cycle > 0 ? n / cycle : 0.0;
+    if (x > xmax)
+      x = xmax; /* no station beyond utilisation 1 */
     X[n - 1] = x;
-    R[n - 1] = sum - overlap_s;
+    R[n - 1] = x > 0 ? n / x - think_s : sum - overlap_s;
+    /* the n customers are spread over the stations in proportion to their
+     * residence times (the overlap shortens the cycle, not the queues) */
+    double qscale = sum + think_s > 0 ? n / (sum + think_s) : 0.0;
     for (int k = 0; k < nst; k++) {
-      Q[k] = x * Rk[k];
+      Q[k] = qscale * Rk[k];
       int m = st[k].servers;
       if (m > 1) {
         double D = st[k].demand_s, s = x * D;

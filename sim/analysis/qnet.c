@@ -67,11 +67,49 @@ static int qnet_ends_with(const char *s, const char *suffix)
   return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* A per-client resource's role: its name with the client number made '#'
+ * ("soc.smbd.c#.0", "soc.softirq.c#.0"). */
+static void qnet_role(const char *name, char *out, size_t n)
+{
+  size_t o = 0;
+  for (const char *q = name; *q && o + 1 < n; q++) {
+    out[o++] = *q;
+    int after = (q - name >= 5 && !strncmp(q - 5, "client", 6)) || (q > name && q[-1] == '.' && q[0] == 'c');
+    if (after && q[1] >= '0' && q[1] <= '9') {
+      if (o + 1 < n)
+        out[o++] = '#';
+      while (q[1] >= '0' && q[1] <= '9')
+        q++;
+    }
+  }
+  out[o] = 0;
+}
+
+#define QNET_MAX_ROLES 16
+
 /* What the measured resources add up to, by group. */
 struct qnet_sum {
-  int ncores, nthreads, npc_threads, nports[2], npc_links[2], ndisks;
-  double pc_thread_s, port_s[2], pc_link_s[2], disk_s, busy_thread_s, blocked_s;
+  int ncores, nthreads, nports[2], npc_links[2], ndisks, nroles;
+  double port_s[2], pc_link_s[2], disk_s, busy_thread_s, blocked_s;
+  char role[QNET_MAX_ROLES][64]; /* per-client thread roles */
+  int role_n[QNET_MAX_ROLES];
+  double role_s[QNET_MAX_ROLES];
 };
+
+static void qnet_sum_role(struct qnet_sum *g, const char *name, double d)
+{
+  char role[64];
+  qnet_role(name, role, sizeof role);
+  int k = 0;
+  while (k < g->nroles && strcmp(g->role[k], role))
+    k++;
+  if (k == QNET_MAX_ROLES)
+    k = QNET_MAX_ROLES - 1; /* more roles than kept: the last one takes the rest */
+  else if (k == g->nroles)
+    snprintf(g->role[g->nroles++], sizeof g->role[0], "%s", role);
+  g->role_n[k]++;
+  g->role_s[k] += d;
+}
 
 static void qnet_sum(const struct run_result *r, struct qnet_sum *g)
 {
@@ -91,10 +129,8 @@ static void qnet_sum(const struct run_result *r, struct qnet_sum *g)
       g->busy_thread_s += x->demand_s_per_io;
       if (x->occupied_s > 2.0 * x->busy_s)
         g->blocked_s += d - x->demand_s_per_io;
-      if (qnet_per_client(x->name)) {
-        g->npc_threads++;
-        g->pc_thread_s += d;
-      }
+      if (qnet_per_client(x->name))
+        qnet_sum_role(g, x->name, d);
     } else if (x->kind == RES_DISK && !strncmp(x->name, "disk", 4)) {
       g->ndisks++;
       g->disk_s += d;
@@ -117,16 +153,19 @@ int qnet_build(const struct run_result *r, const struct qnet_shape *sh, int clie
   qnet_sum(r, &g);
   int same = clients <= 0 || clients == r->clients || r->clients <= 0;
   double scale = same ? 1.0 : (double)clients / r->clients;
-  int pc_threads = same ? g.npc_threads : (int)lround(g.npc_threads * scale);
-  if (g.npc_threads && pc_threads < 1)
-    pc_threads = 1;
-  int threads = g.nthreads - g.npc_threads + pc_threads;
+  int copies[QNET_MAX_ROLES], threads = g.nthreads;
+  for (int k = 0; k < g.nroles; k++) {
+    copies[k] = same ? g.role_n[k] : (int)lround(g.role_n[k] * scale);
+    if (copies[k] < 1)
+      copies[k] = 1;
+    threads += copies[k] - g.role_n[k];
+  }
   int pool = g.ncores > 0 && threads > g.ncores;
   uint64_t C = r->all.ios;
   if (pool)
     qnet_add(net, "soc.cpu (threads pooled)", g.busy_thread_s, g.ncores, 1.0);
-  if (!pool && pc_threads)
-    qnet_spread(net, "per-client threads", g.pc_thread_s, pc_threads, 0.0);
+  for (int k = 0; k < g.nroles && !pool; k++)
+    qnet_spread(net, g.role[k], g.role_s[k], copies[k], 0.0);
   if (g.ndisks) {
     int groups = (int)lround((double)g.ndisks / sh->disk_span);
     if (groups < 1)
