@@ -145,6 +145,57 @@ START_TEST(test_against_simulation)
 }
 END_TEST
 
+START_TEST(test_curve)
+{
+  /* scv = 1 everywhere: the curve is exact MVA, population by population */
+  struct mva_station st[3] = {{.name = "a", .demand_s = 1.2e-3, .servers = 1, .scv = 1.0},
+                              {.name = "b", .demand_s = 2.0e-3, .servers = 4, .scv = 1.0},
+                              {.name = "c", .demand_s = 0.8e-3, .servers = 1, .scv = 1.0}};
+  double X[40], R[40];
+  struct nw_err err = {0};
+  ck_assert_int_eq(mva_curve(st, 3, 40, 1e-3, 0.0, X, R, &err), 0);
+  for (int n = 1; n <= 40; n++) {
+    double x = mva_x(st, 3, n, 1e-3, MVA_EXACT);
+    ck_assert_msg(fabs(X[n - 1] - x) < 1e-9 * x, "n=%d: curve %.12g, exact %.12g", n, X[n - 1], x);
+  }
+  /* copies: one station standing for 3 identical ones */
+  struct mva_station three[3], one[1] = {{.name = "d", .demand_s = 1e-3, .servers = 1,
+                                          .scv = 1.0, .copies = 3}};
+  for (int k = 0; k < 3; k++)
+    three[k] = (struct mva_station){.name = "d", .demand_s = 1e-3, .servers = 1, .scv = 1.0};
+  double X1[20], R1[20];
+  ck_assert_int_eq(mva_curve(one, 1, 20, 0.0, 0.0, X1, R1, &err), 0);
+  for (int n = 1; n <= 20; n++) {
+    double x = mva_x(three, 3, n, 0.0, MVA_EXACT);
+    ck_assert_msg(fabs(X1[n - 1] - x) < 1e-9 * x, "copies n=%d: %.12g vs %.12g", n, X1[n - 1], x);
+  }
+  /* deterministic service: a closed loop of one D station and a delay Z
+   * has no queueing until N > (D + Z) / D; MVA with scv = 0 is closer to
+   * that than exponential MVA, and never above the bound */
+  struct mva_station det[1] = {{.name = "t", .demand_s = 1e-3, .servers = 1, .scv = 0.0}};
+  struct mva_station ex[1] = {{.name = "t", .demand_s = 1e-3, .servers = 1, .scv = 1.0}};
+  double Xd[8], Rd[8], Xe[8], Re[8];
+  mva_curve(det, 1, 8, 3e-3, 0.0, Xd, Rd, &err);
+  mva_curve(ex, 1, 8, 3e-3, 0.0, Xe, Re, &err);
+  for (int n = 2; n <= 8; n++) {
+    ck_assert_msg(Xd[n - 1] > Xe[n - 1], "n=%d deterministic %g <= exponential %g", n, Xd[n - 1],
+                  Xe[n - 1]);
+    ck_assert_msg(Xd[n - 1] <= 1000.0 + 1e-9, "n=%d: %g above 1/D", n, Xd[n - 1]);
+  }
+  /* overlap: two stations the I/O holds at once cost the larger alone at
+   * N = 1, and the bound 1/D_max still holds at large N */
+  struct mva_station ov[2] = {{.name = "port", .demand_s = 2e-3, .servers = 1, .scv = 1.0},
+                              {.name = "nic", .demand_s = 1e-3, .servers = 1, .scv = 1.0}};
+  double Xo[500], Ro[500];
+  ck_assert_int_eq(mva_curve(ov, 2, 500, 0.0, 1e-3, Xo, Ro, &err), 0);
+  ck_assert_msg(fabs(Ro[0] - 2e-3) < 1e-12, "R(1) = %g, want the larger demand", Ro[0]);
+  ck_assert_msg(Xo[499] <= 500.0 + 1e-9 && Xo[499] > 490.0, "X(500) = %g, bound 500", Xo[499]);
+  /* bad input */
+  ck_assert_int_eq(mva_curve(ov, 2, MVA_CURVE_MAX + 1, 0.0, 0.0, Xo, Ro, &err), -1);
+  ck_assert_int_eq(mva_curve(ov, 2, 10, 0.0, -1.0, Xo, Ro, &err), -1);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("mva");
@@ -153,6 +204,7 @@ int main(void)
   tcase_add_test(tc, test_two_stations_by_hand);
   tcase_add_test(tc, test_multiserver_exact);
   tcase_add_test(tc, test_rejections);
+  tcase_add_test(tc, test_curve);
   suite_add_tcase(s, tc);
   TCase *ts = tcase_create("simulation");
   tcase_add_test(ts, test_against_simulation);
