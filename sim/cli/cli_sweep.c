@@ -442,8 +442,9 @@ static int cli_sweep_tmpl_load(const struct sweep *sw, const char *catalog, long
 }
 
 /* Analytic mode: points that differ only in population axes share one
- * load (their steps and shapes are the same), and every value of every
- * population axis is still checked by one load; the client count is the
+ * load (their steps and shapes are the same); a population axis's smallest
+ * and largest value are each checked by one load (a count's checks are a
+ * range, so the values between pass too); the client count is the
  * clients.count column's value.  tmpl[key] for the non-population digits. */
 static long cli_sweep_key(const struct sweep *sw, long p, long *nkeys)
 {
@@ -476,9 +477,24 @@ static int cli_sweep_tasks(const struct sweep *sw, const struct cli_sweep_opts *
   for (int c = 0; c < sweep_ncols(sw); c++)
     if (!strcmp(sweep_col_path(sw, c), "clients.count"))
       clients_col = c;
-  for (int g = 0; g < sw->ngroups; g++)
+  for (int g = 0; g < sw->ngroups; g++) {
     if (!(seen[g] = calloc((size_t)sw->groups[g].nvalues, 1)))
       goto done;
+    /* 2: still to load.  Every value of an axis that is not a population,
+     * the extremes of one that is (see above). */
+    const struct sweep_group *gr = &sw->groups[g];
+    int pop = sweep_mva_population(gr->path[0]) && gr->npaths == 1, lo = 0, hi = 0;
+    for (int v = 0; v < gr->nvalues; v++) {
+      char *end;
+      double x = strtod(gr->values[v], &end);
+      if (*end || end == gr->values[v])
+        pop = 0; /* not a number: every value is loaded and checked */
+      lo = x < strtod(gr->values[lo], NULL) ? v : lo;
+      hi = x > strtod(gr->values[hi], NULL) ? v : hi;
+    }
+    for (int v = 0; v < gr->nvalues; v++)
+      seen[g][v] = !pop || v == lo || v == hi ? 2 : 1;
+  }
   if (!tmpl)
     goto done;
   for (long p = o->shard_i; p < sw->npoints; p += o->shard_n) {
@@ -487,8 +503,10 @@ static int cli_sweep_tasks(const struct sweep *sw, const struct cli_sweep_opts *
     for (long g = 0, div = sw->npoints; g < sw->ngroups; g++) {
       div /= sw->groups[g].nvalues;
       long v = (p / div) % sw->groups[g].nvalues;
-      need |= !seen[g][v];
-      seen[g][v] = 1;
+      if (seen[g][v] == 2) {
+        need = 1; /* a population extreme not loaded yet */
+        seen[g][v] = 1;
+      }
     }
     int nclients = t->nclients;
     if (need) {
