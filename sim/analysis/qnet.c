@@ -93,10 +93,10 @@ struct qnet_sum {
   double port_s[2], pc_link_s[2], disk_s, busy_thread_s, blocked_s;
   char role[QNET_MAX_ROLES][64]; /* per-client thread roles */
   int role_n[QNET_MAX_ROLES];
-  double role_s[QNET_MAX_ROLES];
+  double role_s[QNET_MAX_ROLES], role_busy_s[QNET_MAX_ROLES];
 };
 
-static void qnet_sum_role(struct qnet_sum *g, const char *name, double d)
+static void qnet_sum_role(struct qnet_sum *g, const char *name, double d, double busy)
 {
   char role[64];
   qnet_role(name, role, sizeof role);
@@ -109,6 +109,7 @@ static void qnet_sum_role(struct qnet_sum *g, const char *name, double d)
     snprintf(g->role[g->nroles++], sizeof g->role[0], "%s", role);
   g->role_n[k]++;
   g->role_s[k] += d;
+  g->role_busy_s[k] += busy;
 }
 
 static void qnet_sum(const struct run_result *r, struct qnet_sum *g)
@@ -130,7 +131,7 @@ static void qnet_sum(const struct run_result *r, struct qnet_sum *g)
       if (x->occupied_s > 2.0 * x->busy_s)
         g->blocked_s += d - x->demand_s_per_io;
       if (qnet_per_client(x->name))
-        qnet_sum_role(g, x->name, d);
+        qnet_sum_role(g, x->name, d, x->demand_s_per_io);
     } else if (x->kind == RES_DISK && !strncmp(x->name, "disk", 4)) {
       g->ndisks++;
       g->disk_s += d;
@@ -164,8 +165,14 @@ int qnet_build(const struct run_result *r, const struct qnet_shape *sh, int clie
   uint64_t C = r->all.ios;
   if (pool)
     qnet_add(net, "soc.cpu (threads pooled)", g.busy_thread_s, g.ncores, 1.0);
-  for (int k = 0; k < g.nroles && !pool; k++)
+  /* A thread serves its requests one at a time: a station of its own.
+   * Pooled, its CPU time is also in the CPU station, so that part is
+   * overlap (the pool's queue is the cores', the thread's the thread's). */
+  for (int k = 0; k < g.nroles; k++) {
     qnet_spread(net, g.role[k], g.role_s[k], copies[k], 0.0);
+    if (pool)
+      net->overlap_s += g.role_busy_s[k];
+  }
   if (g.ndisks) {
     int groups = (int)lround((double)g.ndisks / sh->disk_span);
     if (groups < 1)
@@ -190,18 +197,12 @@ int qnet_build(const struct run_result *r, const struct qnet_shape *sh, int clie
     const struct res_resource *x = &r->res[i];
     double d = analysis_demand_s(x, C);
     int pc = qnet_per_client(x->name);
-    int blocked = x->kind == RES_THREAD && x->occupied_s > 2.0 * x->busy_s;
     if (x->kind == RES_CORE || x->kind == RES_CPU ||
         (x->kind == RES_DISK && !strncmp(x->name, "disk", 4)))
       continue;
     if (x->kind == RES_THREAD) {
-      /* pooled threads are in the CPU station, except a blocked one keeps
-       * its one-request-at-a-time station (its time is spent elsewhere) */
-      if (pool && blocked) {
-        qnet_add(net, x->name, d, 1, 0.0);
+      if (!pc && qnet_add(net, x->name, d, 1, 0.0) >= 0 && pool)
         net->overlap_s += x->demand_s_per_io;
-      } else if (!pool && !pc)
-        qnet_add(net, x->name, d, 1, 0.0);
       continue;
     }
     if (x->kind == RES_LINK && (pc || (!same && !strncmp(x->name, "net.nas", 7))))
