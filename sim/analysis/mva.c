@@ -81,6 +81,14 @@ int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, d
       x = xmax; /* no station beyond utilisation 1 */
     X[n - 1] = x;
     R[n - 1] = x > 0 ? n / x - think_s : sum - overlap_s;
+    if (n > 1 && x >= xmax * (1.0 - 1e-7) && x - X[n - 2] <= 1e-9 * x) {
+      /* saturated: X stays within 1e-7 of the bound, R follows Little */
+      for (int j = n + 1; j <= nmax; j++) {
+        X[j - 1] = x;
+        R[j - 1] = j / x - think_s;
+      }
+      break;
+    }
     /* the n customers are spread over the stations in proportion to their
      * residence times (the overlap shortens the cycle, not the queues) */
     double qscale = sum + think_s > 0 ? n / (sum + think_s) : 0.0;

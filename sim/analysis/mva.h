@@ -55,7 +55,9 @@ int mva_solve(const struct mva_station *st, int nst, int customers, double think
  * (>= 0) is time counted at two stations that one I/O spends at both at
  * once (the same bytes on the NAS port and the client NIC, a thread
  * blocked while the disk serves its read): subtracted from every cycle,
- * never below the largest single demand.  X[n-1] (I/O per s) and R[n-1]
+ * never below the largest single demand.  Once X is within 1e-7 of the
+ * bound 1/D_max and no longer moves, the rest of the curve is that X and
+ * R = n / X - Z (Little).  X[n-1] (I/O per s) and R[n-1]
  * (s, without think time); 0, or -1 with err. */
 #define MVA_CURVE_MAX 65536
 int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, double overlap_s,

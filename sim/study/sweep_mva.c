@@ -160,6 +160,15 @@ static int sweep_mva_plan(const struct sweep *sw, const struct sweep_task *tasks
     return -1;
   for (size_t i = 0; i < hs; i++)
     pl->hash[i] = -1;
+  /* the simulated tasks that worked, the only candidates */
+  int nsim = 0;
+  for (int u = 0; u < ntasks; u++)
+    if (res_of[u] >= 0 && !results[res_of[u]].failed)
+      pl->from[nsim++] = u;
+  int *sim = malloc(((size_t)nsim + 1) * sizeof *sim);
+  if (!sim)
+    return -1;
+  memcpy(sim, pl->from, (size_t)nsim * sizeof *sim);
   for (int t = 0; t < ntasks; t++) {
     const struct sweep_task *tk = &tasks[t];
     int from = -1;
@@ -167,8 +176,9 @@ static int sweep_mva_plan(const struct sweep *sw, const struct sweep_task *tasks
       from = t;
     else {
       double best = INFINITY;
-      for (int u = 0; u < ntasks; u++) {
-        if (res_of[u] < 0 || tasks[u].step != tk->step || results[res_of[u]].failed)
+      for (int i = 0; i < nsim; i++) {
+        int u = sim[i];
+        if (tasks[u].step != tk->step)
           continue;
         double d = sweep_mva_distance(sw, tk->point, tasks[u].point);
         if (d < best) {
@@ -198,6 +208,7 @@ static int sweep_mva_plan(const struct sweep *sw, const struct sweep_task *tasks
     if (pl->n[t] > pl->c[c].nmax)
       pl->c[c].nmax = pl->n[t];
   }
+  free(sim);
   return 0;
 }
 
