@@ -178,10 +178,11 @@ static void explain_text_bottleneck(FILE *out, const struct scenario *s, const s
   }
   if (b->kind == RES_THREAD && e->blocked)
     fprintf(out,
-            "   Thread %s (%s) is the bottleneck: it holds a client request %.1f%% of the\n"
-            "   time although its CPU is busy only %.1f%%.  It serves one request at a time and\n"
-            "   sleeps in a blocking read while the disk works (%s), so no other request\n"
-            "   of its session can start: a server saturated by its occupancy, D = %.4g ms per I/O.\n"
+            "   Thread %s (%s) is the bottleneck: it holds a client\n"
+            "   request %.1f%% of the time although its CPU is busy only %.1f%%.  It serves one\n"
+            "   request at a time and sleeps in a blocking read while the disk works\n"
+            "   (%s), so no other request of its session\n"
+            "   can start: a server saturated by its occupancy, D = %.4g ms per I/O.\n"
             "   The utilisation table's 0%% busy hides it: count the time a thread holds a\n"
             "   request, not only the time it computes.\n",
             b->name, b->who, e->util * 100.0, b->busy * 100.0,
@@ -198,7 +199,8 @@ static void explain_text_bottleneck(FILE *out, const struct scenario *s, const s
     for (int i = 0; i < r->nres; i++)
       ncores += r->res[i].kind == RES_CORE;
     fprintf(out,
-            "   %s is the bottleneck: it runs thread %s (%s), busy %.1f%% of the time.\n"
+            "   %s is the bottleneck: it runs thread %s (%s),\n"
+            "   busy %.1f%% of the time.\n"
             "   %s is single-threaded per session, so one client's session can use only\n"
             "   one of the %d cores: the other cores have nothing of it to run (the CPU as a whole\n"
             "   is only as busy as its cores' average).\n",
@@ -219,12 +221,12 @@ static void explain_text_bounds(FILE *out, const struct explain_story *e)
   double tight = fmin(e->bound_max, e->bound_pop);
   fprintf(out,
           "   Simulated X = %.6g I/O per s = %.1f%% of the tighter bound.  The bounds cross at\n"
-          "   N* = (D_total + Z) / D_max = %.1f outstanding I/Os: %s\n",
+          "   N* = (D_total + Z) / D_max = %.1f outstanding I/Os:\n   %s\n",
           e->X, tight > 0 ? 100.0 * e->X / tight : 0.0, e->knee_N,
           e->N < e->knee_N ? "below it the window limits, and this run is below it."
                            : "above it the bottleneck limits, and this run is above it.");
   /* Little's law against the measured mean response time */
-  fprintf(out, "\n4. Little's law: N = X (R + Z) gives R = N / X - Z = %.4g ms; measured R = %.4g ms",
+  fprintf(out, "\n4. Little's law: N = X (R + Z) gives R = N / X - Z = %.4g ms;\n   measured R = %.4g ms",
           e->R_little * 1e3, e->R * 1e3);
   double gap = e->R > 0 ? e->R_little / e->R - 1.0 : 0.0;
   if (fabs(gap) <= 0.05)
@@ -233,7 +235,7 @@ static void explain_text_bounds(FILE *out, const struct explain_story *e)
     fprintf(out,
             " (%+.0f%%).\n"
             "   They differ because the measured R averages only the I/Os that completed in the\n"
-            "   window, while N counts every I/O outstanding.  %s\n",
+            "   window, while N counts every I/O outstanding.\n   %s\n",
             gap * 100.0,
             gap > 0 ? "The first I/Os found the queues empty and finished fast (the start\n"
                       "   transient), and the I/Os still in flight at the window's end, which have\n"
