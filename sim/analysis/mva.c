@@ -138,24 +138,17 @@ static int mva_check_n(const struct mva_station *st, int nst, int customers, int
 }
 
 int mva_solve(const struct mva_station *st, int nst, int customers, double think_s,
-              enum mva_method method, struct mva_result *out, struct nw_err *err)
+              struct mva_result *out, struct nw_err *err)
 {
   if (mva_check(st, nst, customers, think_s, err) < 0)
     return -1;
   memset(out, 0, sizeof *out);
   out->customers = customers;
-  /* Working copy; Seidmann turns m servers into D/m queue + D(m-1)/m delay. */
   double D[MVA_MAX_STATIONS];
   int m[MVA_MAX_STATIONS];
-  double extra_delay_s = 0.0;
   for (int k = 0; k < nst; k++) {
     D[k] = st[k].demand_s;
     m[k] = st[k].servers;
-    if (method == MVA_SEIDMANN && m[k] > 1) {
-      extra_delay_s += D[k] * (m[k] - 1) / m[k];
-      D[k] /= m[k];
-      m[k] = 1;
-    }
   }
   /* p[k] holds p_k(0..m-1 | n) for multi-server stations. */
   double *p[MVA_MAX_STATIONS] = {0};
@@ -197,7 +190,7 @@ int mva_solve(const struct mva_station *st, int nst, int customers, double think
       }
       Rsum += R[k];
     }
-    double cycle_s = Rsum + think_s + extra_delay_s;
+    double cycle_s = Rsum + think_s;
     X = cycle_s > 0 ? n / cycle_s : 0.0;
     for (int k = 0; k < nst; k++) {
       Q[k] = X * R[k];
@@ -213,7 +206,7 @@ int mva_solve(const struct mva_station *st, int nst, int customers, double think
         memcpy(p[k], pn, (size_t)m[k] * sizeof *pn);
       }
     }
-    out->response_s = Rsum + extra_delay_s;
+    out->response_s = Rsum;
   }
   out->throughput_per_s = X;
   for (int k = 0; k < nst; k++) {
@@ -222,33 +215,9 @@ int mva_solve(const struct mva_station *st, int nst, int customers, double think
     int servers = st[k].servers > 0 ? st[k].servers : 1;
     out->utilisation[k] = st[k].servers > 0 ? X * st[k].demand_s / servers : 0.0;
   }
-  if (method == MVA_SEIDMANN)
-    for (int k = 0; k < nst; k++)
-      if (st[k].servers > 1) {
-        double dly = st[k].demand_s * (st[k].servers - 1) / st[k].servers;
-        out->residence_s[k] += dly;
-        out->queue[k] = X * out->residence_s[k];
-      }
 done:
   for (int k = 0; k < nst; k++)
     free(p[k]);
   free(pn);
   return rc;
-}
-
-double mva_bound_per_s(const struct mva_station *st, int nst, int customers, double think_s)
-{
-  double Dtot = think_s, bound = INFINITY;
-  for (int k = 0; k < nst; k++) {
-    Dtot += st[k].demand_s;
-    if (st[k].servers > 0 && st[k].demand_s > 0) {
-      double b = st[k].servers / st[k].demand_s;
-      if (b < bound)
-        bound = b;
-    }
-  }
-  /* Even at a multi-server station one customer needs all of D_k. */
-  if (Dtot > 0 && customers / Dtot < bound)
-    bound = customers / Dtot;
-  return bound;
 }

@@ -1,4 +1,6 @@
-/* mva.h - exact mean-value analysis of a closed single-class network.
+/* mva.h - mean-value analysis of a closed single-class network: the
+ * approximate whole-curve solver the analytic sweep and explain use
+ * (mva_curve), and the exact one it is checked against (mva_solve).
  *
  * N customers (outstanding I/Os) circulate through K queueing stations
  * with service demands D_k (seconds of service per I/O at station k,
@@ -6,9 +8,7 @@
  * station may have m_k > 1 identical servers (a CPU pool, a set of
  * equivalent member disks): it is solved exactly with load-dependent MVA
  * (Reiser & Lavenberg 1980; rate min(j, m) with j customers present,
- * marginal queue-length probabilities carried from n-1 to n), or with
- * Seidmann's approximation (a single server of demand D/m in series with
- * a delay of D (m-1)/m) when mva_solve is asked for it.  Single-server
+ * marginal queue-length probabilities carried from n-1 to n).  Single-server
  * stations use the classic recursion R = D (1 + Q(n-1)).  Pure C. */
 #ifndef NASTWIN_MVA_H
 #define NASTWIN_MVA_H
@@ -30,8 +30,6 @@ struct mva_station {
                     * 0 or 1: one */
 };
 
-enum mva_method { MVA_EXACT = 0, MVA_SEIDMANN = 1 };
-
 struct mva_result {
   int customers;
   double throughput_per_s;                /* X(N), cycles (I/Os) per second */
@@ -44,7 +42,7 @@ struct mva_result {
 /* Solve the network for N customers (1..MVA_MAX_CUSTOMERS) and think time
  * think_s (s, >= 0).  0, or -1 with err naming the bad value. */
 int mva_solve(const struct mva_station *st, int nst, int customers, double think_s,
-              enum mva_method method, struct mva_result *out, struct nw_err *err);
+              struct mva_result *out, struct nw_err *err);
 
 /* The whole curve X(n), R(n) for n = 1..nmax in one pass (O(nmax K)),
  * for the analytic sweep, which reads many populations off one network.
@@ -62,8 +60,5 @@ int mva_solve(const struct mva_station *st, int nst, int customers, double think
 #define MVA_CURVE_MAX 65536
 int mva_curve(const struct mva_station *st, int nst, int nmax, double think_s, double overlap_s,
               double *X, double *R, struct nw_err *err);
-
-/* Asymptotic bounds: X(N) <= min(N / (D_total + Z), min_k m_k / D_k) (I/Os per s). */
-double mva_bound_per_s(const struct mva_station *st, int nst, int customers, double think_s);
 
 #endif
