@@ -395,10 +395,11 @@ static int size_search(struct size_problem *pb)
     for (int i = 0; i < pb->nax; i++)
       lo[i].value = lo[i].lo;
     int c = size_cost(pb, lo, NULL, &lb[k]);
-    if (c == -2)
+    double hi_cost;
+    if (c == -2 || (c < 0 && size_cost(pb, axs[k], NULL, &hi_cost) == -2))
       goto out_bad;
-    if (c < 0 && size_cost(pb, axs[k], NULL, &lb[k]) == -2)
-      goto out_bad;
+    if (c < 0)
+      lb[k] = 0.0; /* the minimum is no valid configuration: no bound, no pruning */
   }
   long best = -1, why = -1;
   double best_cost = INFINITY, why_gap = INFINITY;
