@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/study/sweep.h"
+#include "sim/study/sweep_mva.h"
 
 static const char *test_src(void)
 {
@@ -258,8 +259,9 @@ START_TEST(test_analytic)
   ck_assert_msg(a != NULL, "no %s", p);
   ck_assert_msg(strstr(a, ",source,from_point,iops,all_MBps,lat_mean_ms,bottleneck,mva_iops,") != NULL,
                 "header: %.300s", a);
-  /* 12 points, k = 10: points 0 and 10 simulated, the other 10 predicted */
-  int sim = 0, mva = 0, rows = 0;
+  /* 12 points, k = 10: two anchors from a Latin hypercube (one per half of
+   * the client axis, one per block size), the other 10 predicted */
+  int sim = 0, mva = 0, rows = 0, bs_seen[2] = {0}, half_seen[2] = {0};
   char *save = NULL;
   strtok_r(a, "\n", &save);
   for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -270,11 +272,15 @@ START_TEST(test_analytic)
     rows++;
     if (strstr(line, ",sim,")) {
       sim++;
-      ck_assert_msg(pt % 10 == 0, "point %ld simulated", pt);
+      bs_seen[pt % 2]++;
+      half_seen[pt / 2 >= 3]++;
     } else if (strstr(line, ",mva,"))
       mva++;
   }
   ck_assert_msg(rows == 12 && sim == 2 && mva == 10, "rows %d sim %d mva %d", rows, sim, mva);
+  ck_assert_msg(bs_seen[0] == 1 && bs_seen[1] == 1 && half_seen[0] == 1 && half_seen[1] == 1,
+                "anchors not stratified: bs %d/%d, client halves %d/%d", bs_seen[0], bs_seen[1],
+                half_seen[0], half_seen[1]);
   free(a);
   /* deterministic */
   ck_assert_int_eq(test_sh("%s sweep %s --analytic --quiet --csv %s/b.csv", sw, dir, ""), 0);
@@ -287,6 +293,47 @@ START_TEST(test_analytic)
   free(a);
   free(b);
   test_sh("rm -rf %s%s%s", dir, "", "");
+}
+END_TEST
+
+START_TEST(test_anchors_stratified)
+{
+  /* 10 clients x 5 depths x 2 RAID levels (innermost): every 4th point
+   * would simulate RAID-5 only; the Latin hypercube gives each value of
+   * every axis its share of the 25 anchors. */
+  static struct sweep sw;
+  memset(&sw, 0, sizeof sw);
+  const char *paths[3] = {"clients.count", "workload.iodepth", "volume.level"};
+  const int nv[3] = {10, 5, 2};
+  sw.ngroups = 3;
+  sw.npoints = 100;
+  for (int g = 0; g < 3; g++) {
+    sw.groups[g].npaths = 1;
+    snprintf(sw.groups[g].path[0], sizeof sw.groups[g].path[0], "%s", paths[g]);
+    sw.groups[g].nvalues = nv[g];
+  }
+  unsigned char anchor[100] = {0};
+  long n = sweep_mva_anchors(&sw, 4, anchor);
+  ck_assert_msg(n >= 20 && n <= 25, "%ld anchors", n);
+  int count[3][10] = {{0}};
+  for (long p = 0; p < 100; p++)
+    if (anchor[p]) {
+      count[0][p / 10]++;
+      count[1][(p / 2) % 5]++;
+      count[2][p % 2]++;
+    }
+  for (int g = 0; g < 3; g++)
+    for (int v = 0; v < nv[g]; v++) {
+      int want = 25 / nv[g];
+      ck_assert_msg(count[g][v] >= want - 1 && count[g][v] <= want + 1,
+                    "axis %s value %d: %d anchors, %d expected", paths[g], v, count[g][v], want);
+    }
+  /* deterministic and at least 2 anchors on a small grid */
+  unsigned char again[100] = {0};
+  sweep_mva_anchors(&sw, 4, again);
+  ck_assert_msg(!memcmp(anchor, again, sizeof anchor), "anchors differ between calls");
+  unsigned char few[100] = {0};
+  ck_assert_int_eq(sweep_mva_anchors(&sw, 5000, few), 2);
 }
 END_TEST
 
@@ -334,6 +381,7 @@ int main(void)
   tcase_add_test(tr, test_jobs_and_shards_identical);
   tcase_add_test(tr, test_kill_and_resume);
   tcase_add_test(tr, test_analytic);
+  tcase_add_test(tr, test_anchors_stratified);
   tcase_add_test(tr, test_mpi_identical);
   suite_add_tcase(s, tr);
   return ck_run(s);

@@ -73,11 +73,58 @@ static const char *analysis_kind_word(enum res_kind k)
   return "resource";
 }
 
+double analysis_util(const struct res_resource *x, double window_s)
+{
+  double u = x->busy;
+  if (x->kind == RES_THREAD && window_s > 0 && x->occupied_s / window_s > u)
+    u = x->occupied_s / window_s;
+  return u > 1.0 ? 1.0 : u;
+}
+
+double analysis_demand_s(const struct res_resource *x, uint64_t ios)
+{
+  double b = x->busy_s;
+  if (x->kind == RES_THREAD && x->occupied_s > b)
+    b = x->occupied_s;
+  return ios ? b / (double)ios : 0.0;
+}
+
+const char *analysis_bottleneck_name(const struct run_result *r)
+{
+  if (r->window_limited)
+    return "window";
+  return r->bottleneck >= 0 && r->bottleneck < r->nres ? r->res[r->bottleneck].name : "none";
+}
+
+static const char *analysis_what(const struct res_resource *b, double u, int blocked)
+{
+  int sat = u > 0.95;
+  switch (b->kind) {
+  case RES_THREAD:
+    if (blocked)
+      return "it serves one request at a time, mostly blocked waiting for I/O, so its "
+             "occupancy, not its CPU, saturates";
+    return sat ? "a single thread can use only one core, and this one is saturated"
+               : "the busiest thread, not yet saturated";
+  case RES_CPU:
+    return sat ? "every core is busy: the SoC's total compute is the limit"
+               : "the CPU as a whole is the most loaded resource";
+  case RES_LINK:
+    return sat ? "the link carries all it can at this MTU" : "the most loaded link";
+  case RES_DISK:
+    return sat ? "the drive is busy all the time" : "the most loaded drive";
+  default:
+    return sat ? "saturated" : "the most loaded resource";
+  }
+}
+
 void analysis_finish(struct run_result *r)
 {
   double T = r->window_s;
   uint64_t C = r->all.ios;
   r->bottleneck = -1;
+  r->window_limited = 0;
+  r->bottleneck_util = 0.0;
   double best = -1.0;
   for (int i = 0; i < r->nres; i++) {
     struct res_resource *x = &r->res[i];
@@ -85,12 +132,14 @@ void analysis_finish(struct run_result *r)
     if (x->busy > 1.0)
       x->busy = 1.0;
     x->demand_s_per_io = C ? x->busy_s / (double)C : 0.0;
-    /* Cores are a presentation of the thread placement; rank threads,
-     * the aggregate CPU, links, disks and engines. */
+    /* Cores are a presentation of the thread placement; rank threads (by
+     * occupancy when they hold requests while blocked), the aggregate CPU,
+     * links, disks and engines. */
     if (x->kind == RES_CORE)
       continue;
-    if (x->busy > best + 1e-9) {
-      best = x->busy;
+    double u = analysis_util(x, T);
+    if (u > best + 1e-9) {
+      best = u;
       r->bottleneck = i;
     }
   }
@@ -102,31 +151,36 @@ void analysis_finish(struct run_result *r)
     return;
   }
   struct res_resource *b = &r->res[r->bottleneck];
-  if (b->demand_s_per_io > 0) {
-    r->bound_iops = 1.0 / b->demand_s_per_io;
+  r->bottleneck_util = best;
+  double D = analysis_demand_s(b, C);
+  if (D > 0) {
+    r->bound_iops = 1.0 / D;
     r->bound_MBps = C ? r->bound_iops * r->all.bytes / (double)C / 1e6 : 0.0;
   }
-  const char *what;
-  switch (b->kind) {
-  case RES_THREAD:
-    what = b->busy > 0.95 ? "a single thread can use only one core, and this one is saturated"
-                          : "the busiest thread, not yet saturated";
-    break;
-  case RES_CPU:
-    what = b->busy > 0.95 ? "every core is busy: the SoC's total compute is the limit"
-                          : "the CPU as a whole is the most loaded resource";
-    break;
-  case RES_LINK:
-    what = b->busy > 0.95 ? "the link carries all it can at this MTU" : "the most loaded link";
-    break;
-  case RES_DISK:
-    what = b->busy > 0.95 ? "the drive is busy all the time" : "the most loaded drive";
-    break;
-  default:
-    what = b->busy > 0.95 ? "saturated" : "the most loaded resource";
+  int blocked = b->kind == RES_THREAD && b->occupied_s > 2.0 * b->busy_s;
+  if (best < ANALYSIS_SATURATED) {
+    /* Nothing saturates: the population of outstanding I/Os is the limit. */
+    r->window_limited = 1;
+    int N = r->clients * r->outstanding_per_client;
+    snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
+             "window-limited: N = %d outstanding I/O(s) = X %.4g I/O per s x R %.4g ms (Little's "
+             "law); no resource is near saturation (the most loaded, %s %s, is %.0f%% %s), so "
+             "more outstanding I/Os (clients, iodepth, numjobs) would raise throughput up to "
+             "%.4g IOPS",
+             N, r->all.iops, r->all.lat_mean_s * 1e3, analysis_kind_word(b->kind), b->name,
+             best * 100.0, blocked ? "occupied" : "busy", r->bound_iops);
+    return;
   }
-  snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
-           "%s %s (%s) busy %.0f%% of the time: %s; demand %.3g ms per I/O bounds throughput at %.4g IOPS",
-           analysis_kind_word(b->kind), b->name, b->who, b->busy * 100.0, what,
-           b->demand_s_per_io * 1e3, r->bound_iops);
+  if (blocked)
+    snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
+             "thread %s (%s) holds a client request %.0f%% of the time, CPU busy %.0f%%: %s; "
+             "occupancy %.3g ms per I/O bounds throughput at %.4g IOPS",
+             b->name, b->who, best * 100.0, b->busy * 100.0, analysis_what(b, best, 1), D * 1e3,
+             r->bound_iops);
+  else
+    snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
+             "%s %s (%s) busy %.0f%% of the time: %s; demand %.3g ms per I/O bounds throughput at "
+             "%.4g IOPS",
+             analysis_kind_word(b->kind), b->name, b->who, best * 100.0,
+             analysis_what(b, best, 0), D * 1e3, r->bound_iops);
 }

@@ -1,39 +1,51 @@
-/* explain.h - the bottleneck of one run told with operational laws. */
+/* explain.h - the bottleneck of one run told with operational laws, and
+ * checked by running the model again with the suggested change.
+ *
+ * The story: the chain of service demands per I/O along the path (each a
+ * measured busy or occupied time per client I/O), the bottleneck (the
+ * highest occupancy-based utilisation) or "window-limited" when nothing
+ * is near saturation, the bounds X <= 1/D_max and X <= N/(D + Z) and
+ * where the run sits between them, Little's law against the measured R,
+ * one change that relieves the limit and its gain measured by a second
+ * simulation, and with --analytic the MVA curve of the same network. */
 #ifndef NASTWIN_EXPLAIN_H
 #define NASTWIN_EXPLAIN_H
 
 #include <stdio.h>
 
+#include "sim/analysis/qnet.h"
 #include "sim/config/config.h"
-#include "sim/analysis/mva.h"
 #include "sim/report/result.h"
 
-/* Queueing stations from a run's measured demands (s per client I/O):
- * every busy thread, link, disk and engine is a single-server station,
- * except that member disks (RES_DISK) form one station with one server
- * per disk and the summed demand, and when more threads are busy than
- * there are cores the threads become one CPU station with one server per
- * core.  Returns the number of stations written (<= max). */
-int explain_stations(const struct run_result *r, struct mva_station *st, int max);
+struct explain_story {
+  int N;                /* outstanding I/Os in the loop */
+  double Z, X, R;       /* think time, throughput, mean response (s) */
+  double R_little;      /* N / X - Z (s) */
+  int b;                /* bottleneck index in r->res, -1: none */
+  int next;             /* the next most utilised resource, -1: none */
+  double util, D;       /* its utilisation and (occupancy-based) demand per I/O */
+  int blocked;          /* the bottleneck is a thread blocked on I/O */
+  int window;           /* window-limited */
+  struct qnet net;      /* the queueing network of the run */
+  double D_path;        /* one I/O alone: sum of demands minus overlap (s) */
+  double bound_max;     /* 1 / D_max (I/O per s) */
+  double bound_pop;     /* N / (D_path + Z) */
+  double knee_N;        /* (D_path + Z) / D_max: where the two bounds cross */
+  char change[160];     /* a --set PATH=VALUE that relieves the limit, "" none */
+  char change_words[200];
+};
 
-/* The same stations re-shaped for `clients` clients (the run had
- * r->clients): per-client resources (names with "client<k>" or ".c<k>.",
- * such as a session thread or a client NIC) keep their summed demand per
- * I/O but become one station with as many servers as those resources
- * would number with `clients` clients; threads still pool onto the cores
- * when they would outnumber them.  clients <= 0 or equal to r->clients:
- * explain_stations.  Returns the number of stations written (<= max). */
-int explain_stations_for(const struct run_result *r, int clients, struct mva_station *st,
-                         int max);
+/* Compute the story of run r of scenario s, step `step`. */
+void explain_story_of(const struct scenario *s, int step, const struct run_result *r,
+                      struct explain_story *e);
 
-/* Think time per I/O (s) of a workload step: the first job's thinktime. */
-double explain_think_s(const struct scenario *s, int step);
+/* Text for a student; after: the run with e->change (NULL: not re-run);
+ * analytic: also the MVA curve. */
+void explain_text(FILE *out, const struct scenario *s, const struct run_result *r,
+                  const struct explain_story *e, const struct run_result *after, int analytic);
 
-/* The narrative for a student: bottleneck, utilisation, demand, bounds
- * (X <= 1/D_max, X <= N/(D_total+Z)), the bottleneck's share of the
- * response time, what runs on it, what would move it; with analytic = 1
- * also the MVA prediction for the run's population and a few others. */
-void explain_text(FILE *out, const struct scenario *s, int step, const struct run_result *r,
-                  int analytic);
+/* The same as one JSON object. */
+void explain_json(FILE *out, const struct run_result *r, const struct explain_story *e,
+                  const struct run_result *after, int analytic);
 
 #endif

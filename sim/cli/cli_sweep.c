@@ -15,11 +15,10 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_opt.h"
 #include "sim/engine/engine.h"
-#include "sim/analysis/explain.h"
 #include "sim/report/htmlreport.h"
-#include "sim/analysis/mva.h"
 #include "sim/study/runpool.h"
 #include "sim/study/sweep.h"
+#include "sim/study/sweep_mva.h"
 
 #define CLI_SWEEP_ROW_BYTES 8192
 
@@ -29,12 +28,6 @@ struct cli_sweep_opts {
   double timeout_s;
 };
 
-struct cli_sweep_task {
-  long point;
-  int step;
-  int clients;    /* the point's client count (analytic mode) */
-  double think_s; /* the step's think time (analytic mode) */
-};
 
 /* MPI state: rank 0 hands out simulations, the other ranks run them. */
 struct cli_sweep_mpi {
@@ -44,7 +37,7 @@ struct cli_sweep_mpi {
 struct cli_sweep_ctx {
   const struct sweep *sw;
   const struct cli_sweep_opts *o;
-  const struct cli_sweep_task *tasks; /* pending tasks */
+  const struct sweep_task *tasks; /* pending tasks */
   int journal_fd;                     /* -1: none */
   double start_s;
   int tty;
@@ -200,7 +193,7 @@ static int cli_sweep_load(const struct sweep *sw, const struct cli_sweep_opts *o
 static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
 {
   struct cli_sweep_ctx *c = vctx;
-  const struct cli_sweep_task *t = &c->tasks[task];
+  const struct sweep_task *t = &c->tasks[task];
   struct scenario s;
   struct nw_err err = {0};
   memset(out, 0, sizeof *out);
@@ -301,7 +294,7 @@ static char *cli_sweep_json(const char *header, char **rows, int nrows, size_t *
 
 /* Read the journal: rows land in rows[task] for tasks it holds. */
 static int cli_sweep_read_journal(const char *jpath, const char *header,
-                                  const struct cli_sweep_task *tasks, int ntasks, char **rows)
+                                  const struct sweep_task *tasks, int ntasks, char **rows)
 {
   FILE *f = fopen(jpath, "r");
   if (!f)
@@ -367,7 +360,7 @@ static int cli_sweep_mpi_worker(const struct sweep *sw, const struct cli_sweep_o
     MPI_Recv(msg, 3, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
     if (st.MPI_TAG != CLI_SWEEP_TAG_WORK)
       break;
-    struct cli_sweep_task one = {.point = msg[1], .step = (int)msg[2]};
+    struct sweep_task one = {.point = msg[1], .step = (int)msg[2]};
     struct cli_sweep_ctx ctx = {.sw = sw, .o = o, .tasks = &one, .journal_fd = -1};
     runpool_run(1, 1, o->timeout_s, cli_sweep_task_fn, &ctx, res, NULL);
     int idx = (int)msg[0];
@@ -430,206 +423,270 @@ static void cli_sweep_execute(struct cli_sweep_ctx *c, struct cli_sweep_mpi *mpi
   runpool_run(n, c->o->jobs, c->o->timeout_s, cli_sweep_task_fn, c, results, cli_sweep_progress);
 }
 
-/* ---- analytic mode --------------------------------------------------- */
+/* What one loaded point tells the tasks: its steps, their shapes, its clients. */
+struct cli_sweep_tmpl {
+  int loaded, nsteps, nclients;
+  struct qnet_shape shape[64];
+};
 
-/* Is this axis column a closed-loop population (changes N proportionally)? */
-static int cli_sweep_population(const char *path)
+static int cli_sweep_tmpl_load(const struct sweep *sw, const struct cli_sweep_opts *o, long p,
+                               struct cli_sweep_tmpl *t, struct nw_err *err)
 {
-  return !strcmp(path, "clients.count") || !strcmp(path, "workload.iodepth") ||
-         !strcmp(path, "workload.numjobs");
-}
-
-/* Sample stride: about 10 % of the points and at least 2 of them. */
-static long cli_sweep_stride(const struct sweep *sw, int sample)
-{
-  if (sample > 0)
-    return sample;
-  long k = 10;
-  if (sw->npoints >= 2 && (sw->npoints + k - 1) / k < 2)
-    k = sw->npoints - 1;
-  return k < 1 ? 1 : k;
-}
-
-/* Index of group gi's value at point p (the last axis varies fastest). */
-static int cli_sweep_digit(const struct sweep *sw, long p, int gi)
-{
-  long div = 1;
-  for (int i = sw->ngroups - 1; i > gi; i--)
-    div *= sw->groups[i].nvalues;
-  return (int)((p / div) % sw->groups[gi].nvalues);
-}
-
-/* Distance between points: a population axis is cheap to move along (N
- * is scaled), any other axis costs ten times more per step of its range. */
-static double cli_sweep_distance(const struct sweep *sw, long a, long b)
-{
-  double d = 0.0;
-  for (int g = 0; g < sw->ngroups; g++) {
-    int n = sw->groups[g].nvalues;
-    double step = fabs((double)(cli_sweep_digit(sw, a, g) - cli_sweep_digit(sw, b, g))) /
-                  (n > 1 ? n - 1 : 1);
-    d += step * (cli_sweep_population(sw->groups[g].path[0]) ? 1.0 : 10.0);
+  struct scenario s;
+  if (cli_sweep_load(sw, o, p, &s, err) < 0) {
+    fprintf(stderr, "nastwin: error: sweep point %ld:\n", p);
+    nw_err_print(err, stderr);
+    return -1;
   }
-  return d;
+  t->loaded = 1;
+  t->nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+  for (int st = 0; st < t->nsteps && st < 64; st++)
+    qnet_shape_of(&s, st, &t->shape[st]);
+  t->nclients = s.nclients;
+  cfg_free(&s);
+  return 0;
 }
 
-/* Append number v as a CSV cell (%.6g; empty when not finite). */
-static size_t cli_sweep_num(char *buf, size_t n, size_t len, double v)
+/* Analytic mode: points that differ only in population axes share one
+ * load (their steps and shapes are the same); a population axis's smallest
+ * and largest value are each checked by one load (a count's checks are a
+ * range, so the values between pass too); the client count is the
+ * clients.count column's value.  tmpl[key] for the non-population digits. */
+static long cli_sweep_key(const struct sweep *sw, long p, long *nkeys)
 {
-  char t[64];
-  if (!isfinite(v))
-    t[0] = 0;
-  else
-    snprintf(t, sizeof t, "%.6g", v == 0.0 ? 0.0 : v);
-  return sweep_csv_cell(buf, n, len, t, 0);
+  long key = 0, n = 1, div = sw->npoints;
+  for (int g = 0; g < sw->ngroups; g++) {
+    long nv = sw->groups[g].nvalues;
+    div /= nv;
+    if (sweep_mva_population(sw->groups[g].path[0]) && sw->groups[g].npaths == 1)
+      continue;
+    key = key * nv + (p / div) % nv;
+    n *= nv;
+  }
+  if (nkeys)
+    *nkeys = n;
+  return key;
 }
 
-/* MVA for stations st at population N, think Z. */
-static int cli_sweep_mva(const struct mva_station *st, int nst, double N, double Z,
-                         struct mva_result *m, const char **bott)
+/* Check every point of the shard and list its (point, step) tasks.  0, 1
+ * (out of memory) or 2 (bad input, printed). */
+static int cli_sweep_tasks(const struct sweep *sw, const struct cli_sweep_opts *o,
+                           struct sweep_task **tasksp, int *ntasksp)
 {
   struct nw_err err = {0};
-  int n = (int)lround(N);
-  if (n < 1)
-    n = 1;
-  if (n > MVA_MAX_CUSTOMERS)
-    n = MVA_MAX_CUSTOMERS;
-  if (nst < 1 || mva_solve(st, nst, n, Z, MVA_EXACT, m, &err) < 0)
+  long nkeys = 1;
+  cli_sweep_key(sw, 0, &nkeys);
+  struct cli_sweep_tmpl *tmpl = calloc(o->analytic ? (size_t)nkeys : 1, sizeof *tmpl);
+  unsigned char *seen[SWEEP_MAX_GROUPS] = {0};
+  int rc = 1, ntasks = 0, cap = 0, clients_col = -1;
+  struct sweep_task *tasks = NULL;
+  for (int c = 0; c < sweep_ncols(sw); c++)
+    if (!strcmp(sweep_col_path(sw, c), "clients.count"))
+      clients_col = c;
+  for (int g = 0; g < sw->ngroups; g++) {
+    if (!(seen[g] = calloc((size_t)sw->groups[g].nvalues, 1)))
+      goto done;
+    /* 2: still to load.  Every value of an axis that is not a population,
+     * the extremes of one that is (see above). */
+    const struct sweep_group *gr = &sw->groups[g];
+    int pop = sweep_mva_population(gr->path[0]) && gr->npaths == 1, lo = 0, hi = 0;
+    for (int v = 0; v < gr->nvalues; v++) {
+      char *end;
+      double x = strtod(gr->values[v], &end);
+      if (*end || end == gr->values[v])
+        pop = 0; /* not a number: every value is loaded and checked */
+      lo = x < strtod(gr->values[lo], NULL) ? v : lo;
+      hi = x > strtod(gr->values[hi], NULL) ? v : hi;
+    }
+    for (int v = 0; v < gr->nvalues; v++)
+      seen[g][v] = !pop || v == lo || v == hi ? 2 : 1;
+  }
+  if (!tmpl)
+    goto done;
+  for (long p = o->shard_i; p < sw->npoints; p += o->shard_n) {
+    struct cli_sweep_tmpl one = {0}, *t = o->analytic ? &tmpl[cli_sweep_key(sw, p, NULL)] : &one;
+    int need = !o->analytic || !t->loaded;
+    for (long g = 0, div = sw->npoints; g < sw->ngroups; g++) {
+      div /= sw->groups[g].nvalues;
+      long v = (p / div) % sw->groups[g].nvalues;
+      if (seen[g][v] == 2) {
+        need = 1; /* a population extreme not loaded yet */
+        seen[g][v] = 1;
+      }
+    }
+    int nclients = t->nclients;
+    if (need) {
+      struct cli_sweep_tmpl now = {0};
+      if (cli_sweep_tmpl_load(sw, o, p, &now, &err) < 0) {
+        rc = 2;
+        goto done;
+      }
+      if (!t->loaded)
+        *t = now;
+      nclients = now.nclients;
+    } else if (clients_col >= 0)
+      nclients = atoi(sweep_value(sw, p, clients_col));
+    for (int st = 0; st < t->nsteps; st++) {
+      if (ntasks == cap) {
+        cap = cap ? cap * 2 : 64;
+        struct sweep_task *nt = realloc(tasks, (size_t)cap * sizeof *nt);
+        if (!nt)
+          goto done;
+        tasks = nt;
+      }
+      tasks[ntasks++] = (struct sweep_task){
+          .point = p, .step = st, .clients = nclients,
+          .shape = st < 64 ? t->shape[st] : (struct qnet_shape){.disk_span = 1}};
+    }
+  }
+  rc = 0;
+done:
+  for (int g = 0; g < sw->ngroups; g++)
+    free(seen[g]);
+  free(tmpl);
+  if (rc) {
+    free(tasks);
+    tasks = NULL;
+    ntasks = 0;
+  }
+  *tasksp = tasks;
+  *ntasksp = ntasks;
+  return rc;
+}
+
+/* Journal FILE.partial: keep the rows already there (--resume), rewrite it
+ * with the header and those rows.  The open fd, or -1 with *rc set. */
+static int cli_sweep_journal(const struct cli_sweep_opts *o, const char *jpath,
+                             const char *header, const struct sweep_task *tasks, int ntasks,
+                             char **rows, int *rc)
+{
+  int kept = 0;
+  *rc = 1;
+  if (o->resume) {
+    kept = cli_sweep_read_journal(jpath, header, tasks, ntasks, rows);
+    if (kept < 0) {
+      *rc = 2;
+      return -1;
+    }
+    if (!o->quiet)
+      fprintf(stderr, "sweep: resuming: %d of %d row(s) already in %s\n", kept, ntasks, jpath);
+  }
+  /* Rewrite the journal with its header and the rows kept (drops cut rows). */
+  size_t jlen = strlen(header) + 3;
+  for (int t = 0; t < ntasks; t++)
+    jlen += rows[t] ? strlen(rows[t]) : 0;
+  char *jtext = malloc(jlen);
+  if (!jtext)
     return -1;
-  int b = 0;
-  for (int k = 1; k < nst; k++)
-    if (m->utilisation[k] > m->utilisation[b])
-      b = k;
-  *bott = st[b].name;
+  size_t off = (size_t)sprintf(jtext, "# %s", header);
+  for (int t = 0; t < ntasks; t++)
+    if (rows[t])
+      off += (size_t)sprintf(jtext + off, "%s", rows[t]);
+  int wr = sweep_write_atomic(jpath, jtext, off), fd = -1;
+  free(jtext);
+  if (wr < 0 || (fd = open(jpath, O_WRONLY | O_APPEND)) < 0)
+    fprintf(stderr, "nastwin: error: %s: cannot write the journal: %s\n", jpath, strerror(errno));
+  return fd;
+}
+
+/* The CSV (file or stdout), JSON and HTML outputs.  0, or -1 (printed). */
+static int cli_sweep_write(const struct sweep *sw, const struct cli_sweep_opts *o,
+                           const char *header, char **rows, int ntasks)
+{
+  struct nw_err err = {0};
+  size_t total = strlen(header) + 1;
+  for (int t = 0; t < ntasks; t++)
+    total += strlen(rows[t]);
+  char *text = malloc(total);
+  if (!text)
+    return -1;
+  size_t len = (size_t)sprintf(text, "%s", header);
+  for (int t = 0; t < ntasks; t++) {
+    size_t l = strlen(rows[t]);
+    memcpy(text + len, rows[t], l + 1);
+    len += l;
+  }
+  if (o->csv) {
+    if (sweep_write_atomic(o->csv, text, len) < 0) {
+      fprintf(stderr, "nastwin: error: %s: %s\n", o->csv, strerror(errno));
+      free(text);
+      return -1;
+    }
+  } else
+    fwrite(text, 1, len, stdout);
+  free(text);
+  if (o->json) {
+    char hline[CLI_SWEEP_ROW_BYTES];
+    snprintf(hline, sizeof hline, "%s", header);
+    hline[strcspn(hline, "\n")] = 0;
+    for (int t = 0; t < ntasks; t++)
+      rows[t][strcspn(rows[t], "\n")] = 0;
+    size_t jl = 0;
+    char *js = cli_sweep_json(hline, rows, ntasks, &jl);
+    if (!js || sweep_write_atomic(o->json, js, jl) < 0) {
+      fprintf(stderr, "nastwin: error: %s: cannot write JSON\n", o->json);
+      free(js);
+      return -1;
+    }
+    free(js);
+  }
+  if (o->html && htmlreport_sweep(o->html, sw, header, rows, ntasks, &err) < 0) {
+    nw_err_print(&err, stderr);
+    return -1;
+  }
   return 0;
 }
 
-/* Header and one row per task: simulated rows for the sample, MVA for the rest. */
-static int cli_sweep_analytic_rows(const struct sweep *sw, const struct cli_sweep_task *tasks,
-                                   int ntasks, const int *res_of, const struct run_result *results,
-                                   char *header, size_t hn, char **rows, int quiet)
+/* Rows of the simulated tasks (those without one yet); counts failures. */
+static int cli_sweep_sim_rows(const struct sweep *sw, const struct sweep_task *tasks, int ntasks,
+                              const struct run_result *results, char **rows, int *failed)
 {
-  size_t len = 0;
-  len = sweep_csv_cell(header, hn, len, "point", 1);
-  len = sweep_csv_cell(header, hn, len, "step", 0);
-  len = sweep_csv_cell(header, hn, len, "step_name", 0);
-  for (int c = 0; c < sweep_ncols(sw); c++)
-    len = sweep_csv_cell(header, hn, len, sweep_col_path(sw, c), 0);
-  static const char *const cols[] = {"source", "from_point", "iops", "all_MBps", "lat_mean_ms",
-                                     "bottleneck", "mva_iops", "mva_lat_mean_ms", "mva_err_pct",
-                                     NULL};
-  for (int k = 0; cols[k]; k++)
-    len = sweep_csv_cell(header, hn, len, cols[k], 0);
-  snprintf(header + len, hn > len ? hn - len : 0, "\n");
-  struct mva_station st[MVA_MAX_STATIONS];
-  struct mva_result m;
-  double err_sum = 0.0, err_max = -1.0;
-  long err_at = -1;
-  int nerr = 0;
-  for (int t = 0; t < ntasks; t++) {
+  for (int t = 0, k = 0; t < ntasks; t++) {
+    if (rows[t])
+      continue;
     char row[CLI_SWEEP_ROW_BYTES];
-    const struct cli_sweep_task *tk = &tasks[t];
-    /* the task whose simulation this row uses: itself, or the nearest sampled one */
-    int from = -1;
-    if (res_of[t] >= 0)
-      from = t;
-    else {
-      double best = INFINITY;
-      for (int u = 0; u < ntasks; u++) {
-        if (res_of[u] < 0 || tasks[u].step != tk->step || results[res_of[u]].failed)
-          continue;
-        double d = cli_sweep_distance(sw, tk->point, tasks[u].point);
-        if (d < best) {
-          best = d;
-          from = u;
-        }
-      }
+    const struct run_result *r = &results[k++];
+    if (r->failed) {
+      (*failed)++;
+      fprintf(stderr, "nastwin: error: point %ld step %d: %s\n", tasks[t].point, tasks[t].step,
+              r->failure);
     }
-    const struct run_result *r = from >= 0 ? &results[res_of[from]] : NULL;
-    size_t rl = (size_t)snprintf(row, sizeof row, "%ld,%d", tk->point, tk->step);
-    rl = sweep_csv_cell(row, sizeof row, rl, r ? r->step : "", 0);
-    for (int c = 0; c < sweep_ncols(sw); c++)
-      rl = sweep_csv_cell(row, sizeof row, rl, sweep_value(sw, tk->point, c), 0);
-    const char *bott = "none";
-    if (r && from == t) {
-      /* simulated: the run's numbers, then MVA on its own demands */
-      int nst = explain_stations(r, st, MVA_MAX_STATIONS);
-      int ok = !r->failed &&
-               cli_sweep_mva(st, nst, (double)r->clients * r->outstanding_per_client,
-                             tk->think_s, &m, &bott) == 0;
-      char fp[32];
-      snprintf(fp, sizeof fp, "%ld", tk->point);
-      rl = sweep_csv_cell(row, sizeof row, rl, r->failed ? "sim-failed" : "sim", 0);
-      rl = sweep_csv_cell(row, sizeof row, rl, fp, 0);
-      rl = cli_sweep_num(row, sizeof row, rl, r->all.iops);
-      rl = cli_sweep_num(row, sizeof row, rl, r->all.MBps);
-      rl = cli_sweep_num(row, sizeof row, rl, r->all.lat_mean_s * 1e3);
-      rl = sweep_csv_cell(row, sizeof row, rl,
-                          r->bottleneck >= 0 && r->bottleneck < r->nres
-                              ? r->res[r->bottleneck].name
-                              : "none",
-                          0);
-      double e = ok && r->all.iops > 0 ? 100.0 * (m.throughput_per_s / r->all.iops - 1.0) : NAN;
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, e);
-      if (isfinite(e)) {
-        err_sum += fabs(e);
-        nerr++;
-        if (fabs(e) > err_max) {
-          err_max = fabs(e);
-          err_at = tk->point;
-        }
-      }
-    } else {
-      /* predicted: the nearest simulated point's demands, N scaled by population axes */
-      int ok = 0;
-      char fp[32] = "";
-      if (r) {
-        const struct cli_sweep_task *tf = &tasks[from];
-        double N = (double)r->clients * r->outstanding_per_client;
-        for (int c = 0; c < sweep_ncols(sw); c++) {
-          if (!cli_sweep_population(sweep_col_path(sw, c)))
-            continue;
-          double a = strtod(sweep_value(sw, tk->point, c), NULL);
-          double b = strtod(sweep_value(sw, tf->point, c), NULL);
-          if (a > 0 && b > 0)
-            N *= a / b;
-        }
-        int nst = explain_stations_for(r, tk->clients, st, MVA_MAX_STATIONS);
-        ok = cli_sweep_mva(st, nst, N, tk->think_s, &m, &bott) == 0;
-        snprintf(fp, sizeof fp, "%ld", tf->point);
-      }
-      double bytes_per_io = r && r->all.iops > 0 ? r->all.MBps / r->all.iops : NAN;
-      rl = sweep_csv_cell(row, sizeof row, rl, ok ? "mva" : "mva-failed", 0);
-      rl = sweep_csv_cell(row, sizeof row, rl, fp, 0);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s * bytes_per_io : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
-      rl = sweep_csv_cell(row, sizeof row, rl, ok ? bott : "", 0);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.throughput_per_s : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, ok ? m.response_s * 1e3 : NAN);
-      rl = cli_sweep_num(row, sizeof row, rl, NAN);
-    }
-    if (rl + 2 >= sizeof row)
-      snprintf(row, sizeof row, "%ld,%d,row too long", tk->point, tk->step);
-    else
-      snprintf(row + rl, sizeof row - rl, "\n");
-    rows[t] = strdup(row);
-    if (!rows[t])
+    if (sweep_csv_row(sw, tasks[t].point, tasks[t].step, r, row, sizeof row) < 0)
+      snprintf(row, sizeof row, "%ld,%d,row too long\n", tasks[t].point, tasks[t].step);
+    if (!(rows[t] = strdup(row)))
       return -1;
   }
-  if (!quiet)
-    fprintf(stderr,
-            "sweep --analytic: MVA vs simulation on the %d simulated row(s): mean |error| %.1f%%, "
-            "max %.1f%% (point %ld)\n",
-            nerr, nerr ? err_sum / nerr : 0.0, err_max > 0 ? err_max : 0.0, err_at);
   return 0;
+}
+
+/* Which tasks to simulate: all without a row, or the analytic anchors.
+ * res_of[t]: index into the pending list, or -1.  Count, or -1. */
+static int cli_sweep_pick(const struct sweep *sw, const struct cli_sweep_opts *o,
+                          const struct sweep_task *tasks, int ntasks, char **rows, int *res_of,
+                          struct sweep_task *pending)
+{
+  unsigned char *anchor = NULL;
+  if (o->analytic) {
+    anchor = calloc((size_t)sw->npoints, 1);
+    if (!anchor || sweep_mva_anchors(sw, o->sample, anchor) < 0) {
+      free(anchor);
+      return -1;
+    }
+  }
+  int npending = 0;
+  for (int t = 0; t < ntasks; t++) {
+    res_of[t] = -1;
+    if (!rows[t] && (!anchor || anchor[tasks[t].point])) {
+      res_of[t] = npending;
+      pending[npending++] = tasks[t];
+    }
+  }
+  free(anchor);
+  return npending;
 }
 
 static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
 {
-  int *res_of = NULL; /* freed at done: declared before the first goto */
   struct cli_sweep_opts o;
   int rc = cli_sweep_parse(argc, argv, &o);
   if (rc)
@@ -653,93 +710,29 @@ static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
     return rc;
   }
 #endif
-  char header[CLI_SWEEP_ROW_BYTES];
+  char header[CLI_SWEEP_ROW_BYTES], jpath[1100] = "";
   sweep_csv_header(&sw, header, sizeof header);
-  /* Check every point of the shard and count its steps before running anything. */
-  struct cli_sweep_task *tasks = NULL;
+  struct sweep_task *tasks = NULL, *pending = NULL;
   char **rows = NULL;
   struct run_result *results = NULL;
-  struct cli_sweep_task *pending = NULL;
-  int ntasks = 0, cap = 0, journal_fd = -1, failed = 0;
-  rc = 2;
-  for (long p = o.shard_i; p < sw.npoints; p += o.shard_n) {
-    struct scenario s;
-    if (cli_sweep_load(&sw, &o, p, &s, &err) < 0) {
-      fprintf(stderr, "nastwin: error: sweep point %ld:\n", p);
-      nw_err_print(&err, stderr);
-      goto done;
-    }
-    int nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
-    double think_s[64];
-    for (int st = 0; st < nsteps && st < 64; st++)
-      think_s[st] = explain_think_s(&s, st);
-    int nclients = s.nclients;
-    cfg_free(&s);
-    for (int st = 0; st < nsteps; st++) {
-      if (ntasks == cap) {
-        cap = cap ? cap * 2 : 64;
-        struct cli_sweep_task *nt = realloc(tasks, (size_t)cap * sizeof *nt);
-        if (!nt) {
-          rc = 1;
-          goto done;
-        }
-        tasks = nt;
-      }
-      tasks[ntasks++] = (struct cli_sweep_task){
-          .point = p, .step = st, .clients = nclients, .think_s = st < 64 ? think_s[st] : 0.0};
-    }
-  }
+  int *res_of = NULL, ntasks = 0, journal_fd = -1, failed = 0;
+  rc = cli_sweep_tasks(&sw, &o, &tasks, &ntasks);
+  if (rc)
+    goto done;
   rc = 1;
   rows = calloc((size_t)ntasks + 1, sizeof *rows);
   pending = calloc((size_t)ntasks + 1, sizeof *pending);
-  if (!rows || !pending)
-    goto done;
-  char jpath[1100] = "";
   res_of = calloc((size_t)ntasks + 1, sizeof *res_of);
-  if (!res_of)
+  if (!rows || !pending || !res_of)
     goto done;
-  long stride = o.analytic ? cli_sweep_stride(&sw, o.sample) : 1;
   if (o.csv && !o.analytic) {
     snprintf(jpath, sizeof jpath, "%s.partial", o.csv);
-    int kept = 0;
-    if (o.resume) {
-      kept = cli_sweep_read_journal(jpath, header, tasks, ntasks, rows);
-      if (kept < 0) {
-        rc = 2;
-        goto done;
-      }
-      if (!o.quiet)
-        fprintf(stderr, "sweep: resuming: %d of %d row(s) already in %s\n", kept, ntasks, jpath);
-    }
-    /* Rewrite the journal with its header and the rows kept (drops cut rows). */
-    size_t jlen = strlen(header) + 3;
-    for (int t = 0; t < ntasks; t++)
-      jlen += rows[t] ? strlen(rows[t]) : 0;
-    char *jtext = malloc(jlen);
-    if (!jtext)
+    if ((journal_fd = cli_sweep_journal(&o, jpath, header, tasks, ntasks, rows, &rc)) < 0)
       goto done;
-    size_t off = (size_t)sprintf(jtext, "# %s", header);
-    for (int t = 0; t < ntasks; t++)
-      if (rows[t])
-        off += (size_t)sprintf(jtext + off, "%s", rows[t]);
-    int wr = sweep_write_atomic(jpath, jtext, off);
-    free(jtext);
-    if (wr < 0 || (journal_fd = open(jpath, O_WRONLY | O_APPEND)) < 0) {
-      fprintf(stderr, "nastwin: error: %s: cannot write the journal: %s\n", jpath,
-              strerror(errno));
-      goto done;
-    }
+    rc = 1;
   }
-  int npending = 0;
-  for (int t = 0; t < ntasks; t++) {
-    res_of[t] = -1;
-    if (!rows[t] && tasks[t].point % stride == 0) {
-      res_of[t] = npending;
-      pending[npending++] = tasks[t];
-    }
-  }
-  results = calloc((size_t)npending + 1, sizeof *results);
-  if (!results)
+  int npending = cli_sweep_pick(&sw, &o, tasks, ntasks, rows, res_of, pending);
+  if (npending < 0 || !(results = calloc((size_t)npending + 1, sizeof *results)))
     goto done;
   struct cli_sweep_ctx ctx = {.sw = &sw, .o = &o, .tasks = pending, .journal_fd = journal_fd,
                               .start_s = cli_sweep_now(), .tty = isatty(2)};
@@ -755,69 +748,17 @@ static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
         fprintf(stderr, "nastwin: error: point %ld step %d: %s\n", tasks[t].point, tasks[t].step,
                 results[res_of[t]].failure);
       }
-    if (cli_sweep_analytic_rows(&sw, tasks, ntasks, res_of, results, header, sizeof header, rows,
-                                o.quiet) < 0)
+    if (sweep_mva_rows(&sw, tasks, ntasks, res_of, results, header, sizeof header, rows,
+                       o.quiet) < 0)
       goto done;
   }
-  for (int t = 0, k = 0; t < ntasks; t++) {
-    if (rows[t])
-      continue;
-    char row[CLI_SWEEP_ROW_BYTES];
-    struct run_result *r = &results[k++];
-    if (r->failed) {
-      failed++;
-      fprintf(stderr, "nastwin: error: point %ld step %d: %s\n", tasks[t].point, tasks[t].step,
-              r->failure);
-    }
-    if (sweep_csv_row(&sw, tasks[t].point, tasks[t].step, r, row, sizeof row) < 0)
-      snprintf(row, sizeof row, "%ld,%d,row too long\n", tasks[t].point, tasks[t].step);
-    rows[t] = strdup(row);
-    if (!rows[t])
-      goto done;
-  }
+  if (cli_sweep_sim_rows(&sw, tasks, ntasks, results, rows, &failed) < 0)
+    goto done;
   for (int t = 0; t < ntasks; t++)
     if (strstr(rows[t], ",failed\n") && !failed)
       failed++;
-  /* The CSV. */
-  size_t total = strlen(header) + 1;
-  for (int t = 0; t < ntasks; t++)
-    total += strlen(rows[t]);
-  char *text = malloc(total);
-  if (!text)
+  if (cli_sweep_write(&sw, &o, header, rows, ntasks) < 0)
     goto done;
-  size_t len = (size_t)sprintf(text, "%s", header);
-  for (int t = 0; t < ntasks; t++)
-    len += (size_t)sprintf(text + len, "%s", rows[t]);
-  if (o.csv) {
-    if (sweep_write_atomic(o.csv, text, len) < 0) {
-      fprintf(stderr, "nastwin: error: %s: %s\n", o.csv, strerror(errno));
-      free(text);
-      goto done;
-    }
-  } else
-    fwrite(text, 1, len, stdout);
-  free(text);
-  if (o.json) {
-    char hline[CLI_SWEEP_ROW_BYTES];
-    snprintf(hline, sizeof hline, "%s", header);
-    hline[strcspn(hline, "\n")] = 0;
-    for (int t = 0; t < ntasks; t++)
-      rows[t][strcspn(rows[t], "\n")] = 0;
-    size_t jl = 0;
-    char *js = cli_sweep_json(hline, rows, ntasks, &jl);
-    if (!js || sweep_write_atomic(o.json, js, jl) < 0) {
-      fprintf(stderr, "nastwin: error: %s: cannot write JSON\n", o.json);
-      free(js);
-      goto done;
-    }
-    free(js);
-  }
-  if (o.html) {
-    if (htmlreport_sweep(o.html, &sw, header, rows, ntasks, &err) < 0) {
-      nw_err_print(&err, stderr);
-      goto done;
-    }
-  }
   if (journal_fd >= 0 && !failed) {
     close(journal_fd);
     journal_fd = -1;

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "sim/analysis/analysis.h"
+
 const double res_percentiles[RES_NPCT] = {0.50, 0.90, 0.99, 0.999, 0.9999};
 const char *const res_percentile_names[RES_NPCT] = {"p50", "p90", "p99", "p999", "p9999"};
 
@@ -88,11 +90,11 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
     fputc('}', out);
   }
   fprintf(out, "],\n%s\"bottleneck\": {\"resource\": ", indent);
-  report_json_string(out, r->bottleneck >= 0 ? r->res[r->bottleneck].name : "");
+  report_json_string(out, r->bottleneck >= 0 ? analysis_bottleneck_name(r) : "");
   fputs(", \"reason\": ", out);
   report_json_string(out, r->bottleneck_reason);
   fputs(", \"busy\": ", out);
-  report_num(out, r->bottleneck >= 0 ? r->res[r->bottleneck].busy : 0.0);
+  report_num(out, r->bottleneck >= 0 ? r->bottleneck_util : 0.0);
   fputs(", \"bound_iops\": ", out);
   report_num(out, r->bound_iops);
   fputs(", \"bound_MBps\": ", out);

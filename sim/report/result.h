@@ -57,9 +57,13 @@ struct run_result {
   struct res_totals read, write, all;
   int nres;
   struct res_resource res[RES_MAX_RESOURCES];
-  int bottleneck;               /* index into res, -1 when idle */
+  int bottleneck;               /* index into res, -1 when idle: the resource with the
+                                 * highest utilisation (a thread's occupancy counts) */
+  int window_limited;           /* 1: no resource near saturation, the clients' window
+                                 * of outstanding I/Os limits X (Little: N = X (R + Z)) */
+  double bottleneck_util;       /* its utilisation, occupancy-based for a thread (0..1) */
   char bottleneck_reason[320];
-  double bound_iops;            /* operational law: 1 / max demand per I/O */
+  double bound_iops;            /* operational law: 1 / max demand per I/O (occupancy-based) */
   double bound_MBps;
   double avg_power_W, energy_J;
   int nops;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "sim/analysis/analysis.h"
 
 /* ---- metrics ---------------------------------------------------------- */
 
@@ -77,7 +78,7 @@ double sweep_metric_value(int m, const struct run_result *r)
   case SM_P99_MS: return r->all.lat_pct_s[2] * 1e3;
   case SM_P999_MS: return r->all.lat_pct_s[3] * 1e3;
   case SM_BOTTLENECK_BUSY:
-    return r->bottleneck >= 0 && r->bottleneck < r->nres ? r->res[r->bottleneck].busy : 0.0;
+    return r->bottleneck >= 0 && r->bottleneck < r->nres ? r->bottleneck_util : 0.0;
   case SM_BOUND_IOPS: return r->bound_iops;
   case SM_BOUND_MBPS: return r->bound_MBps;
   case SM_AVG_POWER_W: return r->avg_power_W;
@@ -93,8 +94,7 @@ double sweep_metric_value(int m, const struct run_result *r)
 void sweep_metric_text(int m, const struct run_result *r, char *buf, size_t n)
 {
   if (m == SM_BOTTLENECK) {
-    snprintf(buf, n, "%s",
-             r->bottleneck >= 0 && r->bottleneck < r->nres ? r->res[r->bottleneck].name : "none");
+    snprintf(buf, n, "%s", analysis_bottleneck_name(r));
     return;
   }
   double v = sweep_metric_value(m, r);
