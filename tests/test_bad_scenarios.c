@@ -93,6 +93,61 @@ START_TEST(test_bad_command_line)
   cli_exec(NULL, a4, &r);
   ck_assert_msg(r.status == 2 && strstr(r.err, "level 6 needs 4..64 members, got 3"), "%d %s", r.status, r.err);
   cli_out_free(&r);
+  /* a path with an empty part used to be dropped silently */
+  const char *a5[] = {"run", "--set", "a..b=1", NULL};
+  cli_exec(NULL, a5, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "--set a..b=1: error: bad key path 'a..b'"), "%d %s", r.status, r.err);
+  cli_out_free(&r);
+  const char *a6[] = {"run", "--set", ".=1", NULL};
+  cli_exec(NULL, a6, &r);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "bad key path '.'") && r.out[0] == '\0', "%d %s", r.status, r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
+/* A scenario beyond its chassis (10GB/s ports on a 10GbE DS2015xs) is
+ * refused; marked custom hardware (option or scenario key) it loads with a
+ * warning naming the same value and limit. */
+START_TEST(test_custom_hardware)
+{
+  char dir[1024];
+  cli_source_path("scenarios/bad", dir, sizeof dir);
+  static const char *const limit = "10GB/s is 80 Gbit/s; the ds2015xs ports are 10 Gbit/s at most";
+  struct cli_out r;
+  const char *a1[] = {"check", "link-rate-gb.yaml", "--custom-hardware", NULL};
+  ck_assert_int_eq(cli_exec(dir, a1, &r), 0);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.err, "link-rate-gb.yaml:5:52: warning: network.nas_link_rate: ") && strstr(r.err, limit),
+                "stderr: %s", r.err);
+  ck_assert_msg(strstr(r.out, "link-rate-gb.yaml: ok: system ds2015xs"), "stdout: %s", r.out);
+  cli_out_free(&r);
+  const char *a2[] = {"check", "too-many-disks.yaml", "--set", "custom_hardware=true", NULL};
+  ck_assert_int_eq(cli_exec(dir, a2, &r), 0);
+  ck_assert_msg(r.status == 0 && strstr(r.err, "warning: disks.count: 24 disks need 24 bays; the ds1819plus has 8 + 10"),
+                "exit %d: %s", r.status, r.err);
+  cli_out_free(&r);
+  /* false keeps the check */
+  const char *a3[] = {"check", "nvme-in-bay.yaml", "--set", "custom_hardware=false", NULL};
+  ck_assert_int_eq(cli_exec(dir, a3, &r), 0);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "nvme-in-bay.yaml:3:26: error: disks.drive: synology-snv3400-400g is an NVMe"),
+                "exit %d: %s", r.status, r.err);
+  cli_out_free(&r);
+  /* within the limits: no warning */
+  const char *a4[] = {"check", "link-rate-gb.yaml", "--set", "network.nas_link_rate=10Gbit/s", NULL};
+  ck_assert_int_eq(cli_exec(dir, a4, &r), 0);
+  ck_assert_msg(r.status == 0 && r.err[0] == '\0', "exit %d: %s", r.status, r.err);
+  cli_out_free(&r);
+  /* 1GbE on all four ports is the chassis; a fifth is not */
+  const char *a5[] = {"check", "too-many-ports.yaml", "--set", "network.nas_link_rate=1Gbit/s", NULL};
+  ck_assert_int_eq(cli_exec(dir, a5, &r), 0);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  cli_out_free(&r);
+  const char *a6[] = {"check", "too-many-ports.yaml", "--set", "network.nas_link_rate=1Gbit/s", "--set",
+                      "network.nas_links=5", NULL};
+  ck_assert_int_eq(cli_exec(dir, a6, &r), 0);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "network.nas_links: 5 ports; the ds2015xs has 4"), "exit %d: %s",
+                r.status, r.err);
+  cli_out_free(&r);
 }
 END_TEST
 
@@ -104,6 +159,7 @@ int main(void)
   tcase_add_test(tc, test_bad_corpus);
   tcase_add_test(tc, test_paths_that_are_not_files);
   tcase_add_test(tc, test_bad_command_line);
+  tcase_add_test(tc, test_custom_hardware);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -289,6 +289,27 @@ START_TEST(test_specific_messages)
   hostile_check_yaml(p, "bs");
   snprintf(p, sizeof p, "%s/scenarios/hostile/time_1e400.yaml", src);
   hostile_check_yaml(p, "time");
+  static const char *const cases[][2] = {
+      {"link_rate_10GBps.yaml", "10GB/s is 80 Gbit/s; the ds2015xs ports are 10 Gbit/s at most"},
+      {"link_rate_10GBps.yaml", "(did you mean 10Gbit/s?)"},
+      {"fio_is_directory.yaml", "workload.fio: '/tmp' is a directory, not a fio job file"},
+      {"fio_is_device.yaml", "workload.fio: '/dev/null' is a device, pipe or socket"},
+      {"fio_missing.yaml", "workload.fio: cannot open '/nonexistent.fio'"},
+      {"empty_document.yaml", "the file is empty"},
+      {"system_empty.yaml", "scenario.system: expected a name, got an empty value"},
+      {"tab_indent.yaml", "YAML syntax"},
+      {"clients_1e9.yaml", "clients.count: '1e9' is not allowed"},
+      {"iodepth_1e9.yaml", "iodepth: bad value '1e9'"},
+      {"disks_1e6.yaml", "disks.count: '1000000' is not allowed"},
+      {"time_1e12.yaml", "time: '1e12s' is out of range"},
+      {"faults_too_many.yaml", "faults: at most 8 faults"},
+      {"duplicate_nested_key.yaml", "duplicate key 'mtu'"},
+      {"seed_map.yaml", "scenario.seed: expected a whole number, got a map"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(p, sizeof p, "%s/scenarios/hostile/%s", src, cases[i][0]);
+    hostile_check_yaml(p, cases[i][1]);
+  }
 }
 END_TEST
 
@@ -392,6 +413,96 @@ START_TEST(test_fuzz_regressions)
 }
 END_TEST
 
+/* Very long scalars and keys: refused with a position, no overflow of the
+ * fixed message buffers (the message is cut, not the process). */
+START_TEST(test_long_strings)
+{
+  static const char *const heads[] = {"system: ", "name: x\n", "system: ds2015xs\ndisks: {count: 8, drive: "};
+  static const char *const tails[] = {"\n", ": 1\n", "}\nvolume: {level: 5}\nprotocol: {kind: smb}\nworkload: {rw: read}\n"};
+  static const char *const needles[] = {"unknown system", "YAML syntax", "unknown drive"}; /* libyaml: keys <= 1024 chars */
+  for (int i = 0; i < 3; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "long%d.yaml", i);
+    hostile_check_yaml(hostile_gen(name, heads[i], "x", 200000L, tails[i]), needles[i]);
+  }
+}
+END_TEST
+
+/* Every value of a scenario that uses most sections, replaced in turn by
+ * a value of the wrong type or a hostile number: accepted (exit 0) or
+ * refused with a positioned message (exit 2), never a crash or a hang. */
+START_TEST(test_wrong_type_everywhere)
+{
+  /* '@' marks a value; the test swaps one at a time. */
+  static const char *const base[] = {
+      "name: @x", "system: @ds2015xs", "disks: {count: @8, drive: @ocz-vector-120}", "volume: {level: @5}",
+      "network: {mode: @lacp, nas_links: @2, nas_link_rate: @10Gbit/s, mtu: @9000}",
+      "protocol: {kind: @smb}", "clients: {count: @2, ram: @1GiB, copy_rate: @4GB/s}",
+      "ssd_cache: {mode: @read-only, count: @2, drive: @ocz-vector-120, capacity: @100GB}",
+      "workload: {rw: @read, bs: @1m, iodepth: @4, size: @4g, runtime: @1s}", "time: @1s", "seed: @1",
+      "faults: [{kind: @disk_fail, target: @1, at: @1s}]", "operation: {kind: @rebuild}", "chassis: {ram: @2GiB}",
+      NULL};
+  static const char *const hostile[] = {"[1]", "{x: 1}", "''", "1e400", NULL};
+  char defaults[64][32];
+  int nmarks = 0;
+  for (int l = 0; base[l]; l++)
+    for (const char *c = base[l]; (c = strchr(c, '@')) != NULL; c++) {
+      size_t n = strcspn(c + 1, ",}]");
+      snprintf(defaults[nmarks++], sizeof defaults[0], "%.*s", (int)n, c + 1);
+    }
+  for (int m = 0; m < nmarks; m++)
+    for (int h = 0; hostile[h]; h++) {
+      char name[32];
+      snprintf(name, sizeof name, "wt%d_%d.yaml", m, h);
+      const char *p = hostile_gen(name, "", "", 0, "");
+      FILE *f = fopen(p, "wb");
+      ck_assert(f != NULL);
+      int k = 0;
+      for (int l = 0; base[l]; l++) {
+        for (const char *c = base[l]; *c; c++) {
+          if (*c != '@') {
+            fputc(*c, f);
+            continue;
+          }
+          fputs(k == m ? hostile[h] : defaults[k], f);
+          c += strlen(defaults[k]);
+          k++;
+        }
+        fputc('\n', f);
+      }
+      fclose(f);
+      const char *args[] = {"check", p, NULL};
+      struct hostile_out o;
+      hostile_exec(args, HOSTILE_TIMEOUT_S, &o);
+      ck_assert_msg(!o.timed_out && o.exited, "%s = %s: hang or signal %d", defaults[m], hostile[h], o.signo);
+      ck_assert_msg(o.code == 0 || (o.code == 2 && hostile_shape_ok(o.err, p) && o.out_bytes == 0),
+                    "%s = %s: exit %d: %.300s", defaults[m], hostile[h], o.code, o.err);
+    }
+  ck_assert_int_ge(nmarks, 29);
+}
+END_TEST
+
+/* A UTF-8 byte-order mark (what some editors write first) is not content:
+ * the scenario behind it loads. */
+START_TEST(test_bom)
+{
+  char def[1024];
+  snprintf(def, sizeof def, "%s/scenarios/default.yaml", hostile_src());
+  FILE *f = fopen(def, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", def);
+  static char text[65536];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  const char *p = hostile_gen("bom.yaml", "\xef\xbb\xbf", text, 1, "");
+  const char *args[] = {"check", p, NULL};
+  struct hostile_out o;
+  hostile_exec(args, HOSTILE_TIMEOUT_S, &o);
+  ck_assert_msg(o.exited && o.code == 0, "BOM + default scenario: signal %d exit %d: %.500s", o.signo, o.code,
+                o.err);
+}
+END_TEST
+
 /* A map with ~10^5 distinct keys: refused quickly (at most YTREE_MAX_KEYS
  * keys per map), never a quadratic duplicate-key scan. */
 START_TEST(test_many_keys)
@@ -426,6 +537,8 @@ int main(void)
       {"huge_file", test_huge_file},             {"huge_list", test_huge_list},
       {"deep_nesting", test_deep_nesting},       {"fio_generated", test_hostile_fio_generated},
       {"fuzz_regressions", test_fuzz_regressions}, {"known_failures", test_many_keys},
+      {"long_strings", test_long_strings},       {"bom", test_bom},
+      {"wrong_type_everywhere", test_wrong_type_everywhere},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     TCase *tc = tcase_create(cases[i].name);

@@ -1,12 +1,16 @@
 /* The run pool: results land by task whatever the order, a crashing or
  * hanging child becomes a failed result with the reason and its stderr,
  * and the other tasks still complete. */
+#define _XOPEN_SOURCE 700 /* posix_openpt, ptsname */
+#define _DEFAULT_SOURCE /* usleep */
 #include <check.h>
 #include "ck_run.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "sim/study/runpool.h"
@@ -62,6 +66,79 @@ START_TEST(test_order_independent_of_jobs)
 }
 END_TEST
 
+/* The bar's text: the share done, the counts and an ETA from the rate so far. */
+START_TEST(test_meter_line)
+{
+  char line[160];
+  runpool_meter_line(3, 10, 2, 15.0, line, sizeof line);
+  ck_assert_str_eq(line, "[#########.....................] 3/10 simulations, 15 s elapsed, ETA 35 s");
+  runpool_meter_line(0, 1, 1, 4.0, line, sizeof line);
+  ck_assert_str_eq(line, "[..............................] 0/1 simulations, 1 running, 4 s elapsed, ETA after the first");
+}
+END_TEST
+
+static void slow_task(void *ctx, int task, struct run_result *out)
+{
+  (void)ctx;
+  usleep(1200000); /* 1.2 s: two in a row pass the bar's 2 s threshold */
+  snprintf(out->step, sizeof out->step, "slow%d", task);
+}
+
+/* Run two slow tasks one at a time with stderr on fd; return what the
+ * pool wrote there (read back through rd). */
+static void meter_run(int fd, int rd, char *got, size_t len)
+{
+  int saved = dup(2);
+  dup2(fd, 2);
+  struct run_result res[2];
+  memset(res, 0, sizeof res);
+  int failed = runpool_run(2, 1, 0.0, slow_task, NULL, res, NULL);
+  dup2(saved, 2);
+  close(saved);
+  ck_assert_int_eq(failed, 0);
+  size_t n = 0;
+  struct pollfd p = {.fd = rd, .events = POLLIN};
+  while (n + 1 < len && poll(&p, 1, 100) > 0) {
+    ssize_t r = read(rd, got + n, len - 1 - n);
+    if (r <= 0)
+      break;
+    n += (size_t)r;
+  }
+  got[n] = '\0';
+}
+
+/* On a terminal (a pty) a pool longer than 2 s draws the bar with an ETA
+ * and erases it at the end. */
+START_TEST(test_meter_on_tty)
+{
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ck_assert_msg(master >= 0, "posix_openpt failed");
+  ck_assert(grantpt(master) == 0 && unlockpt(master) == 0);
+  int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+  ck_assert(slave >= 0);
+  static char got[8192];
+  meter_run(slave, master, got, sizeof got);
+  const char *bar = strstr(got, "\r[###############...............] 1/2 simulations, ");
+  ck_assert_msg(bar != NULL && strstr(bar, " s elapsed, ETA ") != NULL, "tty got: '%s'", got);
+  ck_assert_msg(strstr(got, "\r\033[K") != NULL, "the bar is not erased: '%s'", got);
+  close(slave);
+  close(master);
+}
+END_TEST
+
+/* Not a terminal: not one byte, so redirected outputs stay byte-identical. */
+START_TEST(test_meter_not_on_pipe)
+{
+  int fds[2];
+  ck_assert(pipe(fds) == 0);
+  static char got[8192];
+  meter_run(fds[1], fds[0], got, sizeof got);
+  ck_assert_msg(got[0] == '\0', "pipe got: '%s'", got);
+  close(fds[0]);
+  close(fds[1]);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("runpool");
@@ -69,6 +146,9 @@ int main(void)
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_failures_are_results);
   tcase_add_test(tc, test_order_independent_of_jobs);
+  tcase_add_test(tc, test_meter_line);
+  tcase_add_test(tc, test_meter_on_tty);
+  tcase_add_test(tc, test_meter_not_on_pipe);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

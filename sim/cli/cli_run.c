@@ -46,6 +46,8 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --output-format=fio-json   print fio-shaped JSON\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
+          "  --custom-hardware    accept ports, bays, drives or RAM beyond the chassis's\n"
+          "                       (catalog/systems.yaml) with a warning\n"
           "  --log=CATEGORY.thres:LEVEL   SimGrid/XBT logging (e.g. nastwin.thres:debug)\n"
           "\n"
           "Without SCENARIO.yaml the built-in default scenario runs: a Synology\n"
@@ -95,6 +97,9 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
     } else if (!strcmp(a, "--time")) {
       if (o->nsets < CFG_MAX_SETS)
         o->sets[o->nsets++] = (struct cfg_set){.path = strdup("time"), .value = val};
+    } else if (!strcmp(a, "--custom-hardware")) {
+      if (o->nsets < CFG_MAX_SETS)
+        o->sets[o->nsets++] = (struct cfg_set){.path = strdup("custom_hardware"), .value = "true"};
     } else if (!strcmp(a, "--fio")) {
       o->fio = val;
     } else if (!strcmp(a, "--calibrated")) {

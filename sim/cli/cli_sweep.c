@@ -24,7 +24,7 @@
 
 struct cli_sweep_opts {
   const char *file, *csv, *json, *html, *catalog;
-  int jobs, shard_i, shard_n, resume, list, quiet, analytic, sample;
+  int jobs, shard_i, shard_n, resume, list, quiet, analytic, sample, custom_hardware;
   double timeout_s;
 };
 
@@ -77,6 +77,8 @@ static void cli_sweep_usage(FILE *out)
         "  --list          print the expanded points and exit\n"
         "  --quiet         no progress on stderr\n"
         "  --catalog DIR   catalogue folder\n"
+        "  --custom-hardware  accept points beyond the chassis's hardware (ports, bays,\n"
+        "                  RAM) with a warning\n"
         "\n"
         "Under mpirun (built with MPI) rank 0 hands points out to the other ranks and\n"
         "writes the outputs, byte-identical to -j 1.\n"
@@ -146,6 +148,8 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
       o->list = 1;
     else if (!strcmp(a, "--quiet"))
       o->quiet = 1;
+    else if (!strcmp(a, "--custom-hardware"))
+      o->custom_hardware = 1;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "nastwin: error: unknown option '%s' (see nastwin sweep --help)\n", a);
       return 2;
@@ -173,15 +177,17 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
 }
 
 /* Load point p's scenario (sets + axis values). */
-static int cli_sweep_load(const struct sweep *sw, const char *catalog, long p, struct scenario *s,
-                          struct nw_err *err)
+static int cli_sweep_load(const struct sweep *sw, const struct cli_sweep_opts *o, long p,
+                          struct scenario *s, struct nw_err *err)
 {
   struct cfg_set sets[CFG_MAX_SETS];
-  int n = sweep_point_sets(sw, p, sets, CFG_MAX_SETS);
+  int n = sweep_point_sets(sw, p, sets, CFG_MAX_SETS - 1);
   if (n < 0)
     return nw_fail(err, sw->file, 0, 0, "sweep: point %ld has more than %d overrides", p,
-                   CFG_MAX_SETS);
-  return cfg_load(sw->base, catalog, sets, n, NULL, s, err);
+                   CFG_MAX_SETS - 1);
+  if (o->custom_hardware)
+    sets[n++] = (struct cfg_set){.path = "custom_hardware", .value = "true"};
+  return cfg_load(sw->base, o->catalog, sets, n, NULL, s, err);
 }
 
 static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
@@ -191,7 +197,7 @@ static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
   struct scenario s;
   struct nw_err err = {0};
   memset(out, 0, sizeof *out);
-  if (cli_sweep_load(c->sw, c->o->catalog, t->point, &s, &err) < 0) {
+  if (cli_sweep_load(c->sw, c->o, t->point, &s, &err) < 0) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure, "%.500s", err.msg);
     return;
@@ -423,11 +429,11 @@ struct cli_sweep_tmpl {
   struct qnet_shape shape[64];
 };
 
-static int cli_sweep_tmpl_load(const struct sweep *sw, const char *catalog, long p,
+static int cli_sweep_tmpl_load(const struct sweep *sw, const struct cli_sweep_opts *o, long p,
                                struct cli_sweep_tmpl *t, struct nw_err *err)
 {
   struct scenario s;
-  if (cli_sweep_load(sw, catalog, p, &s, err) < 0) {
+  if (cli_sweep_load(sw, o, p, &s, err) < 0) {
     fprintf(stderr, "nastwin: error: sweep point %ld:\n", p);
     nw_err_print(err, stderr);
     return -1;
@@ -511,7 +517,7 @@ static int cli_sweep_tasks(const struct sweep *sw, const struct cli_sweep_opts *
     int nclients = t->nclients;
     if (need) {
       struct cli_sweep_tmpl now = {0};
-      if (cli_sweep_tmpl_load(sw, o->catalog, p, &now, &err) < 0) {
+      if (cli_sweep_tmpl_load(sw, o, p, &now, &err) < 0) {
         rc = 2;
         goto done;
       }

@@ -26,6 +26,7 @@ static void cli_validate_usage(FILE *out)
         "  -j N               simulations at once (default: CPUs)\n"
         "  --catalog DIR      catalogue directory\n"
         "  --calibrated FILE  apply the fitted values of `nastwin calibrate` (calibrated.yaml)\n"
+        "  --custom-hardware  accept scenarios beyond their chassis's hardware with a warning\n"
         "\n"
         "exit: 0 every point ran, 1 a simulation failed, 2 bad input\n",
         out);
@@ -34,7 +35,7 @@ static void cli_validate_usage(FILE *out)
 int cli_validate(int argc, char **argv)
 {
   const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL, *calibrated = NULL;
-  int json = 0, jobs = 0;
+  int json = 0, jobs = 0, custom = 0;
   static const char *const valued[] = {"--data", "--points", "--only",       "--html",
                                        "-j",     "--catalog", "--calibrated", NULL};
   for (int i = 1; i < argc; i++) {
@@ -46,6 +47,8 @@ int cli_validate(int argc, char **argv)
       return 0;
     } else if (!strcmp(a, "--json")) {
       json = 1;
+    } else if (!strcmp(a, "--custom-hardware")) {
+      custom = 1;
     } else if (!strcmp(a, "--data")) {
       data = val;
     } else if (!strcmp(a, "--points")) {
@@ -70,7 +73,8 @@ int cli_validate(int argc, char **argv)
   }
   struct val_set v;
   struct nw_err err = {0};
-  if (val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0 ||
+  static const struct cfg_set custom_set = {.path = "custom_hardware", .value = "true"};
+  if (val_load(data, points, only, catalog, custom ? &custom_set : NULL, custom, &v, &err) < 0 ||
       (calibrated && calib_apply(&v, calibrated, catalog, &err) < 0)) {
     nw_err_print(&err, stderr);
     val_free(&v);

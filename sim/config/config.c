@@ -1,6 +1,8 @@
 #include "sim/config/config.h"
 #include "base/datadir.h"
 
+#include "sim/config/config_workload.h"
+#include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
 
 #include <ctype.h>
@@ -16,6 +18,28 @@ const struct param_desc system_param_table[] = {
      .max = 64, .help = "drive bays in the chassis (expansion units add more disks)"},
     {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct system_params, ram_bytes),
      .min = 64e6, .max = 1.1e12, .help = "RAM of the NAS (bytes)"},
+    /* Hardware limits for the plausibility check (sim/config/plausible.c);
+     * 0 = not known, not checked. */
+    {.key = "expansion_bays", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, expansion_bays), .min = 0, .max = 256, .optional = 1,
+     .def = 0, .help = "drive bays added by the largest supported set of expansion units"},
+    {.key = "ram_max", .dim = UNITS_BYTES, .offset = offsetof(struct system_params, ram_max_bytes),
+     .min = 0, .max = 1.1e12, .optional = 1, .def = 0,
+     .help = "most RAM the chassis takes (bytes; 0 = not known)"},
+    {.key = "nic_ports", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, nic_ports),
+     .min = 0, .max = 64, .optional = 1, .def = 0,
+     .help = "NAS network ports of any rate (0 = not known)"},
+    {.key = "nic_rate", .dim = UNITS_RATE, .offset = offsetof(struct system_params, nic_rate_bytes_per_s),
+     .min = 0, .max = 1e12, .optional = 1, .def = 0,
+     .help = "line rate of the fastest NAS port (bytes/s; 0 = not known)"},
+    {.key = "nic_fast_ports", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct system_params, nic_fast_ports), .min = 0, .max = 64, .optional = 1,
+     .def = 0, .help = "ports at nic_rate (0 = all of nic_ports)"},
+    {.key = "nic_other_rate", .dim = UNITS_RATE,
+     .offset = offsetof(struct system_params, nic_other_rate_bytes_per_s), .min = 0, .max = 1e12,
+     .optional = 1, .def = 1.25e8, .help = "line rate of the other ports (bytes/s)"},
+    {.key = "m2_slots", .dim = UNITS_NUMBER, .offset = offsetof(struct system_params, m2_slots),
+     .min = 0, .max = 16, .optional = 1, .def = 0, .help = "M.2 NVMe slots (bays take SATA drives)"},
     {.key = "power_base", .dim = UNITS_POWER, .offset = offsetof(struct system_params, power_base_W),
      .min = 0, .max = 200, .help = "power of board, fans and PSU losses, excluding SoC, drives, ports (W)"},
     {.key = "power_nic_port", .dim = UNITS_POWER,
@@ -393,7 +417,7 @@ static int cfg_word(const struct ynode *map, const char *where, const char *key,
   }
   if (v->kind != YNODE_SCALAR || !v->scalar[0])
     return nw_fail(err, v->file, v->line, v->col, "%s.%s: expected a name, got %s", where, key,
-                   ytree_kind_name(v));
+                   v->kind == YNODE_SCALAR ? "an empty value" : ytree_kind_name(v));
   *out = v->scalar;
   return 0;
 }
@@ -467,100 +491,10 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
   return cfg_drive(cat, ref, name, ytree_get(sec, over_key), over_where, NULL, d, s, err);
 }
 
-/* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
-static int cfg_workload(const struct ynode *w, const char *scenario_path, struct workload *out,
-                        struct nw_err *err)
-{
-  memset(out, 0, sizeof *out);
-  if (!w)
-    return nw_fail(err, scenario_path, 0, 0, "missing required section 'workload'");
-  if (w->kind != YNODE_MAP)
-    return nw_fail(err, w->file, w->line, w->col, "workload: expected a map, got %s",
-                   ytree_kind_name(w));
-  const struct ynode *preset = ytree_get(w, "preset");
-  const struct ynode *fio = ytree_get(w, "fio");
-  if (preset) {
-    if (preset->kind != YNODE_SCALAR)
-      return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");
-    const char *keys[64], *vals[64];
-    int nkv = 0;
-    for (int i = 0; i < w->n; i++) {
-      if (strcmp(w->keys[i], "preset") == 0)
-        continue;
-      if (w->kids[i]->kind != YNODE_SCALAR)
-        return nw_fail(err, w->kids[i]->file, w->kids[i]->line, w->kids[i]->col,
-                       "workload.%s: expected a value, got %s", w->keys[i], ytree_kind_name(w->kids[i]));
-      if (nkv == 64)
-        return nw_fail(err, w->file, w->line, w->col, "workload: too many settings");
-      keys[nkv] = w->keys[i];
-      vals[nkv++] = w->kids[i]->scalar;
-    }
-    char msg[600];
-    if (workload_preset(preset->scalar, keys, vals, nkv, out, msg, sizeof msg) < 0)
-      return nw_fail(err, preset->file, preset->line, preset->col, "workload: %s", msg);
-    return 0;
-  }
-  if (fio) {
-    if (fio->kind != YNODE_SCALAR)
-      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: expected a file name");
-    if (w->n != 1)
-      return nw_fail(err, w->file, w->line, w->col,
-                     "workload: 'fio:' names a job file; put the job's options in that file");
-    char path[1024];
-    if (fio->scalar[0] == '/')
-      snprintf(path, sizeof path, "%s", fio->scalar);
-    else {
-      const char *slash = strrchr(scenario_path, '/');
-      int dirlen = slash ? (int)(slash - scenario_path) : 1;
-      snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? scenario_path : ".", fio->scalar);
-    }
-    char *warnings = NULL;
-    int rc = fio_parse_file(path, out, &warnings, err);
-    if (warnings && warnings[0])
-      fprintf(stderr, "%s", warnings);
-    free(warnings);
-    return rc;
-  }
-  /* Inline fio keys: one step with one job. */
-  out->steps = calloc(1, sizeof *out->steps);
-  if (!out->steps)
-    return nw_fail(err, w->file, w->line, w->col, "out of memory");
-  out->nsteps = 1;
-  struct workload_step *st = &out->steps[0];
-  snprintf(st->name, sizeof st->name, "job");
-  st->njobs = 1;
-  job_defaults(&st->jobs[0]);
-  for (int i = 0; i < w->n; i++) {
-    const struct ynode *v = w->kids[i];
-    if (v->kind != YNODE_SCALAR)
-      return nw_fail(err, v->file, v->line, v->col, "workload.%s: expected a value, got %s",
-                     w->keys[i], ytree_kind_name(v));
-    char msg[600];
-    int unmodelled = 0;
-    if (strcmp(w->keys[i], "precondition") == 0) {
-      /* nastwin's own key beside fio's: measure in steady state (caches
-       * as a long run of the job leaves them) */
-      if (strcmp(v->scalar, "0") != 0 && strcmp(v->scalar, "1") != 0)
-        return nw_fail(err, v->file, v->line, v->col, "workload.precondition: '%s' is not allowed; 0 or 1",
-                       v->scalar);
-      st->precondition = v->scalar[0] == '1';
-      continue;
-    }
-    if (fio_set_option(&st->jobs[0], w->keys[i], v->scalar, &unmodelled, msg, sizeof msg) < 0)
-      return nw_fail(err, w->file, w->key_line[i], w->key_col[i], "workload: %s", msg);
-    if (unmodelled)
-      fprintf(stderr, "%s:%d:%d: warning: workload.%s is accepted but not modelled\n", w->file,
-              w->key_line[i], w->key_col[i], w->keys[i]);
-  }
-  snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
-  snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
-  return 0;
-}
-
 static const char *const cfg_top_keys[] = {
     "name", "description", "system", "soc", "disks", "volume", "page_cache", "ssd_cache",
     "encryption", "network", "protocol", "clients", "workload", "time", "seed", "operation", "faults",
-    "chassis", NULL};
+    "chassis", "custom_hardware", NULL};
 
 void cfg_free(struct scenario *s)
 {
@@ -568,12 +502,10 @@ void cfg_free(struct scenario *s)
     workload_free(&s->workload);
 }
 
-static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
-                       const char *sysname, struct scenario *s, struct nw_err *err)
+/* The chassis: the catalogue system's params, overridden by `chassis:`. */
+static int cfg_resolve_chassis(const struct ynode *R, const struct ynode *sys, const char *sysname,
+                               struct scenario *s, struct nw_err *err)
 {
-  const struct ynode *sys = cfg_entry(cat->systems, "systems", "system", sysref, sysname, err);
-  if (!sys)
-    return -1;
   snprintf(s->system_name, sizeof s->system_name, "%s", sysname);
   params_defaults(system_param_table, system_param_count, &s->system);
   const struct ynode *sysp = ytree_get(sys, "params");
@@ -586,8 +518,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *sysmaps[1] = {sysp};
   if (cfg_require(sysmaps, 1, sys, sysname, system_param_table, system_param_count, err) < 0)
     return -1;
+  return 0;
+}
 
-  /* SoC */
+/* The SoC: `soc: {name}` or the system's, then `soc:` overrides. */
+static int cfg_resolve_soc(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sys,
+                           const char *sysname, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *socn = ytree_get(R, "soc");
   const char *socname = NULL;
   const struct ynode *socref = NULL;
@@ -613,7 +550,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   const struct ynode *socmaps[2] = {socp, socn};
   if (cfg_require(socmaps, 2, soce, socname, soc_param_table, soc_param_count, err) < 0)
     return -1;
+  return 0;
+}
 
+/* Disks, volume, page cache, SSD cache and encryption. */
+static int cfg_resolve_storage(const struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                               struct nw_err *err)
+{
   /* Disks */
   const struct ynode *dn = ytree_get(R, "disks");
   if (!dn)
@@ -665,7 +608,13 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_fill(ytree_get(R, "encryption"), "encryption", crypt_param_table, crypt_param_count,
                &s->crypt, NULL, s, "encryption", err) < 0)
     return -1;
+  return 0;
+}
 
+/* Network and protocol. */
+static int cfg_resolve_network(const struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                               struct nw_err *err)
+{
   /* Network */
   params_defaults(net_param_table, net_param_count, &s->net);
   if (cfg_fill(ytree_get(R, "network"), "network", net_param_table, net_param_count, &s->net, NULL,
@@ -702,7 +651,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
       snprintf(err->file, sizeof err->file, "%s", prn->file);
     return -1;
   }
+  return 0;
+}
 
+/* Clients, time and seed. */
+static int cfg_resolve_clients(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   /* Clients */
   const struct ynode *cl = ytree_get(R, "clients");
   long nclients = 1;
@@ -737,8 +691,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   if (cfg_int(R, "scenario", "seed", 0, LONG_MAX, 0, 1, &seed, err) < 0)
     return -1;
   s->seed = (uint64_t)seed;
+  return 0;
+}
 
-  /* Faults */
+/* The `faults:` list. */
+static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *fl = ytree_get(R, "faults");
   if (fl) {
     if (fl->kind != YNODE_SEQ)
@@ -781,8 +739,12 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
                                                                        : "needs a time like 1.5s");
     }
   }
+  return 0;
+}
 
-  /* Background operation */
+/* The background md operation (`operation:`). */
+static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
   const struct ynode *on = ytree_get(R, "operation");
   s->op_from_members = s->ndisks;
   s->op_from_level = (int)s->volume.level;
@@ -827,6 +789,20 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
                      "operation: from_members %d must not exceed disks.count %d", s->op_from_members,
                      s->ndisks);
   }
+  return 0;
+}
+
+static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
+                       const char *sysname, struct scenario *s, struct nw_err *err)
+{
+  const struct ynode *sys = cfg_entry(cat->systems, "systems", "system", sysref, sysname, err);
+  if (!sys)
+    return -1;
+  if (cfg_resolve_chassis(R, sys, sysname, s, err) < 0 || cfg_resolve_soc(R, cat, sys, sysname, s, err) < 0 ||
+      cfg_resolve_storage(R, cat, s, err) < 0 || cfg_resolve_network(R, cat, s, err) < 0 ||
+      cfg_resolve_clients(R, s, err) < 0 || cfg_resolve_faults(R, s, err) < 0 ||
+      cfg_resolve_operation(R, s, err) < 0)
+    return -1;
   return 0;
 }
 
@@ -889,9 +865,17 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
     goto done;
   }
   ytree_overlay(R, S);
+  static const char *const text_keys[] = {"name", "description"};
+  for (int i = 0; i < 2; i++) {
+    const struct ynode *t = ytree_get(R, text_keys[i]);
+    if (t && t->kind != YNODE_SCALAR) {
+      nw_fail(err, t->file, t->line, t->col, "%s: expected a text, got %s", text_keys[i], ytree_kind_name(t));
+      goto done;
+    }
+  }
   const char *nm = cfg_scalar(ytree_get(R, "name"));
   snprintf(out->name, sizeof out->name, "%s", nm ? nm : "scenario");
-  if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0)
+  if (cfg_resolve(R, &cat, sysref, sysname, out, err) < 0 || cfg_plausible(R, out, stderr, err) < 0)
     goto done;
   if (fio_path) {
     char *warnings = NULL;

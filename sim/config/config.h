@@ -5,8 +5,9 @@
  * the scenario file < --set overrides.  Every numeric value is checked
  * against its model's param table (unit, range); unknown keys are refused
  * with the closest valid key; catalogue names are checked and the valid
- * ones listed; cross-checks (RAID level vs disk count, ...) run before any
- * simulation object exists.  Values marked `fit: [lo, hi]` in a catalogue
+ * ones listed; cross-checks (RAID level vs disk count, ...) and the check
+ * against the chassis's hardware limits (sim/config/plausible.h: ports,
+ * bays, M.2 slots, RAM) run before any simulation object exists.  Values marked `fit: [lo, hi]` in a catalogue
  * are recorded as calibration parameters. */
 #ifndef NASTWIN_CONFIG_H
 #define NASTWIN_CONFIG_H
@@ -28,8 +29,15 @@
 
 /* Chassis facts: catalog/systems.yaml `params`. */
 struct system_params {
-  double bays;
+  double bays;                 /* SATA drive bays in the chassis */
   double ram_bytes;
+  double expansion_bays;       /* SATA bays the largest set of expansion units adds */
+  double ram_max_bytes;        /* most RAM the chassis takes; 0 = not known */
+  double nic_ports;            /* NAS ports of any rate; 0 = not known */
+  double nic_rate_bytes_per_s; /* the fastest port's line rate; 0 = not known */
+  double nic_fast_ports;       /* ports at nic_rate; 0 = all */
+  double nic_other_rate_bytes_per_s; /* the other ports' line rate */
+  double m2_slots;             /* M.2 NVMe slots */
   double power_base_W;     /* board, fans, PSU loss: everything but SoC, drives, NIC ports */
   double power_nic_port_W; /* per NAS network port in use */
   double power_psu_efficiency; /* DC load / wall power */

@@ -234,6 +234,12 @@ struct ynode *ytree_load_string(const char *text, size_t len, const char *name, 
     nw_fail(err, name, 0, 0, "out of memory");
     return NULL;
   }
+  /* A UTF-8 byte-order mark (editors on Windows write one) is no content;
+   * libyaml, told the encoding, would read it as a character. */
+  if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+    text += 3;
+    len -= 3;
+  }
   yaml_parser_set_input_string(&tp.p, (const unsigned char *)text, len);
   yaml_parser_set_encoding(&tp.p, YAML_UTF8_ENCODING);
   struct ynode *root = NULL;
@@ -268,6 +274,10 @@ struct ynode *ytree_load_string(const char *text, size_t len, const char *name, 
     state = 2;
   }
   yaml_parser_delete(&tp.p);
+  if (root && root->kind == YNODE_SCALAR && !root->quoted && !root->scalar[0]) {
+    ytree_free(root); /* "---" alone: an empty document */
+    root = NULL;
+  }
   if (!root) {
     nw_fail(err, name, 1, 1, "the file is empty: expected a YAML map");
     return NULL;
@@ -437,8 +447,11 @@ int ytree_set_path(struct ynode *root, const char *path, const char *value, cons
                    struct nw_err *err)
 {
   char buf[256];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf || !path[0])
-    return nw_fail(err, file, 0, 0, "bad key path '%s'", path);
+  size_t plen = strlen(path);
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf || !path[0] || path[0] == '.' ||
+      path[plen - 1] == '.' || strstr(path, ".."))
+    return nw_fail(err, file, 0, 0, "bad key path '%.200s': expected words joined by dots, e.g. soc.cores",
+                   path);
   struct ynode *n = root;
   char *save = NULL;
   char *part = strtok_r(buf, ".", &save);

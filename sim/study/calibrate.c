@@ -359,7 +359,7 @@ static int calib_simulate(struct calib *c, int nvec, const double *const *xs, co
       goto done;
     }
     struct calib_batch b = {.c = c, .pend = pend + start};
-    runpool_run(n, c->o->njobs, 300.0, calib_task_fn, &b, res, NULL);
+    runpool_run(n, c->o->njobs, 300.0, calib_task_fn, &b, res, c->o->quiet ? runpool_no_progress : NULL);
     for (int i = 0; i < n && rc == 0; i++)
       if (calib_store(c, pend[start + i].task, pend[start + i].x, &res[i]) < 0)
         rc = -1;

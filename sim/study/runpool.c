@@ -92,6 +92,63 @@ static int runpool_spawn(struct runpool_child *c, int task, runpool_fn fn, void 
   return 0;
 }
 
+/* The pool's own progress bar: on stderr when it is a terminal, once the
+ * pool has run RUNPOOL_METER_AFTER_S of wall time, redrawn at most every
+ * RUNPOOL_METER_EVERY_S; the line is erased when the pool ends, so what
+ * follows starts clean.  Nothing at all when stderr is not a terminal. */
+#define RUNPOOL_METER_AFTER_S 2.0
+#define RUNPOOL_METER_EVERY_S 0.25
+#define RUNPOOL_METER_WIDTH 30
+
+struct runpool_meter {
+  int on, drawn;
+  double start_s, last_s;
+};
+
+void runpool_no_progress(void *ctx, int done, int total)
+{
+  (void)ctx;
+  (void)done;
+  (void)total;
+}
+
+/* Format the bar line for done of total finished (running in flight)
+ * after elapsed_s: "[###...] 3/10 simulations, 14 s elapsed, ETA 30 s". */
+void runpool_meter_line(int done, int total, int running, double elapsed_s, char *buf, size_t len)
+{
+  char bar[RUNPOOL_METER_WIDTH + 1];
+  int fill = total > 0 ? (int)((long)done * RUNPOOL_METER_WIDTH / total) : 0;
+  for (int i = 0; i < RUNPOOL_METER_WIDTH; i++)
+    bar[i] = i < fill ? '#' : '.';
+  bar[RUNPOOL_METER_WIDTH] = '\0';
+  if (done > 0)
+    snprintf(buf, len, "[%s] %d/%d simulations, %.0f s elapsed, ETA %.0f s", bar, done, total, elapsed_s,
+             elapsed_s / done * (total - done));
+  else
+    snprintf(buf, len, "[%s] %d/%d simulations, %d running, %.0f s elapsed, ETA after the first", bar, done,
+             total, running, elapsed_s);
+}
+
+static void runpool_meter_tick(struct runpool_meter *m, int done, int total, int running, double now_s)
+{
+  if (!m->on || now_s - m->start_s < RUNPOOL_METER_AFTER_S || now_s - m->last_s < RUNPOOL_METER_EVERY_S)
+    return;
+  char line[160];
+  runpool_meter_line(done, total, running, now_s - m->start_s, line, sizeof line);
+  fprintf(stderr, "\r%s\033[K", line);
+  fflush(stderr);
+  m->drawn = 1;
+  m->last_s = now_s;
+}
+
+static void runpool_meter_end(struct runpool_meter *m)
+{
+  if (m->drawn) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+}
+
 static void runpool_fail(struct run_result *r, const char *why, const struct runpool_child *c)
 {
   r->failed = 1;
@@ -129,6 +186,7 @@ int runpool_run(int ntasks, int njobs, double timeout_s, runpool_fn fn, void *ct
     njobs = 64;
   struct runpool_child kids[64];
   memset(kids, 0, sizeof kids);
+  struct runpool_meter meter = {.on = !progress && isatty(STDERR_FILENO), .start_s = runpool_now()};
   int next = 0, running = 0, done = 0, failed = 0;
   while (done < ntasks) {
     while (running < njobs && next < ntasks) {
@@ -226,6 +284,8 @@ int runpool_run(int ntasks, int njobs, double timeout_s, runpool_fn fn, void *ct
           progress(ctx, done, ntasks);
       }
     }
+    runpool_meter_tick(&meter, done, ntasks, running, now);
   }
+  runpool_meter_end(&meter);
   return failed;
 }

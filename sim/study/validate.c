@@ -443,14 +443,6 @@ static void val_task_fn(void *ctx, int task, struct run_result *out)
   engine_run(&v->cfgs[t->cfg].s, t->step, 0, NULL, out);
 }
 
-static void val_progress(void *ctx, int done, int total)
-{
-  (void)ctx;
-  fprintf(stderr, "\rvalidate: %d/%d simulations", done, total);
-  if (done == total)
-    fputc('\n', stderr);
-}
-
 int val_run(struct val_set *v, int njobs, int quiet)
 {
   free(v->results);
@@ -459,7 +451,7 @@ int val_run(struct val_set *v, int njobs, int quiet)
     return v->npoints;
   if (v->ntasks > 0)
     runpool_run(v->ntasks, njobs, 300.0, val_task_fn, v, v->results,
-                quiet || !isatty(STDERR_FILENO) ? NULL : val_progress);
+                quiet ? runpool_no_progress : NULL); /* NULL: the pool's bar on a terminal */
   return val_score(v);
 }
 

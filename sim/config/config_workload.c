@@ -1,0 +1,107 @@
+/* config_workload.c - the scenario's `workload:` section (see config_workload.h). */
+#include "sim/config/config_workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/config/workload_build.h"
+
+/* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
+int cfg_workload(const struct ynode *w, const char *scenario_path, struct workload *out,
+                        struct nw_err *err)
+{
+  memset(out, 0, sizeof *out);
+  if (!w)
+    return nw_fail(err, scenario_path, 0, 0, "missing required section 'workload'");
+  if (w->kind != YNODE_MAP)
+    return nw_fail(err, w->file, w->line, w->col, "workload: expected a map, got %s",
+                   ytree_kind_name(w));
+  const struct ynode *preset = ytree_get(w, "preset");
+  const struct ynode *fio = ytree_get(w, "fio");
+  if (preset) {
+    if (preset->kind != YNODE_SCALAR)
+      return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");
+    const char *keys[64], *vals[64];
+    int nkv = 0;
+    for (int i = 0; i < w->n; i++) {
+      if (strcmp(w->keys[i], "preset") == 0)
+        continue;
+      if (w->kids[i]->kind != YNODE_SCALAR)
+        return nw_fail(err, w->kids[i]->file, w->kids[i]->line, w->kids[i]->col,
+                       "workload.%s: expected a value, got %s", w->keys[i], ytree_kind_name(w->kids[i]));
+      if (nkv == 64)
+        return nw_fail(err, w->file, w->line, w->col, "workload: too many settings");
+      keys[nkv] = w->keys[i];
+      vals[nkv++] = w->kids[i]->scalar;
+    }
+    char msg[600];
+    if (workload_preset(preset->scalar, keys, vals, nkv, out, msg, sizeof msg) < 0)
+      return nw_fail(err, preset->file, preset->line, preset->col, "workload: %s", msg);
+    return 0;
+  }
+  if (fio) {
+    if (fio->kind != YNODE_SCALAR)
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: expected a file name");
+    if (w->n != 1)
+      return nw_fail(err, w->file, w->line, w->col,
+                     "workload: 'fio:' names a job file; put the job's options in that file");
+    char path[1024];
+    if (fio->scalar[0] == '/')
+      snprintf(path, sizeof path, "%s", fio->scalar);
+    else {
+      const char *slash = strrchr(scenario_path, '/');
+      int dirlen = slash ? (int)(slash - scenario_path) : 1;
+      snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? scenario_path : ".", fio->scalar);
+    }
+    struct stat st;
+    if (stat(path, &st) != 0)
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: cannot open '%s': %s", path,
+                     strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      return nw_fail(err, fio->file, fio->line, fio->col, "workload.fio: '%s' is %s, not a fio job file",
+                     path, S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+    char *warnings = NULL;
+    int rc = fio_parse_file(path, out, &warnings, err);
+    if (warnings && warnings[0])
+      fprintf(stderr, "%s", warnings);
+    free(warnings);
+    return rc;
+  }
+  /* Inline fio keys: one step with one job. */
+  out->steps = calloc(1, sizeof *out->steps);
+  if (!out->steps)
+    return nw_fail(err, w->file, w->line, w->col, "out of memory");
+  out->nsteps = 1;
+  struct workload_step *st = &out->steps[0];
+  snprintf(st->name, sizeof st->name, "job");
+  st->njobs = 1;
+  job_defaults(&st->jobs[0]);
+  for (int i = 0; i < w->n; i++) {
+    const struct ynode *v = w->kids[i];
+    if (v->kind != YNODE_SCALAR)
+      return nw_fail(err, v->file, v->line, v->col, "workload.%s: expected a value, got %s",
+                     w->keys[i], ytree_kind_name(v));
+    char msg[600];
+    int unmodelled = 0;
+    if (strcmp(w->keys[i], "precondition") == 0) {
+      /* nastwin's own key beside fio's: measure in steady state (caches
+       * as a long run of the job leaves them) */
+      if (strcmp(v->scalar, "0") != 0 && strcmp(v->scalar, "1") != 0)
+        return nw_fail(err, v->file, v->line, v->col, "workload.precondition: '%s' is not allowed; 0 or 1",
+                       v->scalar);
+      st->precondition = v->scalar[0] == '1';
+      continue;
+    }
+    if (fio_set_option(&st->jobs[0], w->keys[i], v->scalar, &unmodelled, msg, sizeof msg) < 0)
+      return nw_fail(err, w->file, w->key_line[i], w->key_col[i], "workload: %s", msg);
+    if (unmodelled)
+      fprintf(stderr, "%s:%d:%d: warning: workload.%s is accepted but not modelled\n", w->file,
+              w->key_line[i], w->key_col[i], w->keys[i]);
+  }
+  snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
+  snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
+  return 0;
+}
