@@ -1,5 +1,7 @@
 /* fio job files: golden files parse to the expected jobs and steps; every
- * file in tests/fio/bad/ fails with the error text in its .expected file. */
+ * file in tests/fio/bad/ fails with the error text in its .expected file.
+ * fio JSON: nastwin's --output-format=json holds every key real fio writes
+ * for the same job (fio run here when installed), with honest values. */
 #include <check.h>
 #include "ck_run.h"
 #include <dirent.h>
@@ -9,6 +11,9 @@
 #include <string.h>
 
 #include "sim/config/workload.h"
+#include "cli_util.h"
+#include "cli_util.c.inc"
+#include "json_keys.c.inc"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -284,8 +289,8 @@ static char *fio_test_read(const char *path)
   FILE *f = fopen(path, "rb");
   if (!f)
     return NULL;
-  char *buf = calloc(1, 4096);
-  size_t n = fread(buf, 1, 4095, f);
+  char *buf = calloc(1, 1 << 20);
+  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
   fclose(f);
   while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
     buf[--n] = '\0';
@@ -332,6 +337,186 @@ START_TEST(test_bad_corpus)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ fio JSON */
+
+#define FJ_JOB "[r]\nrw=randread\nbs=4k\niodepth=4\nsize=1g\nruntime=1\ntime_based\n"
+
+static char *fj_tmpdir(void)
+{
+  static char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/nastwin-fiojson-XXXXXX");
+  ck_assert(mkdtemp(dir) != NULL);
+  return dir;
+}
+
+static void fj_write(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* nastwin run --fio JOB with the given output-format arguments: stdout. */
+static char *fj_run(const char *job, const char *fmt1, const char *fmt2)
+{
+  const char *args[] = {"run", "--fio", job, fmt1, fmt2, NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_msg(r.status == 0, "run %s %s: exit %d: %s", fmt1, fmt2 ? fmt2 : "", r.status, r.err);
+  char *out = r.out;
+  r.out = NULL;
+  cli_out_free(&r);
+  return out;
+}
+
+static void fj_rmdir(const char *dir)
+{
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_fio_json_values)
+{
+  char *dir = fj_tmpdir(), job[128];
+  snprintf(job, sizeof job, "%s/r.fio", dir);
+  fj_write(job, FJ_JOB);
+  char *js = fj_run(job, "--output-format=json", NULL);
+  char *keys = jk_keys(js);
+  ck_assert_msg(keys != NULL, "not JSON: %.200s", js);
+  /* fio's 17 default percentiles, in fio's key spelling. */
+  static const char *const pct[] = {"1.000000",  "5.000000",  "10.000000", "20.000000", "30.000000",
+                                    "40.000000", "50.000000", "60.000000", "70.000000", "80.000000",
+                                    "90.000000", "95.000000", "99.000000", "99.500000", "99.900000",
+                                    "99.950000", "99.990000"};
+  for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+    char k[128];
+    snprintf(k, sizeof k, "\njobs/read/clat_ns/percentile/%s\n", pct[i]);
+    ck_assert_msg(strstr(keys, k), "no percentile %s", pct[i]);
+  }
+  const char *rd = strstr(js, "\"read\": ");
+  double ios = cli_json_number(js, "\"read\": ", "total_ios");
+  double runtime_ms = cli_json_number(js, "\"read\": ", "runtime");
+  double iops = cli_json_number(js, "\"read\": ", "iops");
+  double n = cli_json_number(rd, "\"clat_ns\"", "N");
+  ck_assert_msg(ios > 100 && n == ios, "total_ios %g, clat N %g", ios, n);
+  ck_assert_msg(fabs(iops - ios / (runtime_ms / 1e3)) <= 0.01 * iops, "iops %g vs %g I/Os in %g ms", iops,
+                ios, runtime_ms);
+  /* Percentiles ordered, within [min, max]. */
+  double lo = cli_json_number(rd, "\"clat_ns\"", "min"), hi = cli_json_number(rd, "\"clat_ns\"", "max");
+  double prev = lo;
+  for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+    char k[64];
+    snprintf(k, sizeof k, "%s", pct[i]);
+    double v = cli_json_number(rd, "\"percentile\"", k);
+    ck_assert_msg(v >= prev && v <= hi, "percentile %s = %g (prev %g, max %g)", k, v, prev, hi);
+    prev = v;
+  }
+  /* Bandwidth samples: 2 slices of 0.5 s in the 1 s window, mean = bw. */
+  double bw = cli_json_number(rd, NULL, "bw"), mean = cli_json_number(rd, NULL, "bw_mean");
+  ck_assert_int_eq((int)cli_json_number(rd, NULL, "bw_samples"), 2);
+  ck_assert_msg(fabs(mean - bw) <= 0.02 * bw, "bw_mean %g vs bw %g", mean, bw);
+  ck_assert(cli_json_number(rd, NULL, "bw_min") <= mean && cli_json_number(rd, NULL, "bw_max") >= mean);
+  /* The latency buckets cover every I/O. */
+  double sum = 0.0;
+  const char *groups[] = {"\"latency_ns\"", "\"latency_us\"", "\"latency_ms\""};
+  for (int g = 0; g < 3; g++) {
+    const char *p = strstr(js, groups[g]);
+    ck_assert(p != NULL);
+    const char *end = strchr(p, '}');
+    for (const char *c = strchr(p + strlen(groups[g]), ':'); c && c < end; c = strchr(c + 1, ':'))
+      sum += strtod(c + 1, NULL);
+  }
+  ck_assert_msg(fabs(sum - 100.0) < 0.01, "latency buckets sum to %g %%", sum);
+  /* The space form prints the same bytes; json+ adds bins that hold every I/O. */
+  char *js2 = fj_run(job, "--output-format", "fio-json");
+  ck_assert_str_eq(js, js2);
+  char *plus = fj_run(job, "--output-format", "json+");
+  const char *bins = strstr(plus, "\"bins\": {");
+  ck_assert(bins != NULL);
+  double total = 0.0;
+  for (const char *q = strchr(bins, ':') + 1; q && *q && *q != '}';) {
+    const char *c = strchr(q, ':');
+    const char *e = strchr(q, '}');
+    if (!c || (e && e < c))
+      break;
+    total += strtod(c + 1, (char **)&q);
+  }
+  ck_assert_msg(total == ios, "json+ bins hold %g I/Os, want %g", total, ios);
+  char *text = fj_run(job, "--output-format=normal", NULL);
+  ck_assert(strstr(text, "read : IOPS=") != NULL);
+  const char *bad[] = {"run", "--fio", job, "--output-format=terse", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, bad, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert(strstr(r.err, "json+") != NULL);
+  cli_out_free(&r);
+  free(text);
+  free(plus);
+  free(js2);
+  free(keys);
+  free(js);
+  fj_rmdir(dir);
+}
+END_TEST
+
+/* Every key real fio writes (top, job, read/write levels, clat
+ * percentiles) is in nastwin's output for the same job. */
+START_TEST(test_fio_json_keys_vs_real_fio)
+{
+  if (system("command -v fio >/dev/null 2>&1") != 0) {
+    printf("test_fio_json_keys_vs_real_fio: skipped: fio is not installed (apt-get install fio)\n");
+    return;
+  }
+  char *dir = fj_tmpdir(), job[128], cmd[512], ref[128];
+  snprintf(job, sizeof job, "%s/r.fio", dir);
+  fj_write(job, FJ_JOB);
+  /* fio itself on a small file (its options in the job file win over the
+   * command line's, so it gets its own). */
+  char fjob[128];
+  snprintf(fjob, sizeof fjob, "%s/f.fio", dir);
+  fj_write(fjob, "[r]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nioengine=psync\nfilename=ref.dat\n");
+  snprintf(ref, sizeof ref, "%s/ref.json", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && fio --output-format=json f.fio >ref.json 2>/dev/null", dir);
+  ck_assert_msg(system(cmd) == 0, "fio failed: %s", cmd);
+  char *refjs = fio_test_read(ref);
+  ck_assert(refjs != NULL);
+  char *rk = strchr(refjs, '{') ? jk_keys(strchr(refjs, '{')) : NULL; /* after fio's notes */
+  ck_assert_msg(rk != NULL, "fio's output is not JSON: %.200s", refjs);
+  char *js = fj_run(job, "--output-format=json", NULL);
+  char *nk = jk_keys(js);
+  ck_assert(nk != NULL);
+  int checked = 0;
+  for (char *line = rk + 1; *line;) {
+    char *nl = strchr(line, '\n');
+    *nl = 0;
+    int depth = 0;
+    for (char *c = line; *c; c++)
+      depth += *c == '/';
+    /* Levels: top, jobs/X, jobs/read|write/X, the clat percentiles. */
+    int want = strncmp(line, "disk_util", 9) != 0 && strncmp(line, "global options/", 15) != 0 &&
+               strncmp(line, "jobs/job options/", 17) != 0 &&
+               (depth <= 1 || (depth == 2 && (!strncmp(line, "jobs/read/", 10) || !strncmp(line, "jobs/write/", 11))) ||
+                !strncmp(line, "jobs/read/clat_ns/percentile/", 29));
+    if (want) {
+      char k[1100];
+      snprintf(k, sizeof k, "\n%s\n", line);
+      ck_assert_msg(strstr(nk, k) != NULL, "fio writes '%s', nastwin does not", line);
+      checked++;
+    }
+    line = nl + 1;
+  }
+  ck_assert_msg(checked > 60, "only %d keys compared", checked);
+  free(nk);
+  free(js);
+  free(rk);
+  free(refjs);
+  fj_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio");
@@ -347,5 +532,10 @@ int main(void)
   TCase *tb = tcase_create("bad");
   tcase_add_test(tb, test_bad_corpus);
   suite_add_tcase(s, tb);
+  TCase *tj = tcase_create("fio-json");
+  tcase_set_timeout(tj, 60);
+  tcase_add_test(tj, test_fio_json_values);
+  tcase_add_test(tj, test_fio_json_keys_vs_real_fio);
+  suite_add_tcase(s, tj);
   return ck_run(s);
 }
