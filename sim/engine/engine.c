@@ -633,7 +633,8 @@ static int eng_may_issue(const struct eng_job *j)
   double now = simgrid_get_clock();
   if (now >= j->t_end)
     return 0;
-  if (!j->spec->time_based && j->issued_bytes >= j->region_bytes)
+  double todo = j->spec->io_bytes > 0 ? j->spec->io_bytes : j->region_bytes; /* fio io_size */
+  if (!j->spec->time_based && j->issued_bytes >= todo)
     return 0;
   return 1;
 }
@@ -1181,11 +1182,13 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
 {
   double cap = (double)stack_capacity_bytes(e->stack);
   double size = j->spec->size_bytes > 0 ? j->spec->size_bytes : cap;
+  if (j->spec->size_frac > 0) /* fio size=N%: a share of the target, whole 4 KiB pages */
+    size = fmax(4096.0, floor(j->spec->size_frac * cap / 4096.0) * 4096.0);
   if (size > cap)
     size = cap;
   /* fio: copies of a job on one file share its region, each offset by
    * offset_increment; otherwise each copy has a file of its own. */
-  double start = j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
+  double start = j->spec->offset_frac * cap + j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
   if (!j->spec->shared_file)
     start += (double)index * size;
   if (start + size > cap)
