@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/config/workload.h"
 #include "cli_util.h"
@@ -517,6 +518,228 @@ START_TEST(test_fio_json_keys_vs_real_fio)
 }
 END_TEST
 
+/* ------------------------------------------------------------ job language */
+
+static void fio_lang_parse(const char *text, struct workload *w)
+{
+  struct nw_err err;
+  char *warn = NULL;
+  int rc = fio_parse_string(text, "lang.fio", w, &warn, &err);
+  ck_assert_msg(rc == 0, "should parse: %s:%d:%d: %s\n%s", err.file, err.line, err.col, err.msg, text);
+  free(warn);
+}
+
+static char *fio_lang_fail(const char *text)
+{
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_msg(fio_parse_string(text, "lang.fio", &w, &warn, &err) == -1, "should fail:\n%s", text);
+  ck_assert(warn == NULL && w.steps == NULL);
+  char *printed = NULL;
+  size_t plen = 0;
+  FILE *mem = open_memstream(&printed, &plen);
+  nw_err_print(&err, mem);
+  fclose(mem);
+  return printed;
+}
+
+START_TEST(test_language)
+{
+  struct workload w;
+  setenv("NASTWIN_TEST_BS", "16k", 1);
+  unsetenv("NASTWIN_TEST_UNSET");
+  fio_lang_parse("[j]\nbs=${NASTWIN_TEST_BS}\nsize=(2*3+2)m\niodepth=(2^3)\nruntime=(1500000)\n"
+                 "numjobs=$ncpus\noffset=(1g/4)\n", &w);
+  const struct job *j = &w.steps[0].jobs[0];
+  CK_EQ(j->bs_bytes[0], 16 * KIB);
+  CK_EQ(j->size_bytes, 8 * MIB);
+  ck_assert_int_eq(j->iodepth, 8);
+  CK_EQ(j->runtime_s, 1.5); /* expressions count time in microseconds */
+  ck_assert_int_eq(j->numjobs, (int)sysconf(_SC_NPROCESSORS_ONLN));
+  CK_EQ(j->offset_bytes, GIB / 4);
+  workload_free(&w);
+  fio_lang_parse("[j]\nbs=$pagesize\nsize=$mb_memory\n", &w);
+  CK_EQ(w.steps[0].jobs[0].bs_bytes[0], (double)sysconf(_SC_PAGESIZE));
+  ck_assert(w.steps[0].jobs[0].size_bytes >= 1.0);
+  workload_free(&w);
+  /* Percentages, io amounts, rate at the mean block size. */
+  fio_lang_parse("[j]\nsize=25%\noffset=50%\nio_size=64m\nbssplit=4k/50:12k/50\nrate=8m\n"
+                 "[k]\nbs=4k\nnumber_ios=100\nio_size=1m\nrate_iops=10\nrate=1m\n", &w);
+  j = &w.steps[0].jobs[0];
+  CK_EQ(j->size_frac, 0.25);
+  CK_EQ(j->offset_frac, 0.5);
+  CK_EQ(j->io_bytes, 64 * MIB);
+  CK_EQ(j->rate_iops, 8 * MIB / (8 * KIB));
+  const struct job *k = &w.steps[0].jobs[1];
+  CK_EQ(k->io_bytes, 100 * 4 * KIB); /* number_ios below io_size: the lower wins */
+  CK_EQ(k->rate_iops, 10.0);         /* rate_iops below rate/bs = 256 */
+  workload_free(&w);
+  /* rw=MODE:N: holes, backwards, random runs; bsrange; wait_for. */
+  fio_lang_parse("[a]\nrw=write:60k\nbs=4k\n[b]\nrw=read:-8k\nbs=4k\n[c]\nrw=randread:8\n"
+                 "[d]\nbsrange=4k-16k\n[e]\nwait_for=d\n", &w);
+  ck_assert_int_eq(w.nsteps, 2);
+  const struct job *a = &w.steps[0].jobs[0], *b = &w.steps[0].jobs[1], *c = &w.steps[0].jobs[2];
+  ck_assert_int_eq(a->access, JOB_STRIDE);
+  CK_EQ(a->stride_bytes, 64 * KIB);
+  ck_assert_int_eq(b->access, JOB_BACKWARD);
+  ck_assert_int_eq(c->access, JOB_RANDOM);
+  CK_EQ(c->seq_frac, 7.0 / 8.0);
+  const struct job *d = &w.steps[0].jobs[3];
+  ck_assert_int_eq(d->nbs, 4);
+  CK_EQ(d->bs_bytes[3], 16 * KIB);
+  CK_EQ(d->bs_weight[0], 0.25);
+  ck_assert_str_eq(w.steps[1].jobs[0].name, "e");
+  workload_free(&w);
+  /* As many jobs as run at once up to the step limit. */
+  char many[STEP_MAX_JOBS * 8 + 64];
+  size_t len = (size_t)snprintf(many, sizeof many, "[global]\nrw=read\n");
+  for (int i = 0; i < STEP_MAX_JOBS; i++)
+    len += (size_t)snprintf(many + len, sizeof many - len, "[j%d]\n", i);
+  fio_lang_parse(many, &w);
+  ck_assert_int_eq(w.steps[0].njobs, STEP_MAX_JOBS);
+  workload_free(&w);
+  /* An unset ${VAR} stays as written, as fio leaves it, and is then a bad value. */
+  char *msg = fio_lang_fail("[j]\nsize=${NASTWIN_TEST_UNSET}\n");
+  ck_assert_msg(strstr(msg, "lang.fio:2:6: error: size: bad value '${NASTWIN_TEST_UNSET}'"), "%s", msg);
+  free(msg);
+  msg = fio_lang_fail("[j]\nsize=(2*)m\n");
+  ck_assert_msg(strstr(msg, "lang.fio:2:6: error: size: bad expression"), "%s", msg);
+  free(msg);
+  msg = fio_lang_fail("[j]\niodepth=(1/0)\n");
+  ck_assert_msg(strstr(msg, "division by zero"), "%s", msg);
+  free(msg);
+}
+END_TEST
+
+/* Every error of a file in one message, each with file:line:col. */
+START_TEST(test_all_errors_at_once)
+{
+  char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trim\nzonemode=strided\nbs=4x\n"
+                            "random_distribution=pareto:0.9\nblocksiz=4k\nlatency_target=1ms\n");
+  static const char *const want[] = {
+      "lang.fio:2:10: error: ioengine=null does no block I/O",
+      "lang.fio:4:4: error: rw: 'trim': TRIM",
+      "lang.fio:5:1: error: fio option 'zonemode' is not supported",
+      "lang.fio:6:4: error: bs: bad value '4x'",
+      "lang.fio:7:21: error: random_distribution: 'pareto:0.9' is not modelled",
+      "lang.fio:8:1: error: unknown fio option 'blocksiz' (did you mean 'blocksize'?)",
+      "lang.fio:9:1: error: fio option 'latency_target' is not supported",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    ck_assert_msg(strstr(msg, want[i]), "missing '%s' in:\n%s", want[i], msg);
+  int lines = 0;
+  for (const char *p = msg; (p = strstr(p, ": error: ")); p++)
+    lines++;
+  ck_assert_int_eq(lines, 7);
+  free(msg);
+  /* Many errors: the message says how many it could not show. */
+  char big[8192];
+  size_t len = (size_t)snprintf(big, sizeof big, "[j]\n");
+  for (int i = 0; i < 40; i++)
+    len += (size_t)snprintf(big + len, sizeof big - len, "zonesize=%d\n", i);
+  msg = fio_lang_fail(big);
+  ck_assert_msg(strstr(msg, "more errors not shown)"), "%s", msg);
+  free(msg);
+  /* include: relative to the including file, no sections inside. */
+  char dir[] = "/tmp/nastwin-fioinc-XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char main_path[128], inc_path[128];
+  snprintf(main_path, sizeof main_path, "%s/main.fio", dir);
+  snprintf(inc_path, sizeof inc_path, "%s/inc.fio", dir);
+  fj_write(inc_path, "bs=8k\n[oops]\nrw=trim\n");
+  fj_write(main_path, "[j]\ninclude inc.fio\ninclude missing.fio\n");
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), -1);
+  ck_assert_msg(strstr(err.msg, "inc.fio:2:1: error: section '[oops]' in an included file") || strstr(err.file, "inc.fio"),
+                "%s: %s", err.file, err.msg);
+  ck_assert_msg(strstr(err.msg, "inc.fio:3:4: error: rw: 'trim'"), "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "main.fio:3:1: error: include 'missing.fio': cannot read"), "%s", err.msg);
+  fj_write(inc_path, "bs=8k\niodepth=(2*2)\n");
+  fj_write(main_path, "[j]\ninclude inc.fio\nrw=randread\n");
+  ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), 0);
+  CK_EQ(w.steps[0].jobs[0].bs_bytes[0], 8 * KIB);
+  ck_assert_int_eq(w.steps[0].jobs[0].iodepth, 4);
+  workload_free(&w);
+  free(warn);
+  fj_rmdir(dir);
+}
+END_TEST
+
+/* tests/fio/examples: written in the style of fio's own examples; each
+ * parses, or is refused with one message listing its errors; >= 70 % run. */
+START_TEST(test_examples)
+{
+  char path[2048];
+  snprintf(path, sizeof path, "%s/tests/fio/examples/expected.txt", fio_test_dir());
+  char *list = fio_test_read(path);
+  ck_assert(list != NULL);
+  setenv("NASTWIN_TEST_FIO_SIZE", "256m", 1);
+  int ok = 0, refused = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#' || !line[0])
+      continue;
+    char name[128], what[16], text[256] = "";
+    int nerr = 0;
+    int got = sscanf(line, "%127s %15s %d %255[^\n]", name, what, &nerr, text);
+    ck_assert_msg(got == 2 || got == 4, "bad line '%s'", line);
+    snprintf(path, sizeof path, "%s/tests/fio/examples/%s", fio_test_dir(), name);
+    struct workload w;
+    struct nw_err err;
+    char *warn = NULL;
+    int rc = fio_parse_file(path, &w, &warn, &err);
+    if (!strcmp(what, "ok")) {
+      ck_assert_msg(rc == 0, "%s should parse: %s:%d:%d: %s", name, err.file, err.line, err.col, err.msg);
+      ck_assert(w.nsteps >= 1);
+      workload_free(&w);
+      free(warn);
+      ok++;
+      continue;
+    }
+    ck_assert_msg(rc == -1, "%s should be refused", name);
+    char *printed = NULL;
+    size_t plen = 0;
+    FILE *mem = open_memstream(&printed, &plen);
+    nw_err_print(&err, mem);
+    fclose(mem);
+    int lines = 0;
+    for (char *l = printed; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+      ck_assert_msg(strstr(l, ": error: ") && strstr(l, name), "%s: not a file:line:col line: %s", name, l);
+      char *nl = strchr(l, '\n');
+      char one[2048];
+      snprintf(one, sizeof one, "%.*s", (int)(nl ? nl - l : (long)strlen(l)), l);
+      ck_assert_msg(strstr(one, text), "%s: '%s' lacks '%s'", name, one, text);
+      lines++;
+    }
+    ck_assert_msg(lines == nerr, "%s: %d errors listed, want %d:\n%s", name, lines, nerr, printed);
+    free(printed);
+    refused++;
+  }
+  free(list);
+  ck_assert_msg(ok * 10 >= (ok + refused) * 7, "only %d of %d examples run", ok, ok + refused);
+  ck_assert_int_ge(ok + refused, 30);
+}
+END_TEST
+
+/* The CLI: a refused file exits 2 with every error, no output on stdout. */
+START_TEST(test_cli_refused)
+{
+  char path[2048];
+  snprintf(path, sizeof path, "%s/tests/fio/examples/latency-profile.fio", fio_test_dir());
+  const char *args[] = {"run", "--fio", path, "--output-format=json", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
+  ck_assert_msg(strstr(r.err, "latency-profile.fio:4:1: error:") && strstr(r.err, "latency-profile.fio:6:1: error:"),
+                "%s", r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio");
@@ -532,6 +755,12 @@ int main(void)
   TCase *tb = tcase_create("bad");
   tcase_add_test(tb, test_bad_corpus);
   suite_add_tcase(s, tb);
+  TCase *tl = tcase_create("language");
+  tcase_add_test(tl, test_language);
+  tcase_add_test(tl, test_all_errors_at_once);
+  tcase_add_test(tl, test_examples);
+  tcase_add_test(tl, test_cli_refused);
+  suite_add_tcase(s, tl);
   TCase *tj = tcase_create("fio-json");
   tcase_set_timeout(tj, 60);
   tcase_add_test(tj, test_fio_json_values);

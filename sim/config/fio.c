@@ -254,8 +254,8 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
   snprintf(mode, sizeof mode, "%.*s", (int)(mlen < sizeof mode ? mlen : sizeof mode - 1), v);
   if (strstr(mode, "trim"))
     return fio_msg(msg, msg_len,
-                   "%s: '%s': TRIM (trim, randtrim, trimwrite) is not modelled (allowed: read, write, "
-                   "randread, randwrite, rw, readwrite, randrw, each with an optional :N)",
+                   "%s: '%s': TRIM is not modelled (allowed: read, write, randread, randwrite, rw, "
+                   "randrw, with an optional :N)",
                    key, v);
   double modifier = 0.0;
   if (colon) {
@@ -416,8 +416,7 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     *unmodelled = 1;
   } else if (!strcmp(key, "random_distribution")) {
     if (strcmp(v, "random") != 0)
-      *rc = fio_msg(msg, msg_len, "%s: '%s' is not modelled (only 'random', uniform offsets, is; zipf, "
-                    "pareto, normal and zoned skews are not)", key, v);
+      *rc = fio_msg(msg, msg_len, "%s: '%s' is not modelled (only 'random': uniform offsets)", key, v);
   } else if (!strcmp(key, "wait_for")) {
     j->stonewall = 1; /* starts after the named job: nastwin starts a new step */
   } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
@@ -699,14 +698,14 @@ static void fio_err_finish(struct fio_parse_ctx *c)
   char *save = NULL;
   for (char *l = strtok_r(c->errs, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
     char tail[64];
-    snprintf(tail, sizeof tail, "\n(and %d more errors)", c->nerr - shown);
+    snprintf(tail, sizeof tail, "\n(and %d more errors not shown)", c->nerr - shown);
     if (len + strlen(l) + 2 + strlen(tail) >= sizeof e->msg)
       break;
     len += (size_t)snprintf(e->msg + len, sizeof e->msg - len, "\n%s", l);
     shown++;
   }
   if (shown < c->nerr)
-    snprintf(e->msg + len, sizeof e->msg - len, "\n(and %d more errors)", c->nerr - shown);
+    snprintf(e->msg + len, sizeof e->msg - len, "\n(and %d more errors not shown)", c->nerr - shown);
 }
 
 static int fio_warn(struct fio_parse_ctx *c, int line, const char *key)

@@ -67,7 +67,7 @@ static const char *const fio_known[] = {
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
 #define FIO_WHY_ZONE "zoned access is not modelled"
-#define FIO_WHY_LAT "fio's queue-depth search toward a latency target is not modelled; `nastwin size --target` searches configurations"
+#define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
 #define FIO_WHY_TRIM "TRIM is not modelled"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
 #define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
@@ -155,9 +155,7 @@ const char *fio_engine_refused(const char *name)
                                      "librpma_gpspm_client", "librpma_gpspm_server"};
   for (size_t i = 0; i < FIO_COUNT(none); i++)
     if (!strcmp(none[i], name))
-      return "does no block I/O (fio's null, cpp_null, cpuio, net, exec, falloc, ftruncate, e4defrag, "
-             "http, rdma and the file*/dir* metadata engines are not simulated); use a block engine "
-             "such as psync, libaio or io_uring";
+      return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
   return NULL;
 }
 
