@@ -584,7 +584,7 @@ START_TEST(test_language)
   CK_EQ(a->stride_bytes, 64 * KIB);
   ck_assert_int_eq(b->access, JOB_BACKWARD);
   ck_assert_int_eq(c->access, JOB_RANDOM);
-  CK_EQ(c->seq_frac, 7.0 / 8.0);
+  ck_assert_int_eq(c->random_run, 8);
   const struct job *d = &w.steps[0].jobs[3];
   ck_assert_int_eq(d->nbs, 4);
   CK_EQ(d->bs_bytes[3], 16 * KIB);

@@ -608,7 +608,7 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   if (j->access == JOB_RANDOM) {
     if (m < 1.0 || m != floor(m))
       return fio_msg(msg, msg_len, "rw: ':%g' on a random mode must be a whole number of I/Os >= 1", m);
-    j->seq_frac = (m - 1.0) / m; /* fio rw_sequencer=sequential: N-1 I/Os follow on */
+    j->random_run = m > INT_MAX ? INT_MAX : (int)m; /* fio rw_sequencer=sequential: N-1 follow on */
     return 0;
   }
   if (j->nbs != 1)

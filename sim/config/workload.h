@@ -66,6 +66,8 @@ struct job {
   double number_ios;        /* fio number_ios: fio_job_finish makes it io_bytes */
   double rw_modifier;       /* fio rw=MODE:N: sequential, a hole of N bytes after each I/O;
                                random, a new random offset every N I/Os; 0 = none */
+  int random_run;           /* JOB_RANDOM: a new random offset every random_run I/Os, the
+                               ones between follow on sequentially (fio rw=randread:N); <= 1 = every I/O */
 };
 
 struct workload_step {

@@ -86,6 +86,7 @@ struct eng_job {
   int client, copy, id;
   gsl_rng *rng;
   double region_start, region_bytes, next_off, issued_bytes;
+  int run_left; /* JOB_RANDOM with random_run: sequential I/Os left before the next random one */
   int depth;                /* effective outstanding limit */
   int outstanding;
   uint64_t issued, completed;
@@ -667,7 +668,14 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   double slots = floor(j->region_bytes / bs);
   switch (sp->access) {
   case JOB_RANDOM:
-    off = bs * (double)gsl_rng_uniform_int(j->rng, (unsigned long)(slots > 1 ? slots : 1));
+    if (sp->random_run > 1 && j->run_left > 0 && j->next_off + bs <= j->region_bytes) {
+      off = j->next_off; /* fio rw=randread:N: the run goes on */
+      j->run_left--;
+    } else {
+      off = bs * (double)gsl_rng_uniform_int(j->rng, (unsigned long)(slots > 1 ? slots : 1));
+      j->run_left = sp->random_run - 1;
+    }
+    j->next_off = off + bs;
     break;
   case JOB_BACKWARD:
     if (j->next_off < bs)
