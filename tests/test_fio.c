@@ -656,7 +656,7 @@ START_TEST(test_all_errors_at_once)
   ck_assert_msg(strstr(err.msg, "inc.fio:2:1: error: section '[oops]' in an included file") || strstr(err.file, "inc.fio"),
                 "%s: %s", err.file, err.msg);
   ck_assert_msg(strstr(err.msg, "inc.fio:3:4: error: rw: 'trim'"), "%s", err.msg);
-  ck_assert_msg(strstr(err.msg, "main.fio:3:1: error: include 'missing.fio': cannot read"), "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "main.fio:3:1: error: include 'missing.fio':"), "%s", err.msg);
   fj_write(inc_path, "bs=8k\niodepth=(2*2)\n");
   fj_write(main_path, "[j]\ninclude inc.fio\nrw=randread\n");
   ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), 0);

@@ -147,14 +147,21 @@ START_TEST(test_run_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
-  /* percentiles, utilisation, per-second series, RAID ops */
-  ck_assert_msg(test_count(html, "<svg") == 4, "want 4 charts, got %d", test_count(html, "<svg"));
+  /* percentiles, latency CDF + histogram, utilisation, per-second series, RAID ops */
+  ck_assert_msg(test_count(html, "<svg") == 6, "want 6 charts, got %d", test_count(html, "<svg"));
+  ck_assert_msg(strstr(html, "Latency CDF, read and write") && strstr(html, "Latency histogram, read and write") &&
+                    strstr(html, ">latency (ms)</text>"),
+                "latency distribution charts missing");
+  ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
+                    strstr(html, "<th>protocol</th>"),
+                "configuration table missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION), "version footer missing");
   ck_assert_msg(strstr(html, "Latency percentiles") &&
                     strstr(html, ">mean</text>"),
                 "percentile bars missing");
   ck_assert_msg(strstr(html, ">net.nas0.tx</text>") && strstr(html, "(bottleneck)"),
                 "utilisation bars missing");
-  ck_assert_msg(test_count(html, "class=\"series\"") == 1 && strstr(html, ">time (s)</text>"),
+  ck_assert_msg(test_count(html, "class=\"series\"") >= 3 && strstr(html, ">time (s)</text>"),
                 "per-second series missing");
   ck_assert_msg(strstr(html, ">rebuild</text>") && strstr(html, "12.5 s"), "RAID op bar missing");
   ck_assert_msg(test_count(html, "class=\"bar\"") >= 6 + 1 + 1, "bars: %d",

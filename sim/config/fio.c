@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/params.h"
@@ -777,6 +778,9 @@ static int fio_include(struct fio_parse_ctx *c, const char *arg, int lineno, int
     snprintf(path, sizeof path, "%s", arg);
   else
     snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, arg);
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return fio_err(c, c->file, lineno, col, "include '%s': %s is not a readable regular file", arg, path);
   char *buf = NULL;
   size_t len = 0;
   enum file_read_status st = file_read_all(path, FIO_FILE_MAX_BYTES, &buf, &len);

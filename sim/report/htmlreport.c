@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/datadir.h"
+#include "base/units.h"
 #include "sim/report/svg.h"
 
 #define HTMLREPORT_MAX_COLS 256
@@ -398,6 +400,101 @@ static int htmlreport_busy_cmp(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
+/* The configuration the run simulated, as a table. */
+static void htmlreport_config(FILE *out, const struct scenario *s)
+{
+  char clk[32], rate[32];
+  fputs("<h2>Configuration</h2>\n<table>\n", out);
+  const char *rows[][2] = {
+      {"system", s->system_name},
+      {"SoC", s->soc_name},
+      {"drives", s->drive.name},
+      {"RAID level", raid_level_names[(int)s->volume.level]},
+      {"protocol", proto_kind_names[(int)s->proto.kind]},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    fputs("<tr><th>", out);
+    svg_escape(out, rows[i][0]);
+    fputs("</th><td>", out);
+    svg_escape(out, rows[i][1]);
+    fputs("</td></tr>\n", out);
+  }
+  fprintf(out, "<tr><th>cores</th><td>%g at %s</td></tr>\n", s->soc.cores,
+          units_format(s->soc.clock_hz, UNITS_FREQ, clk, sizeof clk));
+  fprintf(out, "<tr><th>disks</th><td>%d</td></tr>\n", s->ndisks);
+  fprintf(out, "<tr><th>NAS links</th><td>%g x %s, MTU %g</td></tr>\n", s->net.nas_links,
+          units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate), s->net.mtu_bytes);
+  fprintf(out, "<tr><th>clients</th><td>%d</td></tr>\n", s->nclients);
+  for (int i = 0; i < s->workload.nsteps; i++) {
+    const struct workload_step *st = &s->workload.steps[i];
+    for (int k = 0; k < st->njobs && k < 8; k++) {
+      const struct job *j = &st->jobs[k];
+      fputs("<tr><th>workload ", out);
+      svg_escape(out, st->name);
+      fputs("</th><td>", out);
+      svg_escape(out, j->name);
+      fprintf(out, ": %s %s, %d block size(s) from %.0f B, iodepth %d x %d job(s)%s%s</td></tr>\n",
+              j->rw_mixed ? "mixed" : j->read_frac >= 1.0 ? "read" : j->read_frac <= 0.0 ? "write" : "mixed",
+              j->access == JOB_RANDOM ? "random" : "sequential", j->nbs, j->bs_bytes[0], j->iodepth,
+              j->numjobs, j->direct ? ", direct" : "", j->rate_iops > 0 ? ", rate-capped" : "");
+    }
+  }
+  fputs("</table>\n", out);
+}
+
+/* Latency distribution of reads and writes from the histogram's bins: the
+ * CDF, and the share of I/Os per log-spaced bin (10 per decade). */
+static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
+{
+  const struct res_totals *t[2] = {&r->read, &r->write};
+  const char *name[2] = {"read", "write"};
+  if (r->read.nbins == 0 && r->write.nbins == 0)
+    return;
+  for (int kind = 0; kind < 2; kind++) {
+    struct svg_chart c;
+    svg_chart_init(&c, 900, 320, 120);
+    c.x.log = 1;
+    c.x.label = "latency (ms)";
+    c.y.label = kind == 0 ? "share of I/Os at or below" : "% of I/Os per bin (10 per decade)";
+    static double x[2][RES_MAX_BINS], y[2][RES_MAX_BINS];
+    int n[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+      double total = (double)t[d]->ios, acc = 0.0;
+      for (int i = 0; i < t[d]->nbins && total > 0; i++) {
+        double ms = t[d]->bin_s[i] * 1e3;
+        acc += (double)t[d]->bin_count[i];
+        if (kind == 0) {
+          x[d][n[d]] = ms, y[d][n[d]++] = acc / total;
+          continue;
+        }
+        double b = floor(log10(ms) * 10.0); /* the decile-of-a-decade bin */
+        double mid = pow(10.0, (b + 0.5) / 10.0);
+        if (n[d] > 0 && x[d][n[d] - 1] == mid)
+          y[d][n[d] - 1] += 100.0 * (double)t[d]->bin_count[i] / total;
+        else
+          x[d][n[d]] = mid, y[d][n[d]++] = 100.0 * (double)t[d]->bin_count[i] / total;
+      }
+      for (int i = 0; i < n[d]; i++) {
+        svg_range_add(&c.x, x[d][i]);
+        svg_range_add(&c.y, y[d][i]);
+      }
+    }
+    svg_range_add(&c.y, 0.0);
+    char title[160];
+    snprintf(title, sizeof title, "Latency %s, read and write, step %s",
+             kind == 0 ? "CDF" : "histogram", r->step);
+    svg_chart_begin(out, &c, title);
+    int row = 0;
+    for (int d = 0; d < 2; d++) {
+      if (n[d] == 0)
+        continue;
+      svg_chart_series(out, &c, x[d], y[d], n[d], d, name[d]);
+      svg_chart_legend(out, &c, row++, d, name[d]);
+    }
+    svg_chart_end(out);
+  }
+}
+
 static void htmlreport_run_step(FILE *out, const struct run_result *r)
 {
   fputs("<h2>Step ", out);
@@ -442,6 +539,7 @@ static void htmlreport_run_step(FILE *out, const struct run_result *r)
     snprintf(title, sizeof title, "Latency percentiles, %s I/O (ms), step %s", tname[t], r->step);
     svg_hbars(out, title, labels, v, NULL, RES_NPCT + 1, mx, "ms", t);
   }
+  htmlreport_latency_dist(out, r);
   /* utilisation of the busy resources, busiest first */
   const struct res_resource *busy[RES_MAX_RESOURCES];
   int nb = 0;
@@ -520,7 +618,13 @@ int htmlreport_run(const char *dir, const struct scenario *s, const struct run_r
   htmlreport_head(out, title);
   if (n > 0)
     fprintf(out, "<p>Seed %llu, %d workload step(s).</p>\n", (unsigned long long)r[0].seed, n);
+  if (s)
+    htmlreport_config(out, s);
   for (int i = 0; i < n; i++)
     htmlreport_run_step(out, &r[i]);
+  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
+  svg_escape(out, nw_data_dir());
+  fprintf(out, "; %d calibration parameter(s) in this configuration (fitted values apply with "
+               "--calibrated).</p></footer>\n", s ? s->nfits : 0);
   return htmlreport_finish(dir, out, &buf, &len, err);
 }
