@@ -443,7 +443,8 @@ static void htmlreport_config(FILE *out, const struct scenario *s)
 }
 
 /* Latency distribution of reads and writes from the histogram's bins: the
- * CDF, and the share of I/Os per log-spaced bin (10 per decade). */
+ * CDF, and the share of I/Os per log-spaced bin (20 per decade).  Colours
+ * as the percentile bars: read 1, write 2. */
 static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
 {
   const struct res_totals *t[2] = {&r->read, &r->write};
@@ -455,7 +456,7 @@ static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
     svg_chart_init(&c, 900, 320, 120);
     c.x.log = 1;
     c.x.label = "latency (ms)";
-    c.y.label = kind == 0 ? "share of I/Os at or below" : "% of I/Os per bin (10 per decade)";
+    c.y.label = kind == 0 ? "share of I/Os at or below" : "% of I/Os per bin (20 per decade)";
     static double x[2][RES_MAX_BINS], y[2][RES_MAX_BINS];
     int n[2] = {0, 0};
     for (int d = 0; d < 2; d++) {
@@ -467,8 +468,8 @@ static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
           x[d][n[d]] = ms, y[d][n[d]++] = acc / total;
           continue;
         }
-        double b = floor(log10(ms) * 10.0); /* the decile-of-a-decade bin */
-        double mid = pow(10.0, (b + 0.5) / 10.0);
+        double b = floor(log10(ms) * 20.0); /* a twentieth of a decade */
+        double mid = pow(10.0, (b + 0.5) / 20.0);
         if (n[d] > 0 && x[d][n[d] - 1] == mid)
           y[d][n[d] - 1] += 100.0 * (double)t[d]->bin_count[i] / total;
         else
@@ -488,8 +489,8 @@ static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
     for (int d = 0; d < 2; d++) {
       if (n[d] == 0)
         continue;
-      svg_chart_series(out, &c, x[d], y[d], n[d], d, name[d]);
-      svg_chart_legend(out, &c, row++, d, name[d]);
+      svg_chart_series(out, &c, x[d], y[d], n[d], d + 1, name[d]);
+      svg_chart_legend(out, &c, row++, d + 1, name[d]);
     }
     svg_chart_end(out);
   }
