@@ -202,10 +202,13 @@ START_TEST(test_validate_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
+  /* one MB/s panel (the only metric) + the bars */
   ck_assert_msg(test_count(html, "<svg") == 2, "scatter + bars, got %d", test_count(html, "<svg"));
-  ck_assert_msg(strstr(html, ">measured</text>") && strstr(html, ">predicted</text>") &&
-                    strstr(html, ">1e"),
-                "log-log axes missing");
+  ck_assert_msg(strstr(html, ">measured (MB/s)</text>") && strstr(html, ">predicted (MB/s)</text>"),
+                "axes with units missing");
+  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 1 point") &&
+                    test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
+                "panel title or the 10/25 %% bands missing");
   ck_assert_msg(test_count(html, "class=\"bar\"") == 1, "one bar per experiment");
   free(html);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

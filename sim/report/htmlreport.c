@@ -56,6 +56,53 @@ static int htmlreport_finish(const char *dir, FILE *out, char **buf, size_t *len
   return rc;
 }
 
+/* ---- validate panels -------------------------------------------------- */
+
+/* The band predicted = measured x (1 +- f) across [lo, hi] as a polygon. */
+static void htmlreport_band(FILE *out, const struct svg_chart *c, double f, const char *fill)
+{
+  double lo = c->x.lo, hi = c->x.hi;
+  double xs[4] = {lo, hi, hi, lo}, ys[4] = {lo * (1 + f), hi * (1 + f), hi * (1 - f), lo * (1 - f)};
+  fputs("<polygon points=\"", out);
+  for (int i = 0; i < 4; i++) {
+    double y = fmin(fmax(ys[i], c->y.lo), c->y.hi);
+    fprintf(out, "%s%.1f,%.1f", i ? " " : "", svg_chart_x(c, xs[i]), svg_chart_y(c, y));
+  }
+  fprintf(out, "\" fill=\"%s\" stroke=\"none\"><title>within %.0f %%</title></polygon>\n", fill, f * 100);
+}
+
+void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
+                        int n, const char *const *legend, int nlegend)
+{
+  struct svg_chart c;
+  svg_chart_init(&c, 700, 480, 250);
+  c.x.log = c.y.log = 1;
+  char xl[64], yl[64];
+  snprintf(xl, sizeof xl, "measured (%s)", unit);
+  snprintf(yl, sizeof yl, "predicted (%s)", unit);
+  c.x.label = xl;
+  c.y.label = yl;
+  for (int i = 0; i < n; i++) {
+    svg_range_add(&c.x, p[i].measured);
+    svg_range_add(&c.x, p[i].predicted);
+  }
+  if (!(c.x.lo < c.x.hi) || !(c.x.lo > 0)) { /* one value, or none: a decade around it */
+    double v = n > 0 && p[0].measured > 0 ? p[0].measured : 1.0;
+    c.x.lo = v / 3.0, c.x.hi = v * 3.0;
+  }
+  c.x.lo /= 1.3, c.x.hi *= 1.3;
+  c.y.lo = c.x.lo, c.y.hi = c.x.hi;
+  svg_chart_begin(out, &c, title);
+  htmlreport_band(out, &c, 0.25, "#e6e6e6");
+  htmlreport_band(out, &c, 0.10, "#c4c4c4");
+  svg_chart_line(out, &c, c.x.lo, c.y.lo, c.x.hi, c.y.hi);
+  for (int i = 0; i < n; i++)
+    svg_chart_point(out, &c, p[i].measured, p[i].predicted, 4, p[i].colour, p[i].opacity, p[i].tip);
+  for (int k = 0; k < nlegend; k++)
+    svg_chart_legend(out, &c, k, k, legend[k]);
+  svg_chart_end(out);
+}
+
 /* ---- sweep page ------------------------------------------------------- */
 
 static int htmlreport_col(char *const *hc, int nh, const char *const *names)

@@ -27,6 +27,20 @@ int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header
 int htmlreport_run(const char *dir, const struct scenario *s, const struct run_result *r, int n,
                    struct nw_err *err);
 
+/* One point of a predicted-vs-measured panel: a marker with its hover label. */
+struct htmlreport_scatter_pt {
+  double measured, predicted;
+  int colour;
+  double opacity;
+  const char *tip;
+};
+
+/* One predicted-vs-measured panel, log-log with equal axes in `unit`: the
+ * diagonal, the +-10 % and +-25 % bands shaded, a marker per point, and
+ * the legend (colour i = legend[i]). */
+void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
+                        int n, const char *const *legend, int nlegend);
+
 /* Write a finished page (text, len bytes) as DIR/index.html atomically.
  * 0, or -1 with err naming the path. */
 int htmlreport_write(const char *dir, const char *text, size_t len, struct nw_err *err);
