@@ -641,7 +641,7 @@ struct fio_parse_ctx {
   int njobs_total;
   int nerr;      /* every error of the file is collected, then reported at once */
   char *errs;    /* the second and later, "file:line:col: error: msg\n" each */
-  size_t errs_len;
+  size_t errs_len, errs_cap;
   char *warn;
   size_t warn_len, warn_cap;
 };
@@ -682,8 +682,7 @@ static int fio_err(struct fio_parse_ctx *c, const char *file, int line, int col,
     snprintf(full, sizeof full, "%s:%d:%d: error: %s\n", file, line, col, text);
   else
     snprintf(full, sizeof full, "%s: error: %s\n", file, text);
-  size_t cap = c->errs ? c->errs_len + 1 : 0;
-  fio_append(&c->errs, &c->errs_len, &cap, full);
+  fio_append(&c->errs, &c->errs_len, &c->errs_cap, full); /* out of memory: listed as "more" */
   return 0;
 }
 
@@ -697,7 +696,7 @@ static void fio_err_finish(struct fio_parse_ctx *c)
   size_t len = strlen(e->msg);
   int shown = 1;
   char *save = NULL;
-  for (char *l = strtok_r(c->errs, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+  for (char *l = c->errs ? strtok_r(c->errs, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
     char tail[64];
     snprintf(tail, sizeof tail, "\n(and %d more errors not shown)", c->nerr - shown);
     if (len + strlen(l) + 2 + strlen(tail) >= sizeof e->msg)
