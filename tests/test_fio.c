@@ -606,6 +606,12 @@ START_TEST(test_language)
   msg = fio_lang_fail("[j]\nsize=(2*)m\n");
   ck_assert_msg(strstr(msg, "lang.fio:2:6: error: size: bad expression"), "%s", msg);
   free(msg);
+  char deep[512];
+  snprintf(deep, sizeof deep, "[j]\niodepth=(%.*s1)\n", 100,
+           "----------------------------------------------------------------------------------------------------");
+  msg = fio_lang_fail(deep);
+  ck_assert_msg(strstr(msg, "nested too deep"), "%s", msg);
+  free(msg);
   msg = fio_lang_fail("[j]\niodepth=(1/0)\n");
   ck_assert_msg(strstr(msg, "division by zero"), "%s", msg);
   free(msg);

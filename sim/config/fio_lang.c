@@ -244,6 +244,10 @@ static double fx_number(struct fx *x)
 
 static double fx_primary(struct fx *x, int depth)
 {
+  if (depth > 64) {
+    fx_fail(x, "expression nested too deep");
+    return 0.0;
+  }
   fx_ws(x);
   if (*x->p == '(') {
     x->p++;
