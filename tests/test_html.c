@@ -83,6 +83,11 @@ START_TEST(test_sweep_page)
   ck_assert_msg(test_count(html, "<svg") == 3, "want 3 charts, got %d", test_count(html, "<svg"));
   ck_assert_msg(test_count(html, "class=\"series\"") == 4, "want 2 series x 2 charts, got %d",
                 test_count(html, "class=\"series\""));
+  /* series 1 draws squares and a dashed line (coinciding series stay apart) */
+  ck_assert_msg(test_count(html, "<rect class=\"marker\"") == 2 * 3 && strstr(html, "stroke-dasharray=\"7 4\""),
+                "series 1: want 3 squares per chart and a dashed line");
+  ck_assert_msg(test_count(html, "class=\"shift\"") == test_count(html, "<title>bottleneck shifts: "),
+                "every bottleneck ring names the shift");
   ck_assert_msg(test_count(html, "class=\"cell\"") == 6, "want 3 x 2 heatmap cells, got %d",
                 test_count(html, "class=\"cell\""));
   ck_assert_msg(test_count(html, ">clients.count</text>") >= 3, "x axis label missing");

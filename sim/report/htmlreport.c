@@ -163,6 +163,34 @@ static const char *htmlreport_cell(const struct htmlreport_sweep_data *d, int ro
 }
 
 /* One chart of metric column col vs the first axis. */
+/* Where a series' bottleneck changes from one first-axis value to the
+ * next: a hollow ring around the point, its hover label naming both. */
+static void htmlreport_shifts(FILE *out, const struct svg_chart *c, const struct htmlreport_sweep_data *d,
+                              const double *x, const double *y, const int *row)
+{
+  if (d->c_bott < 0)
+    return;
+  int prev = -1;
+  for (int v = 0; v < d->n0; v++) {
+    if (row[v] < 0 || !isfinite(y[v]))
+      continue;
+    const char *now = htmlreport_cell(d, row[v], d->c_bott);
+    if (prev >= 0) {
+      const char *was = htmlreport_cell(d, row[prev], d->c_bott);
+      if (strcmp(was, now) != 0) {
+        fprintf(out, "<circle class=\"shift\" cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" "
+                     "stroke=\"#000\" stroke-width=\"1.5\"><title>bottleneck shifts: ",
+                svg_chart_x(c, x[v]), svg_chart_y(c, y[v]));
+        svg_escape(out, was);
+        fputs(" -&gt; ", out);
+        svg_escape(out, now);
+        fputs("</title></circle>\n", out);
+      }
+    }
+    prev = v;
+  }
+}
+
 static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data *d, int col,
                                    const char *title)
 {
@@ -179,13 +207,15 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
   size_t nv = (size_t)d->nseries * (size_t)d->n0;
   double *y = malloc((nv + 1) * sizeof *y);
   double *x = malloc(((size_t)d->n0 + 1) * sizeof *x);
-  if (!y || !x) {
+  int *brow = malloc((nv + 1) * sizeof *brow); /* the row of each point, for its bottleneck */
+  if (!y || !x || !brow) {
     free(y);
     free(x);
+    free(brow);
     return;
   }
   for (size_t i = 0; i < nv; i++)
-    y[i] = NAN;
+    y[i] = NAN, brow[i] = -1;
   for (int v = 0; v < d->n0; v++) {
     x[v] = d->xnumeric ? htmlreport_num(d->xcat[v]) : v;
     svg_range_add(&c.x, x[v]);
@@ -203,10 +233,13 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
       if (d->s_rest[s] == rest && d->s_step[s] == st && v0 < d->n0) {
         double val = htmlreport_num(htmlreport_cell(d, r, col));
         y[(size_t)s * (size_t)d->n0 + (size_t)v0] = val;
+        brow[(size_t)s * (size_t)d->n0 + (size_t)v0] = r;
         svg_range_add(&c.y, val);
       }
   }
-  svg_chart_begin(out, &c, title);
+  char full[600];
+  snprintf(full, sizeof full, "%s%s", title, d->c_bott >= 0 ? " (rings: the bottleneck shifts)" : "");
+  svg_chart_begin(out, &c, full);
   for (int s = 0; s < d->nseries; s++) {
     char name[512];
     size_t len = 0;
@@ -230,6 +263,7 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
     if (!name[0])
       snprintf(name, sizeof name, "%s", d->hc[col]);
     svg_chart_series(out, &c, x, y + (size_t)s * (size_t)d->n0, d->n0, s, name);
+    htmlreport_shifts(out, &c, d, x, y + (size_t)s * (size_t)d->n0, brow + (size_t)s * (size_t)d->n0);
     if (s < HTMLREPORT_LEGEND_ROWS)
       svg_chart_legend(out, &c, s, s, name);
     else if (s == HTMLREPORT_LEGEND_ROWS)
@@ -238,6 +272,7 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
   svg_chart_end(out);
   free(x);
   free(y);
+  free(brow);
 }
 
 static void htmlreport_sweep_heatmap(FILE *out, const struct htmlreport_sweep_data *d)
