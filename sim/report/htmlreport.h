@@ -20,10 +20,12 @@
 int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
                      int nrows, struct nw_err *err);
 
-/* Run page for n workload steps r[0..n-1] of scenario s: per step the
- * latency percentiles (ms), utilisation per busy resource (bars), the
- * per-second throughput (MB/s) and, when present, the RAID operations'
- * durations (s).  0, or -1 with err. */
+/* Run page for n workload steps r[0..n-1] of scenario s: the
+ * configuration table, then per step the latency percentiles (ms), the
+ * latency CDF and histogram with reads and writes apart, utilisation per
+ * busy resource (bars), the per-second throughput (MB/s) and, when
+ * present, the RAID operations' durations (s); a footer with the version
+ * and the data folder.  0, or -1 with err. */
 int htmlreport_run(const char *dir, const struct scenario *s, const struct run_result *r, int n,
                    struct nw_err *err);
 
