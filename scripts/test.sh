@@ -6,13 +6,14 @@ cd "$(dirname "$0")/.."
 
 # The test run also needs: clang + libFuzzer (fuzz smoke), valgrind,
 # chromium (the HTML report is rendered headless) and Open MPI (the sweep
-# under mpirun -n 2 must match -j 1 byte for byte).
+# under mpirun -n 2 must match -j 1 byte for byte) and fio (tests/test_fio.c
+# compares nastwin's fio JSON with real fio's).
 
 # Check's per-test timeout (default 4 s) is for a normal build; sanitizers
 # slow some property tests down several times.
 export CK_DEFAULT_TIMEOUT="${CK_DEFAULT_TIMEOUT:-120}"
 
-NASTWIN_EXTRA_PACKAGES="clang libclang-rt-14-dev valgrind chromium libopenmpi-dev openmpi-bin" \
+NASTWIN_EXTRA_PACKAGES="clang libclang-rt-14-dev valgrind chromium libopenmpi-dev openmpi-bin fio" \
   BUILD_DIR=build BUILD_TYPE=RelWithDebInfo ./scripts/setup.sh -DNASTWIN_WERROR=ON
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 

@@ -1,5 +1,7 @@
 /* fio job files: golden files parse to the expected jobs and steps; every
- * file in tests/fio/bad/ fails with the error text in its .expected file. */
+ * file in tests/fio/bad/ fails with the error text in its .expected file.
+ * fio JSON: nastwin's --output-format=json holds every key real fio writes
+ * for the same job (fio run here when installed), with honest values. */
 #include <check.h>
 #include "ck_run.h"
 #include <dirent.h>
@@ -7,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/config/workload.h"
+#include "cli_util.h"
+#include "cli_util.c.inc"
+#include "json_keys.c.inc"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -284,8 +290,8 @@ static char *fio_test_read(const char *path)
   FILE *f = fopen(path, "rb");
   if (!f)
     return NULL;
-  char *buf = calloc(1, 4096);
-  size_t n = fread(buf, 1, 4095, f);
+  char *buf = calloc(1, 1 << 20);
+  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
   fclose(f);
   while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
     buf[--n] = '\0';
@@ -332,6 +338,414 @@ START_TEST(test_bad_corpus)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ fio JSON */
+
+#define FJ_JOB "[r]\nrw=randread\nbs=4k\niodepth=4\nsize=1g\nruntime=1\ntime_based\n"
+
+static char *fj_tmpdir(void)
+{
+  static char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/nastwin-fiojson-XXXXXX");
+  ck_assert(mkdtemp(dir) != NULL);
+  return dir;
+}
+
+static void fj_write(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* nastwin run --fio JOB with the given output-format arguments: stdout. */
+static char *fj_run(const char *job, const char *fmt1, const char *fmt2)
+{
+  const char *args[] = {"run", "--fio", job, fmt1, fmt2, NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_msg(r.status == 0, "run %s %s: exit %d: %s", fmt1, fmt2 ? fmt2 : "", r.status, r.err);
+  char *out = r.out;
+  r.out = NULL;
+  cli_out_free(&r);
+  return out;
+}
+
+static void fj_rmdir(const char *dir)
+{
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_fio_json_values)
+{
+  char *dir = fj_tmpdir(), job[128];
+  snprintf(job, sizeof job, "%s/r.fio", dir);
+  fj_write(job, FJ_JOB);
+  char *js = fj_run(job, "--output-format=json", NULL);
+  char *keys = jk_keys(js);
+  ck_assert_msg(keys != NULL, "not JSON: %.200s", js);
+  /* fio's 17 default percentiles, in fio's key spelling. */
+  static const char *const pct[] = {"1.000000",  "5.000000",  "10.000000", "20.000000", "30.000000",
+                                    "40.000000", "50.000000", "60.000000", "70.000000", "80.000000",
+                                    "90.000000", "95.000000", "99.000000", "99.500000", "99.900000",
+                                    "99.950000", "99.990000"};
+  for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+    char k[128];
+    snprintf(k, sizeof k, "\njobs/read/clat_ns/percentile/%s\n", pct[i]);
+    ck_assert_msg(strstr(keys, k), "no percentile %s", pct[i]);
+  }
+  const char *rd = strstr(js, "\"read\": ");
+  double ios = cli_json_number(js, "\"read\": ", "total_ios");
+  double runtime_ms = cli_json_number(js, "\"read\": ", "runtime");
+  double iops = cli_json_number(js, "\"read\": ", "iops");
+  double n = cli_json_number(rd, "\"clat_ns\"", "N");
+  ck_assert_msg(ios > 100 && n == ios, "total_ios %g, clat N %g", ios, n);
+  ck_assert_msg(fabs(iops - ios / (runtime_ms / 1e3)) <= 0.01 * iops, "iops %g vs %g I/Os in %g ms", iops,
+                ios, runtime_ms);
+  /* Percentiles ordered, within [min, max]. */
+  double lo = cli_json_number(rd, "\"clat_ns\"", "min"), hi = cli_json_number(rd, "\"clat_ns\"", "max");
+  double prev = lo;
+  for (size_t i = 0; i < sizeof pct / sizeof pct[0]; i++) {
+    char k[64];
+    snprintf(k, sizeof k, "%s", pct[i]);
+    double v = cli_json_number(rd, "\"percentile\"", k);
+    ck_assert_msg(v >= prev && v <= hi, "percentile %s = %g (prev %g, max %g)", k, v, prev, hi);
+    prev = v;
+  }
+  /* Bandwidth samples: 2 slices of 0.5 s in the 1 s window, mean = bw. */
+  double bw = cli_json_number(rd, NULL, "bw"), mean = cli_json_number(rd, NULL, "bw_mean");
+  ck_assert_int_eq((int)cli_json_number(rd, NULL, "bw_samples"), 2);
+  ck_assert_msg(fabs(mean - bw) <= 0.02 * bw, "bw_mean %g vs bw %g", mean, bw);
+  ck_assert(cli_json_number(rd, NULL, "bw_min") <= mean && cli_json_number(rd, NULL, "bw_max") >= mean);
+  /* The latency buckets cover every I/O. */
+  double sum = 0.0;
+  const char *groups[] = {"\"latency_ns\"", "\"latency_us\"", "\"latency_ms\""};
+  for (int g = 0; g < 3; g++) {
+    const char *p = strstr(js, groups[g]);
+    ck_assert(p != NULL);
+    const char *end = strchr(p, '}');
+    for (const char *c = strchr(p + strlen(groups[g]), ':'); c && c < end; c = strchr(c + 1, ':'))
+      sum += strtod(c + 1, NULL);
+  }
+  ck_assert_msg(fabs(sum - 100.0) < 0.01, "latency buckets sum to %g %%", sum);
+  /* The space form prints the same bytes; json+ adds bins that hold every I/O. */
+  char *js2 = fj_run(job, "--output-format", "fio-json");
+  ck_assert_str_eq(js, js2);
+  char *plus = fj_run(job, "--output-format", "json+");
+  const char *bins = strstr(plus, "\"bins\": {");
+  ck_assert(bins != NULL);
+  double total = 0.0;
+  for (const char *q = strchr(bins, ':') + 1; q && *q && *q != '}';) {
+    const char *c = strchr(q, ':');
+    const char *e = strchr(q, '}');
+    if (!c || (e && e < c))
+      break;
+    total += strtod(c + 1, (char **)&q);
+  }
+  ck_assert_msg(total == ios, "json+ bins hold %g I/Os, want %g", total, ios);
+  char *text = fj_run(job, "--output-format=normal", NULL);
+  ck_assert(strstr(text, "read : IOPS=") != NULL);
+  const char *bad[] = {"run", "--fio", job, "--output-format=terse", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, bad, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert(strstr(r.err, "json+") != NULL);
+  cli_out_free(&r);
+  free(text);
+  free(plus);
+  free(js2);
+  free(keys);
+  free(js);
+  fj_rmdir(dir);
+}
+END_TEST
+
+/* Every key real fio writes (top, job, read/write levels, clat
+ * percentiles) is in nastwin's output for the same job. */
+START_TEST(test_fio_json_keys_vs_real_fio)
+{
+  if (system("command -v fio >/dev/null 2>&1") != 0) {
+    printf("test_fio_json_keys_vs_real_fio: skipped: fio is not installed (apt-get install fio)\n");
+    return;
+  }
+  char *dir = fj_tmpdir(), job[128], cmd[512], ref[128];
+  snprintf(job, sizeof job, "%s/r.fio", dir);
+  fj_write(job, FJ_JOB);
+  /* fio itself on a small file (its options in the job file win over the
+   * command line's, so it gets its own). */
+  char fjob[128];
+  snprintf(fjob, sizeof fjob, "%s/f.fio", dir);
+  fj_write(fjob, "[r]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nioengine=psync\nfilename=ref.dat\n");
+  snprintf(ref, sizeof ref, "%s/ref.json", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && fio --output-format=json f.fio >ref.json 2>/dev/null", dir);
+  ck_assert_msg(system(cmd) == 0, "fio failed: %s", cmd);
+  char *refjs = fio_test_read(ref);
+  ck_assert(refjs != NULL);
+  char *rk = strchr(refjs, '{') ? jk_keys(strchr(refjs, '{')) : NULL; /* after fio's notes */
+  ck_assert_msg(rk != NULL, "fio's output is not JSON: %.200s", refjs);
+  char *js = fj_run(job, "--output-format=json", NULL);
+  char *nk = jk_keys(js);
+  ck_assert(nk != NULL);
+  int checked = 0;
+  for (char *line = rk + 1; *line;) {
+    char *nl = strchr(line, '\n');
+    *nl = 0;
+    int depth = 0;
+    for (char *c = line; *c; c++)
+      depth += *c == '/';
+    /* Levels: top, jobs/X, jobs/read|write/X, the clat percentiles. */
+    int want = strncmp(line, "disk_util", 9) != 0 && strncmp(line, "global options/", 15) != 0 &&
+               strncmp(line, "jobs/job options/", 17) != 0 &&
+               (depth <= 1 || (depth == 2 && (!strncmp(line, "jobs/read/", 10) || !strncmp(line, "jobs/write/", 11))) ||
+                !strncmp(line, "jobs/read/clat_ns/percentile/", 29));
+    if (want) {
+      char k[1100];
+      snprintf(k, sizeof k, "\n%s\n", line);
+      ck_assert_msg(strstr(nk, k) != NULL, "fio writes '%s', nastwin does not", line);
+      checked++;
+    }
+    line = nl + 1;
+  }
+  ck_assert_msg(checked > 60, "only %d keys compared", checked);
+  free(nk);
+  free(js);
+  free(rk);
+  free(refjs);
+  fj_rmdir(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------ job language */
+
+static void fio_lang_parse(const char *text, struct workload *w)
+{
+  struct nw_err err;
+  char *warn = NULL;
+  int rc = fio_parse_string(text, "lang.fio", w, &warn, &err);
+  ck_assert_msg(rc == 0, "should parse: %s:%d:%d: %s\n%s", err.file, err.line, err.col, err.msg, text);
+  free(warn);
+}
+
+static char *fio_lang_fail(const char *text)
+{
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_msg(fio_parse_string(text, "lang.fio", &w, &warn, &err) == -1, "should fail:\n%s", text);
+  ck_assert(warn == NULL && w.steps == NULL);
+  char *printed = NULL;
+  size_t plen = 0;
+  FILE *mem = open_memstream(&printed, &plen);
+  nw_err_print(&err, mem);
+  fclose(mem);
+  return printed;
+}
+
+START_TEST(test_language)
+{
+  struct workload w;
+  setenv("NASTWIN_TEST_BS", "16k", 1);
+  unsetenv("NASTWIN_TEST_UNSET");
+  fio_lang_parse("[j]\nbs=${NASTWIN_TEST_BS}\nsize=(2*3+2)m\niodepth=(2^3)\nruntime=(1500000)\n"
+                 "numjobs=$ncpus\noffset=(1g/4)\n", &w);
+  const struct job *j = &w.steps[0].jobs[0];
+  CK_EQ(j->bs_bytes[0], 16 * KIB);
+  CK_EQ(j->size_bytes, 8 * MIB);
+  ck_assert_int_eq(j->iodepth, 8);
+  CK_EQ(j->runtime_s, 1.5); /* expressions count time in microseconds */
+  ck_assert_int_eq(j->numjobs, (int)sysconf(_SC_NPROCESSORS_ONLN));
+  CK_EQ(j->offset_bytes, GIB / 4);
+  workload_free(&w);
+  fio_lang_parse("[j]\nbs=$pagesize\nsize=$mb_memory\n", &w);
+  CK_EQ(w.steps[0].jobs[0].bs_bytes[0], (double)sysconf(_SC_PAGESIZE));
+  ck_assert(w.steps[0].jobs[0].size_bytes >= 1.0);
+  workload_free(&w);
+  /* Percentages, io amounts, rate at the mean block size. */
+  fio_lang_parse("[j]\nsize=25%\noffset=50%\nio_size=64m\nbssplit=4k/50:12k/50\nrate=8m\n"
+                 "[k]\nbs=4k\nnumber_ios=100\nio_size=1m\nrate_iops=10\nrate=1m\n", &w);
+  j = &w.steps[0].jobs[0];
+  CK_EQ(j->size_frac, 0.25);
+  CK_EQ(j->offset_frac, 0.5);
+  CK_EQ(j->io_bytes, 64 * MIB);
+  CK_EQ(j->rate_iops, 8 * MIB / (8 * KIB));
+  const struct job *k = &w.steps[0].jobs[1];
+  CK_EQ(k->io_bytes, 100 * 4 * KIB); /* number_ios below io_size: the lower wins */
+  CK_EQ(k->rate_iops, 10.0);         /* rate_iops below rate/bs = 256 */
+  workload_free(&w);
+  /* rw=MODE:N: holes, backwards, random runs; bsrange; wait_for. */
+  fio_lang_parse("[a]\nrw=write:60k\nbs=4k\n[b]\nrw=read:-8k\nbs=4k\n[c]\nrw=randread:8\n"
+                 "[d]\nbsrange=4k-16k\n[e]\nwait_for=d\n", &w);
+  ck_assert_int_eq(w.nsteps, 2);
+  const struct job *a = &w.steps[0].jobs[0], *b = &w.steps[0].jobs[1], *c = &w.steps[0].jobs[2];
+  ck_assert_int_eq(a->access, JOB_STRIDE);
+  CK_EQ(a->stride_bytes, 64 * KIB);
+  ck_assert_int_eq(b->access, JOB_BACKWARD);
+  ck_assert_int_eq(c->access, JOB_RANDOM);
+  ck_assert_int_eq(c->random_run, 8);
+  const struct job *d = &w.steps[0].jobs[3];
+  ck_assert_int_eq(d->nbs, 4);
+  CK_EQ(d->bs_bytes[3], 16 * KIB);
+  CK_EQ(d->bs_weight[0], 0.25);
+  ck_assert_str_eq(w.steps[1].jobs[0].name, "e");
+  workload_free(&w);
+  /* As many jobs as run at once up to the step limit. */
+  char many[STEP_MAX_JOBS * 8 + 64];
+  size_t len = (size_t)snprintf(many, sizeof many, "[global]\nrw=read\n");
+  for (int i = 0; i < STEP_MAX_JOBS; i++)
+    len += (size_t)snprintf(many + len, sizeof many - len, "[j%d]\n", i);
+  fio_lang_parse(many, &w);
+  ck_assert_int_eq(w.steps[0].njobs, STEP_MAX_JOBS);
+  workload_free(&w);
+  /* An unset ${VAR} stays as written, as fio leaves it, and is then a bad value. */
+  char *msg = fio_lang_fail("[j]\nsize=${NASTWIN_TEST_UNSET}\n");
+  ck_assert_msg(strstr(msg, "lang.fio:2:6: error: size: bad value '${NASTWIN_TEST_UNSET}'"), "%s", msg);
+  free(msg);
+  msg = fio_lang_fail("[j]\nsize=(2*)m\n");
+  ck_assert_msg(strstr(msg, "lang.fio:2:6: error: size: bad expression"), "%s", msg);
+  free(msg);
+  char deep[512];
+  snprintf(deep, sizeof deep, "[j]\niodepth=(%.*s1)\n", 100,
+           "----------------------------------------------------------------------------------------------------");
+  msg = fio_lang_fail(deep);
+  ck_assert_msg(strstr(msg, "nested too deep"), "%s", msg);
+  free(msg);
+  msg = fio_lang_fail("[j]\niodepth=(1/0)\n");
+  ck_assert_msg(strstr(msg, "division by zero"), "%s", msg);
+  free(msg);
+}
+END_TEST
+
+/* Every error of a file in one message, each with file:line:col. */
+START_TEST(test_all_errors_at_once)
+{
+  char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trim\nzonemode=strided\nbs=4x\n"
+                            "random_distribution=pareto:0.9\nblocksiz=4k\nlatency_target=1ms\n");
+  static const char *const want[] = {
+      "lang.fio:2:10: error: ioengine=null does no block I/O",
+      "lang.fio:4:4: error: rw: 'trim': TRIM",
+      "lang.fio:5:1: error: fio option 'zonemode' is not supported",
+      "lang.fio:6:4: error: bs: bad value '4x'",
+      "lang.fio:7:21: error: random_distribution: 'pareto:0.9' is not modelled",
+      "lang.fio:8:1: error: unknown fio option 'blocksiz' (did you mean 'blocksize'?)",
+      "lang.fio:9:1: error: fio option 'latency_target' is not supported",
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    ck_assert_msg(strstr(msg, want[i]), "missing '%s' in:\n%s", want[i], msg);
+  int lines = 0;
+  for (const char *p = msg; (p = strstr(p, ": error: ")); p++)
+    lines++;
+  ck_assert_int_eq(lines, 7);
+  free(msg);
+  /* Many errors: the message says how many it could not show. */
+  char big[8192];
+  size_t len = (size_t)snprintf(big, sizeof big, "[j]\n");
+  for (int i = 0; i < 40; i++)
+    len += (size_t)snprintf(big + len, sizeof big - len, "zonesize=%d\n", i);
+  msg = fio_lang_fail(big);
+  ck_assert_msg(strstr(msg, "more errors not shown)"), "%s", msg);
+  free(msg);
+  /* include: relative to the including file, no sections inside. */
+  char dir[] = "/tmp/nastwin-fioinc-XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char main_path[128], inc_path[128];
+  snprintf(main_path, sizeof main_path, "%s/main.fio", dir);
+  snprintf(inc_path, sizeof inc_path, "%s/inc.fio", dir);
+  fj_write(inc_path, "bs=8k\n[oops]\nrw=trim\n");
+  fj_write(main_path, "[j]\ninclude inc.fio\ninclude missing.fio\n");
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), -1);
+  ck_assert_msg(strstr(err.msg, "inc.fio:2:1: error: section '[oops]' in an included file") || strstr(err.file, "inc.fio"),
+                "%s: %s", err.file, err.msg);
+  ck_assert_msg(strstr(err.msg, "inc.fio:3:4: error: rw: 'trim'"), "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "main.fio:3:1: error: include 'missing.fio':"), "%s", err.msg);
+  fj_write(inc_path, "bs=8k\niodepth=(2*2)\n");
+  fj_write(main_path, "[j]\ninclude inc.fio\nrw=randread\n");
+  ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), 0);
+  CK_EQ(w.steps[0].jobs[0].bs_bytes[0], 8 * KIB);
+  ck_assert_int_eq(w.steps[0].jobs[0].iodepth, 4);
+  workload_free(&w);
+  free(warn);
+  fj_rmdir(dir);
+}
+END_TEST
+
+/* tests/fio/examples: written in the style of fio's own examples; each
+ * parses, or is refused with one message listing its errors; >= 70 % run. */
+START_TEST(test_examples)
+{
+  char path[2048];
+  snprintf(path, sizeof path, "%s/tests/fio/examples/expected.txt", fio_test_dir());
+  char *list = fio_test_read(path);
+  ck_assert(list != NULL);
+  setenv("NASTWIN_TEST_FIO_SIZE", "256m", 1);
+  int ok = 0, refused = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#' || !line[0])
+      continue;
+    char name[128], what[16], text[256] = "";
+    int nerr = 0;
+    int got = sscanf(line, "%127s %15s %d %255[^\n]", name, what, &nerr, text);
+    ck_assert_msg(got == 2 || got == 4, "bad line '%s'", line);
+    snprintf(path, sizeof path, "%s/tests/fio/examples/%s", fio_test_dir(), name);
+    struct workload w;
+    struct nw_err err;
+    char *warn = NULL;
+    int rc = fio_parse_file(path, &w, &warn, &err);
+    if (!strcmp(what, "ok")) {
+      ck_assert_msg(rc == 0, "%s should parse: %s:%d:%d: %s", name, err.file, err.line, err.col, err.msg);
+      ck_assert(w.nsteps >= 1);
+      workload_free(&w);
+      free(warn);
+      ok++;
+      continue;
+    }
+    ck_assert_msg(rc == -1, "%s should be refused", name);
+    char *printed = NULL;
+    size_t plen = 0;
+    FILE *mem = open_memstream(&printed, &plen);
+    nw_err_print(&err, mem);
+    fclose(mem);
+    int lines = 0;
+    for (char *l = printed; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+      ck_assert_msg(strstr(l, ": error: ") && strstr(l, name), "%s: not a file:line:col line: %s", name, l);
+      char *nl = strchr(l, '\n');
+      char one[2048];
+      snprintf(one, sizeof one, "%.*s", (int)(nl ? nl - l : (long)strlen(l)), l);
+      ck_assert_msg(strstr(one, text), "%s: '%s' lacks '%s'", name, one, text);
+      lines++;
+    }
+    ck_assert_msg(lines == nerr, "%s: %d errors listed, want %d:\n%s", name, lines, nerr, printed);
+    free(printed);
+    refused++;
+  }
+  free(list);
+  ck_assert_msg(ok * 10 >= (ok + refused) * 7, "only %d of %d examples run", ok, ok + refused);
+  ck_assert_int_ge(ok + refused, 30);
+}
+END_TEST
+
+/* The CLI: a refused file exits 2 with every error, no output on stdout. */
+START_TEST(test_cli_refused)
+{
+  char path[2048];
+  snprintf(path, sizeof path, "%s/tests/fio/examples/latency-profile.fio", fio_test_dir());
+  const char *args[] = {"run", "--fio", path, "--output-format=json", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
+  ck_assert_msg(strstr(r.err, "latency-profile.fio:4:1: error:") && strstr(r.err, "latency-profile.fio:6:1: error:"),
+                "%s", r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio");
@@ -347,5 +761,16 @@ int main(void)
   TCase *tb = tcase_create("bad");
   tcase_add_test(tb, test_bad_corpus);
   suite_add_tcase(s, tb);
+  TCase *tl = tcase_create("language");
+  tcase_add_test(tl, test_language);
+  tcase_add_test(tl, test_all_errors_at_once);
+  tcase_add_test(tl, test_examples);
+  tcase_add_test(tl, test_cli_refused);
+  suite_add_tcase(s, tl);
+  TCase *tj = tcase_create("fio-json");
+  tcase_set_timeout(tj, 60);
+  tcase_add_test(tj, test_fio_json_values);
+  tcase_add_test(tj, test_fio_json_keys_vs_real_fio);
+  suite_add_tcase(s, tj);
   return ck_run(s);
 }

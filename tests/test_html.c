@@ -83,6 +83,11 @@ START_TEST(test_sweep_page)
   ck_assert_msg(test_count(html, "<svg") == 3, "want 3 charts, got %d", test_count(html, "<svg"));
   ck_assert_msg(test_count(html, "class=\"series\"") == 4, "want 2 series x 2 charts, got %d",
                 test_count(html, "class=\"series\""));
+  /* series 1 draws squares and a dashed line (coinciding series stay apart) */
+  ck_assert_msg(test_count(html, "<rect class=\"marker\"") == 2 * 3 && strstr(html, "stroke-dasharray=\"7 4\""),
+                "series 1: want 3 squares per chart and a dashed line");
+  ck_assert_msg(test_count(html, "class=\"shift\"") == test_count(html, "<title>bottleneck shifts: "),
+                "every bottleneck ring names the shift");
   ck_assert_msg(test_count(html, "class=\"cell\"") == 6, "want 3 x 2 heatmap cells, got %d",
                 test_count(html, "class=\"cell\""));
   ck_assert_msg(test_count(html, ">clients.count</text>") >= 3, "x axis label missing");
@@ -147,14 +152,21 @@ START_TEST(test_run_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
-  /* percentiles, utilisation, per-second series, RAID ops */
-  ck_assert_msg(test_count(html, "<svg") == 4, "want 4 charts, got %d", test_count(html, "<svg"));
+  /* percentiles, latency CDF + histogram, utilisation, per-second series, RAID ops */
+  ck_assert_msg(test_count(html, "<svg") == 6, "want 6 charts, got %d", test_count(html, "<svg"));
+  ck_assert_msg(strstr(html, "Latency CDF, read and write") && strstr(html, "Latency histogram, read and write") &&
+                    strstr(html, ">latency (ms)</text>"),
+                "latency distribution charts missing");
+  ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
+                    strstr(html, "<th>protocol</th>"),
+                "configuration table missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION), "version footer missing");
   ck_assert_msg(strstr(html, "Latency percentiles") &&
                     strstr(html, ">mean</text>"),
                 "percentile bars missing");
   ck_assert_msg(strstr(html, ">net.nas0.tx</text>") && strstr(html, "(bottleneck)"),
                 "utilisation bars missing");
-  ck_assert_msg(test_count(html, "class=\"series\"") == 1 && strstr(html, ">time (s)</text>"),
+  ck_assert_msg(test_count(html, "class=\"series\"") >= 3 && strstr(html, ">time (s)</text>"),
                 "per-second series missing");
   ck_assert_msg(strstr(html, ">rebuild</text>") && strstr(html, "12.5 s"), "RAID op bar missing");
   ck_assert_msg(test_count(html, "class=\"bar\"") >= 6 + 1 + 1, "bars: %d",
@@ -195,10 +207,13 @@ START_TEST(test_validate_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
+  /* one MB/s panel (the only metric) + the bars */
   ck_assert_msg(test_count(html, "<svg") == 2, "scatter + bars, got %d", test_count(html, "<svg"));
-  ck_assert_msg(strstr(html, ">measured</text>") && strstr(html, ">predicted</text>") &&
-                    strstr(html, ">1e"),
-                "log-log axes missing");
+  ck_assert_msg(strstr(html, ">measured (MB/s)</text>") && strstr(html, ">predicted (MB/s)</text>"),
+                "axes with units missing");
+  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 1 point") &&
+                    test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
+                "panel title or the 10/25 %% bands missing");
   ck_assert_msg(test_count(html, "class=\"bar\"") == 1, "one bar per experiment");
   free(html);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -161,6 +161,49 @@ double stats_hist_quantile(const struct stats_hist *h, double q)
   return h->max_s;
 }
 
+uint64_t stats_hist_count_le(const struct stats_hist *h, double x_s)
+{
+  if (!h || h->count == 0)
+    return 0;
+  uint64_t n = 0;
+  for (int i = 0; i < STATS_NBUCKETS; i++) {
+    double lo_s = 0.0, width_s = 0.0;
+    stats_bucket_bounds(i, &lo_s, &width_s);
+    if (lo_s + 0.5 * width_s > x_s)
+      break;
+    n += h->buckets[i];
+  }
+  return n;
+}
+
+int stats_hist_bins(const struct stats_hist *h, double *value_s, uint64_t *count, int max)
+{
+  if (!h || h->count == 0 || max < 1)
+    return 0;
+  int nonempty = 0;
+  for (int i = 0; i < STATS_NBUCKETS; i++)
+    nonempty += h->buckets[i] != 0;
+  int per = (nonempty + max - 1) / max; /* non-empty buckets merged into one bin */
+  int n = 0, in_bin = 0;
+  double sum_s = 0.0;
+  uint64_t c = 0;
+  for (int i = 0; i < STATS_NBUCKETS; i++) {
+    if (!h->buckets[i])
+      continue;
+    double lo_s = 0.0, width_s = 0.0;
+    stats_bucket_bounds(i, &lo_s, &width_s);
+    sum_s += (lo_s + 0.5 * width_s) * (double)h->buckets[i];
+    c += h->buckets[i];
+    if (++in_bin == per) {
+      value_s[n] = sum_s / (double)c, count[n++] = c;
+      in_bin = 0, sum_s = 0.0, c = 0;
+    }
+  }
+  if (c)
+    value_s[n] = sum_s / (double)c, count[n++] = c;
+  return n;
+}
+
 double stats_hist_rel_error(void)
 {
   return 1.0 / STATS_SUB_BUCKETS;

@@ -25,6 +25,12 @@ double stats_hist_min(const struct stats_hist *h);
 double stats_hist_max(const struct stats_hist *h);
 /* q in [0, 1]: value below which a fraction q of the samples lie. */
 double stats_hist_quantile(const struct stats_hist *h, double q);
+/* Samples in the buckets whose midpoint is <= x_s. */
+uint64_t stats_hist_count_le(const struct stats_hist *h, double x_s);
+/* The non-empty buckets in order: value_s[k] the count-weighted midpoint,
+ * count[k] the samples; past max buckets, runs of consecutive non-empty
+ * buckets are merged so at most max come out.  Returns how many. */
+int stats_hist_bins(const struct stats_hist *h, double *value_s, uint64_t *count, int max);
 /* Relative error bound of stats_hist_quantile. */
 double stats_hist_rel_error(void);
 

@@ -26,7 +26,7 @@ struct cli_opts {
   int nsets;
   char *log[CLI_MAX_LOG];
   int nlog;
-  int json, fio_json, jobs, help;
+  int json, fio_json, jobs, help; /* fio_json: 1 json, 2 json+ */
 };
 
 static void cli_run_usage(FILE *out, const char *cmd)
@@ -43,7 +43,8 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --json               print the result as JSON\n"
           "  --html DIR           also write DIR/index.html: charts of latency, utilisation, throughput\n"
           "  --calibrated FILE    apply fitted values (validation/calibrated.yaml from nastwin calibrate)\n"
-          "  --output-format=fio-json   print fio-shaped JSON\n"
+          "  --output-format FMT  json or fio-json: the JSON fio 3.33 writes; json+: with the\n"
+          "                       clat_ns histogram bins; normal: the text summary (default)\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
           "  --custom-hardware    accept ports, bays, drives or RAM beyond the chassis's\n"
@@ -60,7 +61,7 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
 {
   memset(o, 0, sizeof *o);
   static const char *const valued[] = {"--set",  "--seed",    "--time", "--fio", "--calibrated",
-                                       "--html", "--catalog", "-j",     NULL};
+                                       "--html", "--catalog", "-j",     "--output-format", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -69,11 +70,20 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->help = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
-    } else if (!strcmp(a, "--output-format=fio-json")) {
-      o->fio_json = 1;
-    } else if (!strncmp(a, "--output-format=", 16)) {
-      fprintf(stderr, "nastwin: error: --output-format: '%s' is not allowed; one of: fio-json\n", a + 16);
-      return 2;
+    } else if (!strcmp(a, "--output-format") || !strncmp(a, "--output-format=", 16)) {
+      /* fio's spellings, with '=' or as the next argument. */
+      const char *f = a[15] == '=' ? a + 16 : val;
+      if (!strcmp(f, "json") || !strcmp(f, "fio-json"))
+        o->fio_json = 1;
+      else if (!strcmp(f, "json+"))
+        o->fio_json = 2;
+      else if (!strcmp(f, "normal"))
+        o->fio_json = 0;
+      else {
+        fprintf(stderr, "nastwin: error: --output-format: '%s' is not allowed; one of: normal, json, json+, "
+                        "fio-json (fio's terse and comma lists are not written)\n", f);
+        return 2;
+      }
     } else if (!strcmp(a, "--set") || !strncmp(a, "--set=", 6)) {
       if (a[5] == '=')
         val = a + 6;
@@ -193,7 +203,7 @@ int cli_run(int argc, char **argv)
   struct cli_ctx ctx = {.s = &s, .o = &o};
   int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
   if (o.fio_json)
-    report_fio_json(stdout, &s, res, nsteps);
+    report_fio_json(stdout, &s, res, nsteps, o.fio_json == 2);
   else if (o.json)
     report_json(stdout, &s, res, nsteps);
   else

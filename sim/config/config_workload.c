@@ -101,6 +101,9 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
       fprintf(stderr, "%s:%d:%d: warning: workload.%s is accepted but not modelled\n", w->file,
               w->key_line[i], w->key_col[i], w->keys[i]);
   }
+  char fmsg[600];
+  if (fio_job_finish(&st->jobs[0], fmsg, sizeof fmsg) != 0)
+    return nw_fail(err, w->file, w->line, w->col, "workload: %s", fmsg);
   snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
   snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
   return 0;

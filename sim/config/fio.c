@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "base/file.h"
 #include "base/params.h"
 #include "sim/config/workload.h"
+#include "sim/config/fio_lang.h"
 #include "sim/config/workload_build.h"
 
 #define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
@@ -27,7 +29,8 @@
 #define FIO_MAX_DEPTH 65536
 #define FIO_MAX_NUMJOBS 65536
 #define FIO_MAX_TIME_S (365.0 * 86400.0)
-#define FIO_LINE_MAX 4096
+#define FIO_LINE_MAX 8192 /* fio's own limit */
+#define FIO_MAX_INCLUDE_DEPTH 8
 #define FIO_FILE_MAX_BYTES ((size_t)64 << 20) /* 64 MiB: a job file is a few lines */
 
 /* Options applied to the job (fio spelling). */
@@ -37,75 +40,19 @@ static const char *const fio_modelled_keys[] = {
     "runtime",   "timeout",       "ramp_time",   "time_based", "direct",    "buffered",
     "thinktime", "rate_iops",     "stonewall",   "wait_for_previous",       "sync",
     "fsync",     "percentage_random",          "name",       "group_reporting",
-    "description", "filename",   "offset_increment",
-};
-
-/* Options accepted and ignored: nastwin does not model what they change. */
-static const char *const fio_unmodelled_keys[] = {
-    "ioengine",       "directory",     "invalidate",     "norandommap",
-    "randrepeat",     "gtod_reduce",    "refill_buffers", "randseed",      "random_generator",
-    "nrfiles",        "openfiles",      "file_service_type", "fallocate",  "create_on_open",
-    "unlink",         "end_fsync",      "fsync_on_close", "overwrite",     "iodepth_batch",
-    "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_low",      "zero_buffers",
-    "scramble_buffers", "buffer_compress_percentage", "dedupe_percentage", "verify",
-    "do_verify",      "thread",         "cpus_allowed",  "cpumask",        "nice",
-    "prio",           "log_avg_msec",   "write_bw_log",  "write_lat_log",  "write_iops_log",
-    "write_hist_log", "per_job_logs",   "lat_percentiles", "clat_percentiles",
-    "percentile_list", "disable_lat",   "disable_clat",  "disable_slat",   "disable_bw",
-    "clocksource",    "exitall",        "new_group",     "allow_mounted_write", "unified_rw_reporting",
-    "startdelay",     "loops",          "create_serialize", "create_fsync", "hugepage-size",
-    "mem",            "iomem",          "iomem_align",   "lockmem",        "kb_base",
-    "unit_base",      "blockalign",     "ba",            "continue_on_error", "ignore_error",
-};
-
-/* Real fio options nastwin cannot honour: an error, with the reason. */
-struct fio_unsupported {
-  const char *key;
-  const char *why;
-};
-static const struct fio_unsupported fio_unsupported_keys[] = {
-    {.key = "bsrange", .why = "use bssplit for a block-size mix"},
-    {.key = "blocksize_range", .why = "use bssplit for a block-size mix"},
-    {.key = "rate", .why = "bandwidth caps are not modelled; use rate_iops"},
-    {.key = "rate_min", .why = "use rate_iops"},
-    {.key = "number_ios", .why = "use size or runtime"},
-    {.key = "io_size", .why = "use size (the region is also the amount of I/O)"},
-    {.key = "io_limit", .why = "use size (the region is also the amount of I/O)"},
-    {.key = "include", .why = "include files are not supported; inline the options"},
-    {.key = "zonesize", .why = "zoned access is not modelled"},
-    {.key = "zonerange", .why = "zoned access is not modelled"},
-    {.key = "zoneskip", .why = "zoned access is not modelled"},
-    {.key = "random_distribution", .why = "only uniform random offsets are modelled"},
-    {.key = "fdatasync", .why = "use fsync"},
+    "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
+    "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
+    "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
 
 static int fio_in_list(const char *const *list, size_t n, const char *key)
 {
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n && list[i]; i++)
     if (strcmp(list[i], key) == 0)
       return 1;
   return 0;
-}
-
-/* Closest known option name, or NULL. */
-static const char *fio_suggest(const char *key)
-{
-  const char *best = NULL;
-  size_t best_d = (size_t)-1;
-  for (size_t i = 0; i < FIO_COUNT(fio_modelled_keys); i++) {
-    size_t d = params_edit_distance(key, fio_modelled_keys[i]);
-    if (d < best_d)
-      best_d = d, best = fio_modelled_keys[i];
-  }
-  for (size_t i = 0; i < FIO_COUNT(fio_unmodelled_keys); i++) {
-    size_t d = params_edit_distance(key, fio_unmodelled_keys[i]);
-    if (d < best_d)
-      best_d = d, best = fio_unmodelled_keys[i];
-  }
-  size_t len = strlen(key);
-  return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
 }
 
 static int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
@@ -302,17 +249,38 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
       {"randwrite", 0.0, JOB_RANDOM}, {"rw", -1.0, JOB_SEQ},     {"readwrite", -1.0, JOB_SEQ},
       {"randrw", -1.0, JOB_RANDOM},
   };
+  char mode[64];
+  const char *colon = strchr(v, ':');
+  size_t mlen = colon ? (size_t)(colon - v) : strlen(v);
+  snprintf(mode, sizeof mode, "%.*s", (int)(mlen < sizeof mode ? mlen : sizeof mode - 1), v);
+  if (strstr(mode, "trim"))
+    return fio_msg(msg, msg_len,
+                   "%s: '%s': TRIM is not modelled (allowed: read, write, randread, randwrite, rw, "
+                   "randrw, with an optional :N)",
+                   key, v);
+  double modifier = 0.0;
+  if (colon) {
+    /* Sequential: a hole of N bytes after each I/O (negative goes back);
+     * random: a new random offset every N I/Os. */
+    const char *num = colon + 1;
+    int neg = *num == '-';
+    if (fio_parse_size(num + neg, &modifier) != 0 || modifier > FIO_MAX_SIZE_BYTES)
+      return fio_msg(msg, msg_len, "%s: bad offset modifier '%s' in '%s' (allowed: MODE:N, N %s)", key,
+                     num, v, FIO_SIZE_ALLOWED);
+    modifier = neg ? -modifier : modifier;
+  }
   for (size_t i = 0; i < FIO_COUNT(modes); i++) {
-    if (strcmp(v, modes[i].word) != 0)
+    if (strcmp(mode, modes[i].word) != 0)
       continue;
     j->access = modes[i].access;
     j->rw_mixed = modes[i].read_frac < 0.0;
     j->read_frac = j->rw_mixed ? j->rwmixread_frac : modes[i].read_frac;
+    j->rw_modifier = modifier;
     return 0;
   }
   return fio_msg(msg, msg_len,
                  "%s: bad value '%s' (allowed: read, write, randread, randwrite, rw, readwrite, "
-                 "randrw; trim and ':N' offset modifiers are not modelled)",
+                 "randrw, each with an optional :N)",
                  key, v);
 }
 
@@ -321,6 +289,16 @@ static void fio_set_rwmix(struct job *j, double read_frac)
   j->rwmixread_frac = read_frac;
   if (j->rw_mixed)
     j->read_frac = read_frac;
+}
+
+static int fio_apply(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
+                     size_t msg_len);
+
+/* Keys whose plain numbers are times (expressions count microseconds). */
+static int fio_is_time_key(const char *key)
+{
+  return !strcmp(key, "runtime") || !strcmp(key, "timeout") || !strcmp(key, "ramp_time") ||
+         !strcmp(key, "thinktime") || !strcmp(key, "startdelay");
 }
 
 int fio_set_option(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
@@ -332,25 +310,136 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   *unmodelled = 0;
   if (!key || !*key)
     return fio_msg(msg, msg_len, "empty fio option name");
-  const char *v = value ? value : "";
-  double d = 0.0;
-  long n = 0;
-  int b = 0;
-
-  if (fio_in_list(fio_unmodelled_keys, FIO_COUNT(fio_unmodelled_keys), key)) {
-    *unmodelled = 1;
-    return 0;
-  }
-  for (size_t i = 0; i < FIO_COUNT(fio_unsupported_keys); i++)
-    if (strcmp(key, fio_unsupported_keys[i].key) == 0)
-      return fio_msg(msg, msg_len, "fio option '%s' is not supported by nastwin (%s)", key,
-                     fio_unsupported_keys[i].why);
   if (!fio_in_list(fio_modelled_keys, FIO_COUNT(fio_modelled_keys), key)) {
-    const char *near = fio_suggest(key);
+    const char *why = fio_option_refused(key);
+    if (why)
+      return fio_msg(msg, msg_len, "fio option '%s' is not supported by nastwin (%s)", key, why);
+    if (fio_option_known(key)) {
+      *unmodelled = 1;
+      return 0;
+    }
+    const char *near = fio_option_suggest(key, fio_modelled_keys);
     if (near)
       return fio_msg(msg, msg_len, "unknown fio option '%s' (did you mean '%s'?)", key, near);
     return fio_msg(msg, msg_len, "unknown fio option '%s'", key);
   }
+  if (!value)
+    return fio_apply(j, key, NULL, unmodelled, msg, msg_len);
+  char expanded[FIO_LINE_MAX], why[512];
+  if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
+    return fio_msg(msg, msg_len, "%s: %s", key, why);
+  return fio_apply(j, key, expanded, unmodelled, msg, msg_len);
+}
+
+/* size=N% / offset=N%: a share of the target in [lo, 100]. */
+static int fio_percent(const char *v, double lo, double *frac)
+{
+  double d = 0.0;
+  const char *e = NULL;
+  if (fio_number(v, &d, &e) != 0 || strcmp(e, "%") != 0 || d < lo || d > 100.0 || (lo > 0 && d <= 0))
+    return -1;
+  *frac = d / 100.0;
+  return 0;
+}
+
+/* bsrange=LO-HI (or LO:HI): fio draws a multiple of LO up to HI, uniformly. */
+static int fio_set_bsrange(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", v);
+  char *sep = strpbrk(buf, "-:");
+  double lo = 0.0, hi = 0.0;
+  if (strchr(v, ',') || !sep)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: LO-HI, one range for reads and writes)", key, v);
+  *sep = '\0';
+  if (fio_parse_size(buf, &lo) != 0 || fio_parse_size(sep + 1, &hi) != 0 || lo < 1.0 || hi > FIO_MAX_BS_BYTES)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: LO-HI, each %s, 1 B .. 1 GiB)", key, v,
+                   FIO_SIZE_ALLOWED);
+  if (lo > hi) {
+    double t = lo;
+    lo = hi, hi = t; /* fio swaps them */
+  }
+  int n = (int)floor(hi / lo);
+  if (n > JOB_MAX_BS)
+    return fio_msg(msg, msg_len, "%s: '%s' spans %d block sizes (multiples of %.0f B); at most %d are "
+                   "modelled, use bssplit", key, v, n, lo, JOB_MAX_BS);
+  memset(j->bs_bytes, 0, sizeof j->bs_bytes);
+  memset(j->bs_weight, 0, sizeof j->bs_weight);
+  for (int i = 0; i < n; i++) {
+    j->bs_bytes[i] = lo * (i + 1);
+    j->bs_weight[i] = 1.0 / n;
+  }
+  j->nbs = n;
+  return 0;
+}
+
+/* One value for reads and writes ("10m" or "10m,10m"); msg otherwise. */
+static int fio_one_value(const char *key, const char *v, char *out, size_t n, char *msg, size_t msg_len)
+{
+  const char *comma = strchr(v, ',');
+  snprintf(out, n, "%.*s", (int)(comma ? (size_t)(comma - v) : strlen(v)), v);
+  if (comma && strcmp(out, comma + 1) != 0)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (per-direction values 'read,write' are not modelled; "
+                   "give one value)", key, v);
+  return 0;
+}
+
+/* The options the job language added: io amount, rate, distribution,
+ * ordering, engine.  1 when key is not one of them. */
+static int fio_apply_more(struct job *j, const char *key, const char *v, int *unmodelled, int *rc,
+                          char *msg, size_t msg_len)
+{
+  double d = 0.0;
+  char one[256];
+  *rc = 0;
+  if (!strcmp(key, "io_size") || !strcmp(key, "io_limit")) {
+    if (fio_parse_size(v, &d) != 0 || d < 1.0 || d > FIO_MAX_SIZE_BYTES)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, 1 B .. 1 PiB)", key, v, FIO_SIZE_ALLOWED);
+    j->io_bytes = d;
+  } else if (!strcmp(key, "number_ios")) {
+    long n = 0;
+    if (fio_parse_int(v, 1, LONG_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 1)", key, v);
+    j->number_ios = (double)n;
+  } else if (!strcmp(key, "rate") || !strcmp(key, "rate_min")) {
+    if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0)
+      *rc = -1;
+    else if (fio_parse_size(one, &d) != 0 || d < 0.0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: bytes per second, %s)", key, v, FIO_SIZE_ALLOWED);
+    else if (!strcmp(key, "rate"))
+      j->rate_bytes = d;
+    else
+      *unmodelled = 1; /* a floor fio checks, not a throttle */
+  } else if (!strcmp(key, "rate_iops_min")) {
+    long n = 0;
+    if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0 || fio_parse_int(one, 0, INT_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
+    *unmodelled = 1;
+  } else if (!strcmp(key, "random_distribution")) {
+    if (strcmp(v, "random") != 0)
+      *rc = fio_msg(msg, msg_len, "%s: '%s' is not modelled (only 'random': uniform offsets)", key, v);
+  } else if (!strcmp(key, "wait_for")) {
+    j->stonewall = 1; /* starts after the named job: nastwin starts a new step */
+  } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
+    *rc = fio_set_bsrange(j, key, v, msg, msg_len);
+  } else if (!strcmp(key, "ioengine")) {
+    const char *why = fio_engine_refused(v);
+    if (why)
+      *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
+    *unmodelled = 1; /* the scenario's protocol carries the I/O */
+  } else {
+    return 1;
+  }
+  return 0;
+}
+
+static int fio_apply(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
+                     size_t msg_len)
+{
+  const char *v = value ? value : "";
+  double d = 0.0;
+  long n = 0;
+  int b = 0;
 
   /* Flags: bare or 0/1. */
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
@@ -382,6 +471,9 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   }
   if (!value || !*value)
     return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
+  int rc = 0;
+  if (!fio_apply_more(j, key, v, unmodelled, &rc, msg, msg_len))
+    return rc;
 
   if (!strcmp(key, "name") || !strcmp(key, "description")) {
     if (!strcmp(key, "name")) {
@@ -438,6 +530,17 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset") ||
       !strcmp(key, "offset_increment")) {
     int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
+    double frac = 0.0;
+    if (strchr(v, '%') && strcmp(key, "offset_increment") != 0) {
+      if (fio_percent(v, is_offset ? 0.0 : 1e-9, &frac) != 0)
+        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage of the target, %s .. 100%%)",
+                       key, v, is_offset ? "0%" : "above 0%");
+      if (is_offset)
+        j->offset_frac = frac, j->offset_bytes = 0.0;
+      else
+        j->size_frac = frac, j->size_bytes = 0.0;
+      return 0;
+    }
     if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
         d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
@@ -446,9 +549,9 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
     if (!strcmp(key, "offset_increment"))
       j->offset_increment_bytes = d;
     else if (is_offset)
-      j->offset_bytes = d;
+      j->offset_bytes = d, j->offset_frac = 0.0;
     else
-      j->size_bytes = d;
+      j->size_bytes = d, j->size_frac = 0.0;
     return 0;
   }
   if (!strcmp(key, "runtime") || !strcmp(key, "timeout") || !strcmp(key, "ramp_time") ||
@@ -467,11 +570,11 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
       j->runtime_s = d;
     return 0;
   }
-  if (!strcmp(key, "rate_iops") || !strcmp(key, "fsync")) {
-    if (strchr(v, ','))
-      return fio_msg(msg, msg_len,
-                     "%s: bad value '%s' (per-direction values 'read,write' are not modelled)", key, v);
-    if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
+  if (!strcmp(key, "rate_iops") || !strcmp(key, "fsync") || !strcmp(key, "fdatasync")) {
+    char one[256];
+    if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0)
+      return -1;
+    if (fio_parse_int(one, 0, INT_MAX, &n) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
     if (!strcmp(key, "rate_iops"))
       j->rate_iops = (double)n;
@@ -482,20 +585,128 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   return fio_msg(msg, msg_len, "fio option '%s' is listed but not handled (nastwin bug)", key);
 }
 
+int fio_job_finish(struct job *j, char *msg, size_t msg_len)
+{
+  double mean_bs = 0.0;
+  for (int i = 0; i < j->nbs; i++)
+    mean_bs += j->bs_bytes[i] * j->bs_weight[i];
+  if (mean_bs <= 0.0)
+    mean_bs = j->bs_bytes[0] > 0 ? j->bs_bytes[0] : 4096.0;
+  if (j->rate_bytes > 0) {
+    double iops = j->rate_bytes / mean_bs; /* fio caps both: the lower wins */
+    j->rate_iops = j->rate_iops > 0 && j->rate_iops < iops ? j->rate_iops : iops;
+    j->rate_bytes = 0.0;
+  }
+  if (j->number_ios > 0) {
+    double bytes = j->number_ios * mean_bs;
+    j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;
+    j->number_ios = 0.0;
+  }
+  double m = j->rw_modifier;
+  j->rw_modifier = 0.0;
+  if (m == 0.0)
+    return 0;
+  if (j->access == JOB_RANDOM) {
+    if (m < 1.0 || m != floor(m))
+      return fio_msg(msg, msg_len, "rw: ':%g' on a random mode must be a whole number of I/Os >= 1", m);
+    j->random_run = m > INT_MAX ? INT_MAX : (int)m; /* fio rw_sequencer=sequential: N-1 follow on */
+    return 0;
+  }
+  if (j->nbs != 1)
+    return fio_msg(msg, msg_len, "rw: ':%g' holes need one block size (bs), not a mix", m);
+  double bs = j->bs_bytes[0];
+  if (m > 0) {
+    j->access = JOB_STRIDE;
+    j->stride_bytes = bs + m;
+  } else if (m == -2.0 * bs) {
+    j->access = JOB_BACKWARD; /* each I/O starts one block before the last one's start */
+  } else {
+    return fio_msg(msg, msg_len, "rw: ':%g' goes back by other than one block (-%g, the block size "
+                   "doubled, reads backwards); not modelled", m, 2.0 * bs);
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------ INI parser */
 
 struct fio_parse_ctx {
-  const char *file;
+  const char *file; /* of the text being read (an include changes it) */
   struct workload *out;
   struct nw_err *err;
   struct job global;
   struct job cur;
   int in_section; /* 0 none yet, 1 [global], 2 a job */
-  int job_line;   /* line of the current job's [section] */
+  const char *job_file;
+  int job_line; /* of the current job's [section] */
   int njobs_total;
+  int nerr;      /* every error of the file is collected, then reported at once */
+  char *errs;    /* the second and later, "file:line:col: error: msg\n" each */
+  size_t errs_len, errs_cap;
   char *warn;
   size_t warn_len, warn_cap;
 };
+
+/* Append text to a growing buffer; -1 when out of memory. */
+static int fio_append(char **buf, size_t *len, size_t *cap, const char *text)
+{
+  size_t n = strlen(text);
+  if (*len + n + 1 > *cap) {
+    size_t grown_cap = (*cap ? *cap * 2 : 256) + n;
+    char *grown = realloc(*buf, grown_cap);
+    if (!grown)
+      return -1;
+    *buf = grown;
+    *cap = grown_cap;
+  }
+  memcpy(*buf + *len, text, n + 1);
+  *len += n;
+  return 0;
+}
+
+/* Record an error and go on (0); the first fills err, the rest are listed. */
+static int fio_err(struct fio_parse_ctx *c, const char *file, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int fio_err(struct fio_parse_ctx *c, const char *file, int line, int col, const char *fmt, ...)
+{
+  char text[FIO_LINE_MAX + 600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (c->nerr++ == 0) {
+    nw_fail(c->err, file, line, col, "%s", text);
+    return 0;
+  }
+  char full[FIO_LINE_MAX + 1200];
+  if (line > 0)
+    snprintf(full, sizeof full, "%s:%d:%d: error: %s\n", file, line, col, text);
+  else
+    snprintf(full, sizeof full, "%s: error: %s\n", file, text);
+  fio_append(&c->errs, &c->errs_len, &c->errs_cap, full); /* out of memory: listed as "more" */
+  return 0;
+}
+
+/* Fold the collected errors into err's one message: the first, then one
+ * "file:line:col: error:" line each, as many as the message holds. */
+static void fio_err_finish(struct fio_parse_ctx *c)
+{
+  if (c->nerr <= 1)
+    return;
+  struct nw_err *e = c->err;
+  size_t len = strlen(e->msg);
+  int shown = 1;
+  char *save = NULL;
+  for (char *l = c->errs ? strtok_r(c->errs, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+    char tail[64];
+    snprintf(tail, sizeof tail, "\n(and %d more errors not shown)", c->nerr - shown);
+    if (len + strlen(l) + 2 + strlen(tail) >= sizeof e->msg)
+      break;
+    len += (size_t)snprintf(e->msg + len, sizeof e->msg - len, "\n%s", l);
+    shown++;
+  }
+  if (shown < c->nerr)
+    snprintf(e->msg + len, sizeof e->msg - len, "\n(and %d more errors not shown)", c->nerr - shown);
+}
 
 static int fio_warn(struct fio_parse_ctx *c, int line, const char *key)
 {
@@ -504,21 +715,10 @@ static int fio_warn(struct fio_parse_ctx *c, int line, const char *key)
   if (c->warn && strstr(c->warn, needle))
     return 0; /* named once */
   char text[FIO_LINE_MAX + 600];
-  int n = snprintf(text, sizeof text,
-                   "%s:%d: warning: fio option '%s' is accepted but not modelled (ignored)\n",
-                   c->file, line, key);
-  if (n < 0)
-    return 0;
-  if (c->warn_len + (size_t)n + 1 > c->warn_cap) {
-    size_t cap = (c->warn_cap ? c->warn_cap * 2 : 256) + (size_t)n;
-    char *grown = realloc(c->warn, cap);
-    if (!grown)
-      return nw_fail(c->err, c->file, line, 0, "out of memory");
-    c->warn = grown;
-    c->warn_cap = cap;
-  }
-  memcpy(c->warn + c->warn_len, text, (size_t)n + 1);
-  c->warn_len += (size_t)n;
+  snprintf(text, sizeof text, "%s:%d: warning: fio option '%s' is accepted but not modelled (ignored)\n",
+           c->file, line, key);
+  if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
+    return fio_err(c, c->file, line, 0, "out of memory");
   return 0;
 }
 
@@ -528,22 +728,25 @@ static int fio_finish_job(struct fio_parse_ctx *c)
 {
   if (c->in_section != 2)
     return 0;
+  c->in_section = 0;
+  char msg[sizeof c->err->msg];
+  if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
+    return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
   struct workload *w = c->out;
   struct workload_step *s = w->nsteps ? &w->steps[w->nsteps - 1] : NULL;
   if (!s || (c->cur.stonewall && s->njobs > 0)) {
     s = workload_add_step(w);
     if (!s)
-      return nw_fail(c->err, c->file, c->job_line, 1, "out of memory");
+      return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
     snprintf(s->name, sizeof s->name, "%s", c->cur.name);
   }
   if (workload_step_add_job(s, &c->cur) != 0)
-    return nw_fail(c->err, c->file, c->job_line, 1,
+    return fio_err(c, c->job_file, c->job_line, 1,
                    "job '%s': more than %d jobs run at once (between two stonewalls); add "
                    "stonewall to start a new step",
                    c->cur.name, STEP_MAX_JOBS);
   snprintf(s->metric, sizeof s->metric, "%s", workload_default_metric(s));
   c->njobs_total++;
-  c->in_section = 0;
   return 0;
 }
 
@@ -557,7 +760,83 @@ static char *fio_trim(char *s)
   return s;
 }
 
-static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno)
+static int fio_parse_text(struct fio_parse_ctx *c, const char *text, int depth);
+
+/* include FILE: its lines are read in place (relative to the including
+ * file's folder); fio allows no section in an included file. */
+static int fio_include(struct fio_parse_ctx *c, const char *arg, int lineno, int col, int depth)
+{
+  if (!*arg)
+    return fio_err(c, c->file, lineno, col, "include: needs a file name");
+  if (depth >= FIO_MAX_INCLUDE_DEPTH)
+    return fio_err(c, c->file, lineno, col, "include '%s': nested deeper than %d files", arg,
+                   FIO_MAX_INCLUDE_DEPTH);
+  char path[2 * FIO_LINE_MAX];
+  const char *slash = strrchr(c->file, '/');
+  if (arg[0] == '/' || !slash)
+    snprintf(path, sizeof path, "%s", arg);
+  else
+    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - c->file), c->file, arg);
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    return fio_err(c, c->file, lineno, col, "include '%s': %s is not a readable regular file", arg, path);
+  char *buf = NULL;
+  size_t len = 0;
+  enum file_read_status st = file_read_all(path, FIO_FILE_MAX_BYTES, &buf, &len);
+  if (st != FILE_READ_OK)
+    return fio_err(c, c->file, lineno, col, "include '%s': cannot read %s", arg, path);
+  if (memchr(buf, '\0', len)) {
+    free(buf);
+    return fio_err(c, c->file, lineno, col, "include '%s': not a text file", arg);
+  }
+  const char *outer = c->file;
+  char *name = strdup(path);
+  if (!name) {
+    free(buf);
+    return fio_err(c, c->file, lineno, col, "out of memory");
+  }
+  c->file = name;
+  fio_parse_text(c, buf, depth + 1);
+  c->file = outer;
+  free(buf);
+  /* Errors name the included file: keep its name alive with the record. */
+  free(name);
+  return 0;
+}
+
+static int fio_parse_header(struct fio_parse_ctx *c, char *line, char *t, int lineno, int col, int depth)
+{
+  char *close = strchr(t, ']');
+  if (!close)
+    return fio_err(c, c->file, lineno, col, "section header '%s' lacks the closing ']'", t);
+  char *after = close + 1;
+  while (*after == ' ' || *after == '\t')
+    after++;
+  if (*fio_trim(after))
+    return fio_err(c, c->file, lineno, (int)(after - line) + 1, "unexpected text after section header ']'");
+  *close = '\0';
+  char *name = fio_trim(t + 1);
+  if (!*name)
+    return fio_err(c, c->file, lineno, col, "empty section name '[]'");
+  if (depth > 0)
+    return fio_err(c, c->file, lineno, col, "section '[%s]' in an included file (fio allows none)", name);
+  if (strlen(name) >= sizeof c->cur.name)
+    return fio_err(c, c->file, lineno, col + 1, "section name '%s' too long (at most %zu)", name,
+                   sizeof c->cur.name - 1);
+  fio_finish_job(c);
+  if (strcmp(name, "global") == 0) {
+    c->in_section = 1;
+  } else {
+    c->cur = c->global;
+    snprintf(c->cur.name, sizeof c->cur.name, "%s", name);
+    c->in_section = 2;
+    c->job_file = c->file;
+    c->job_line = lineno;
+  }
+  return 0;
+}
+
+static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int depth)
 {
   /* Comments: ';' or '#' start a comment anywhere on the line. */
   char *cm = strpbrk(line, ";#");
@@ -567,34 +846,12 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno)
   if (!*t)
     return 0;
   int col = (int)(t - line) + 1;
-  if (*t == '[') {
-    char *close = strchr(t, ']');
-    if (!close)
-      return nw_fail(c->err, c->file, lineno, col, "section header '%s' lacks the closing ']'", t);
-    char *after = close + 1;
-    while (*after == ' ' || *after == '\t')
-      after++;
-    if (*fio_trim(after))
-      return nw_fail(c->err, c->file, lineno, (int)(after - line) + 1,
-                     "unexpected text after section header ']'");
-    *close = '\0';
-    char *name = fio_trim(t + 1);
-    if (!*name)
-      return nw_fail(c->err, c->file, lineno, col, "empty section name '[]'");
-    if (strlen(name) >= sizeof c->cur.name)
-      return nw_fail(c->err, c->file, lineno, col + 1, "section name '%s' too long (at most %zu)",
-                     name, sizeof c->cur.name - 1);
-    if (fio_finish_job(c) != 0)
-      return -1;
-    if (strcmp(name, "global") == 0) {
-      c->in_section = 1;
-    } else {
-      c->cur = c->global;
-      snprintf(c->cur.name, sizeof c->cur.name, "%s", name);
-      c->in_section = 2;
-      c->job_line = lineno;
-    }
-    return 0;
+  if (*t == '[')
+    return fio_parse_header(c, line, t, lineno, col, depth);
+  if (!strncmp(t, "include", 7) && (t[7] == ' ' || t[7] == '\t')) {
+    if (c->in_section == 0)
+      return fio_err(c, c->file, lineno, col, "include before any [section] (fio reads it into one)");
+    return fio_include(c, fio_trim(t + 8), lineno, col, depth);
   }
   char *key = t, *value = NULL;
   char *eq = strchr(t, '=');
@@ -609,19 +866,39 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno)
     key = fio_trim(key);
   }
   if (!*key)
-    return nw_fail(c->err, c->file, lineno, col, "option without a name");
+    return fio_err(c, c->file, lineno, col, "option without a name");
   if (c->in_section == 0)
-    return nw_fail(c->err, c->file, lineno, col,
+    return fio_err(c, c->file, lineno, col,
                    "option '%s' before any [section] (start with [global] or [jobname])", key);
   struct job *j = c->in_section == 1 ? &c->global : &c->cur;
   int unmodelled = 0;
   char msg[sizeof c->err->msg];
   if (fio_set_option(j, key, value, &unmodelled, msg, sizeof msg) != 0) {
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
-    return nw_fail(c->err, c->file, lineno, at, "%s", msg);
+    return fio_err(c, c->file, lineno, at, "%s", msg);
   }
   if (unmodelled)
     return fio_warn(c, lineno, key);
+  return 0;
+}
+
+static int fio_parse_text(struct fio_parse_ctx *c, const char *text, int depth)
+{
+  int lineno = 0;
+  for (const char *p = text ? text : ""; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    lineno++;
+    char line[FIO_LINE_MAX];
+    if (len >= sizeof line) {
+      fio_err(c, c->file, lineno, 1, "line longer than %d characters (fio's limit)", FIO_LINE_MAX - 1);
+    } else {
+      memcpy(line, p, len);
+      line[len] = '\0';
+      fio_parse_line(c, line, lineno, depth);
+    }
+    p += len + (nl ? 1 : 0);
+  }
   return 0;
 }
 
@@ -638,41 +915,21 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
   out->combine = COMBINE_EACH;
   struct fio_parse_ctx c = {.file = name ? name : "<fio>", .out = out, .err = err};
   job_defaults(&c.global);
-  int lineno = 0;
-  const char *p = text ? text : "";
-  while (*p) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    lineno++;
-    char line[FIO_LINE_MAX];
-    if (len >= sizeof line) {
-      nw_fail(err, c.file, lineno, 1, "line longer than %d characters", FIO_LINE_MAX - 1);
-      goto fail;
-    }
-    memcpy(line, p, len);
-    line[len] = '\0';
-    if (fio_parse_line(&c, line, lineno) != 0)
-      goto fail;
-    p += len + (nl ? 1 : 0);
-  }
-  if (fio_finish_job(&c) != 0)
-    goto fail;
-  if (c.njobs_total == 0) {
-    nw_fail(err, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
-    goto fail;
-  }
-  if (warnings) {
+  fio_parse_text(&c, text, 0);
+  fio_finish_job(&c);
+  if (c.njobs_total == 0 && c.nerr == 0)
+    fio_err(&c, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
+  if (c.nerr == 0 && warnings) {
     *warnings = c.warn ? c.warn : calloc(1, 1);
     c.warn = NULL;
-    if (!*warnings) {
-      nw_fail(err, c.file, 0, 0, "out of memory");
-      goto fail;
-    }
+    if (!*warnings)
+      fio_err(&c, c.file, 0, 0, "out of memory");
   }
+  fio_err_finish(&c);
+  free(c.errs);
   free(c.warn);
-  return 0;
-fail:
-  free(c.warn);
+  if (c.nerr == 0)
+    return 0;
   workload_free(out);
   return -1;
 }

@@ -16,7 +16,7 @@
 #include "base/err.h"
 
 #define JOB_MAX_BS 16
-#define STEP_MAX_JOBS 8
+#define STEP_MAX_JOBS 256
 
 enum job_access { JOB_SEQ = 0, JOB_RANDOM = 1, JOB_BACKWARD = 2, JOB_STRIDE = 3 };
 
@@ -57,6 +57,17 @@ struct job {
   int net_only;             /* 1: raw TCP stream (iperf): the NAS discards the data, no storage */
   int prep;                 /* 1: preparatory job (lays out / warms the region, e.g. the
                                write before IOZone's re-read); excluded from the step's figures */
+  /* Additive (h5, fio's job language): */
+  double size_frac;         /* fio size=N%: the region is this share of the target (0: size_bytes) */
+  double offset_frac;       /* fio offset=N%: the region starts this share into the target */
+  double io_bytes;          /* fio io_size/io_limit (number_ios x the mean block): I/O done before
+                               the job ends, wrapping in the region; 0 = the region once */
+  double rate_bytes;        /* fio rate (bytes/s per copy): fio_job_finish makes it rate_iops */
+  double number_ios;        /* fio number_ios: fio_job_finish makes it io_bytes */
+  double rw_modifier;       /* fio rw=MODE:N: sequential, a hole of N bytes after each I/O;
+                               random, a new random offset every N I/Os; 0 = none */
+  int random_run;           /* JOB_RANDOM: a new random offset every random_run I/Os, the
+                               ones between follow on sequentially (fio rw=randread:N); <= 1 = every I/O */
 };
 
 struct workload_step {
@@ -100,6 +111,12 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
  * to 1 for an option that is accepted but not modelled (ioengine, ...). */
 int fio_set_option(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
                    size_t msg_len);
+
+/* Resolve what a fio job's options give only together, once they are
+ * all set (fio reads them in any order): rate in bytes/s into rate_iops
+ * at the mean block size, number_ios into io_bytes, rw=MODE:N into a
+ * stride or a sequential share.  0, or -1 with msg. */
+int fio_job_finish(struct job *j, char *msg, size_t msg_len);
 
 /* Expand a named preset ("atto", "crystaldiskmark", "iometer", "iozone",
  * "storagereview", "filecopy", "vmware-io-analyzer") with its settings

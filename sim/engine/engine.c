@@ -89,6 +89,7 @@ struct eng_job {
   int client, copy, id;
   gsl_rng *rng;
   double region_start, region_bytes, next_off, issued_bytes;
+  int run_left; /* JOB_RANDOM with random_run: sequential I/Os left before the next random one */
   int depth;                /* effective outstanding limit */
   int outstanding;
   uint64_t issued, completed;
@@ -151,6 +152,7 @@ struct eng {
   uint64_t ios_read, ios_write;
   double ramp_s, t_end_s, last_done_s;
   struct stats_series series;
+  struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
@@ -680,7 +682,8 @@ static int eng_may_issue(const struct eng_job *j)
   double now = simgrid_get_clock();
   if (now >= j->t_end)
     return 0;
-  if (!j->spec->time_based && j->issued_bytes >= j->region_bytes)
+  double todo = j->spec->io_bytes > 0 ? j->spec->io_bytes : j->region_bytes; /* fio io_size */
+  if (!j->spec->time_based && j->issued_bytes >= todo)
     return 0;
   return 1;
 }
@@ -713,7 +716,14 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   double slots = floor(j->region_bytes / bs);
   switch (sp->access) {
   case JOB_RANDOM:
-    off = bs * (double)gsl_rng_uniform_int(j->rng, (unsigned long)(slots > 1 ? slots : 1));
+    if (sp->random_run > 1 && j->run_left > 0 && j->next_off + bs <= j->region_bytes) {
+      off = j->next_off; /* fio rw=randread:N: the run goes on */
+      j->run_left--;
+    } else {
+      off = bs * (double)gsl_rng_uniform_int(j->rng, (unsigned long)(slots > 1 ? slots : 1));
+      j->run_left = sp->random_run - 1;
+    }
+    j->next_off = off + bs;
     break;
   case JOB_BACKWARD:
     if (j->next_off < bs)
@@ -861,6 +871,8 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->ios_read++;
     }
     stats_series_add(&e->series, now, (double)r->len_bytes);
+    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now, (double)r->len_bytes);
+    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now, 1.0);
     if (e->proto != PROTO_LOCAL && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       c->bytes_up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
@@ -1098,6 +1110,24 @@ static void eng_totals(struct res_totals *t, const struct stats_hist *h, double 
   t->lat_max_s = stats_hist_max(h);
   for (int i = 0; i < RES_NPCT; i++)
     t->lat_pct_s[i] = stats_hist_quantile(h, res_percentiles[i]);
+  for (int i = 0; i < RES_FIO_NPCT; i++)
+    t->fio_pct_s[i] = stats_hist_quantile(h, res_fio_percentiles[i] / 100.0);
+  for (int i = 0; i < RES_FIO_NEDGES; i++)
+    t->fio_lat_le[i] = stats_hist_count_le(h, res_fio_lat_edges_s[i]);
+  t->nbins = stats_hist_bins(h, t->bin_s, t->bin_count, RES_MAX_BINS);
+}
+
+/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]. */
+static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
+                        const struct stats_series *ios, double from_s, double to_s)
+{
+  const double eps = 1e-9;
+  for (int k = 0; (k + 1) * bytes->bin_s <= to_s + eps && t->nsamples < RES_MAX_SAMPLES; k++) {
+    if (k * bytes->bin_s < from_s - eps)
+      continue;
+    t->sample_bytes[t->nsamples] = k < bytes->nbins ? bytes->values[k] : 0.0;
+    t->sample_ios[t->nsamples++] = k < ios->nbins ? ios->values[k] : 0.0;
+  }
 }
 
 static const char *const eng_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate"};
@@ -1192,6 +1222,8 @@ static void eng_destroy(struct eng *e)
   stats_hist_destroy(e->h_write);
   stats_hist_destroy(e->h_all);
   stats_series_free(&e->series);
+  for (int k = 0; k < 4; k++)
+    stats_series_free(&e->fio_samples[k]);
   for (int i = 0; i < e->nowned; i++)
     free(e->owned[i]);
   free(e->owned);
@@ -1206,11 +1238,13 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
 {
   double cap = (double)stack_capacity_bytes(e->stack);
   double size = j->spec->size_bytes > 0 ? j->spec->size_bytes : cap;
+  if (j->spec->size_frac > 0) /* fio size=N%: a share of the target, whole 4 KiB pages */
+    size = fmax(4096.0, floor(j->spec->size_frac * cap / 4096.0) * 4096.0);
   if (size > cap)
     size = cap;
   /* fio: copies of a job on one file share its region, each offset by
    * offset_increment; otherwise each copy has a file of its own. */
-  double start = j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
+  double start = j->spec->offset_frac * cap + j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
   if (!j->spec->shared_file)
     start += (double)index * size;
   if (start + size > cap)
@@ -1313,6 +1347,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->h_write = stats_hist_create();
   e->h_all = stats_hist_create();
   stats_series_init(&e->series, 1.0);
+  for (int k = 0; k < 4; k++)
+    stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
   static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk"};
   static const char *const kt_who[STACK_THREAD_COUNT] = {
@@ -1547,6 +1583,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
   eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
   eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
+  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
+  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
   out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
   for (int i = 0; i < out->nseries; i++)
     out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/datadir.h"
+#include "base/units.h"
 #include "sim/report/svg.h"
 
 #define HTMLREPORT_MAX_COLS 256
@@ -52,6 +54,53 @@ static int htmlreport_finish(const char *dir, FILE *out, char **buf, size_t *len
   free(*buf);
   *buf = NULL;
   return rc;
+}
+
+/* ---- validate panels -------------------------------------------------- */
+
+/* The band predicted = measured x (1 +- f) across [lo, hi] as a polygon. */
+static void htmlreport_band(FILE *out, const struct svg_chart *c, double f, const char *fill)
+{
+  double lo = c->x.lo, hi = c->x.hi;
+  double xs[4] = {lo, hi, hi, lo}, ys[4] = {lo * (1 + f), hi * (1 + f), hi * (1 - f), lo * (1 - f)};
+  fputs("<polygon points=\"", out);
+  for (int i = 0; i < 4; i++) {
+    double y = fmin(fmax(ys[i], c->y.lo), c->y.hi);
+    fprintf(out, "%s%.1f,%.1f", i ? " " : "", svg_chart_x(c, xs[i]), svg_chart_y(c, y));
+  }
+  fprintf(out, "\" fill=\"%s\" stroke=\"none\"><title>within %.0f %%</title></polygon>\n", fill, f * 100);
+}
+
+void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
+                        int n, const char *const *legend, int nlegend)
+{
+  struct svg_chart c;
+  svg_chart_init(&c, 700, 480, 250);
+  c.x.log = c.y.log = 1;
+  char xl[64], yl[64];
+  snprintf(xl, sizeof xl, "measured (%s)", unit);
+  snprintf(yl, sizeof yl, "predicted (%s)", unit);
+  c.x.label = xl;
+  c.y.label = yl;
+  for (int i = 0; i < n; i++) {
+    svg_range_add(&c.x, p[i].measured);
+    svg_range_add(&c.x, p[i].predicted);
+  }
+  if (!(c.x.lo < c.x.hi) || !(c.x.lo > 0)) { /* one value, or none: a decade around it */
+    double v = n > 0 && p[0].measured > 0 ? p[0].measured : 1.0;
+    c.x.lo = v / 3.0, c.x.hi = v * 3.0;
+  }
+  c.x.lo /= 1.3, c.x.hi *= 1.3;
+  c.y.lo = c.x.lo, c.y.hi = c.x.hi;
+  svg_chart_begin(out, &c, title);
+  htmlreport_band(out, &c, 0.25, "#e6e6e6");
+  htmlreport_band(out, &c, 0.10, "#c4c4c4");
+  svg_chart_line(out, &c, c.x.lo, c.y.lo, c.x.hi, c.y.hi);
+  for (int i = 0; i < n; i++)
+    svg_chart_point(out, &c, p[i].measured, p[i].predicted, 4, p[i].colour, p[i].opacity, p[i].tip);
+  for (int k = 0; k < nlegend; k++)
+    svg_chart_legend(out, &c, k, k, legend[k]);
+  svg_chart_end(out);
 }
 
 /* ---- sweep page ------------------------------------------------------- */
@@ -114,6 +163,34 @@ static const char *htmlreport_cell(const struct htmlreport_sweep_data *d, int ro
 }
 
 /* One chart of metric column col vs the first axis. */
+/* Where a series' bottleneck changes from one first-axis value to the
+ * next: a hollow ring around the point, its hover label naming both. */
+static void htmlreport_shifts(FILE *out, const struct svg_chart *c, const struct htmlreport_sweep_data *d,
+                              const double *x, const double *y, const int *row)
+{
+  if (d->c_bott < 0)
+    return;
+  int prev = -1;
+  for (int v = 0; v < d->n0; v++) {
+    if (row[v] < 0 || !isfinite(y[v]))
+      continue;
+    const char *now = htmlreport_cell(d, row[v], d->c_bott);
+    if (prev >= 0) {
+      const char *was = htmlreport_cell(d, row[prev], d->c_bott);
+      if (strcmp(was, now) != 0) {
+        fprintf(out, "<circle class=\"shift\" cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" "
+                     "stroke=\"#000\" stroke-width=\"1.5\"><title>bottleneck shifts: ",
+                svg_chart_x(c, x[v]), svg_chart_y(c, y[v]));
+        svg_escape(out, was);
+        fputs(" -&gt; ", out);
+        svg_escape(out, now);
+        fputs("</title></circle>\n", out);
+      }
+    }
+    prev = v;
+  }
+}
+
 static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data *d, int col,
                                    const char *title)
 {
@@ -130,13 +207,15 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
   size_t nv = (size_t)d->nseries * (size_t)d->n0;
   double *y = malloc((nv + 1) * sizeof *y);
   double *x = malloc(((size_t)d->n0 + 1) * sizeof *x);
-  if (!y || !x) {
+  int *brow = malloc((nv + 1) * sizeof *brow); /* the row of each point, for its bottleneck */
+  if (!y || !x || !brow) {
     free(y);
     free(x);
+    free(brow);
     return;
   }
   for (size_t i = 0; i < nv; i++)
-    y[i] = NAN;
+    y[i] = NAN, brow[i] = -1;
   for (int v = 0; v < d->n0; v++) {
     x[v] = d->xnumeric ? htmlreport_num(d->xcat[v]) : v;
     svg_range_add(&c.x, x[v]);
@@ -154,10 +233,13 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
       if (d->s_rest[s] == rest && d->s_step[s] == st && v0 < d->n0) {
         double val = htmlreport_num(htmlreport_cell(d, r, col));
         y[(size_t)s * (size_t)d->n0 + (size_t)v0] = val;
+        brow[(size_t)s * (size_t)d->n0 + (size_t)v0] = r;
         svg_range_add(&c.y, val);
       }
   }
-  svg_chart_begin(out, &c, title);
+  char full[600];
+  snprintf(full, sizeof full, "%s%s", title, d->c_bott >= 0 ? " (rings: the bottleneck shifts)" : "");
+  svg_chart_begin(out, &c, full);
   for (int s = 0; s < d->nseries; s++) {
     char name[512];
     size_t len = 0;
@@ -181,6 +263,7 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
     if (!name[0])
       snprintf(name, sizeof name, "%s", d->hc[col]);
     svg_chart_series(out, &c, x, y + (size_t)s * (size_t)d->n0, d->n0, s, name);
+    htmlreport_shifts(out, &c, d, x, y + (size_t)s * (size_t)d->n0, brow + (size_t)s * (size_t)d->n0);
     if (s < HTMLREPORT_LEGEND_ROWS)
       svg_chart_legend(out, &c, s, s, name);
     else if (s == HTMLREPORT_LEGEND_ROWS)
@@ -189,6 +272,7 @@ static void htmlreport_sweep_chart(FILE *out, const struct htmlreport_sweep_data
   svg_chart_end(out);
   free(x);
   free(y);
+  free(brow);
 }
 
 static void htmlreport_sweep_heatmap(FILE *out, const struct htmlreport_sweep_data *d)
@@ -398,6 +482,102 @@ static int htmlreport_busy_cmp(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
+/* The configuration the run simulated, as a table. */
+static void htmlreport_config(FILE *out, const struct scenario *s)
+{
+  char clk[32], rate[32];
+  fputs("<h2>Configuration</h2>\n<table>\n", out);
+  const char *rows[][2] = {
+      {"system", s->system_name},
+      {"SoC", s->soc_name},
+      {"drives", s->drive.name},
+      {"RAID level", raid_level_names[(int)s->volume.level]},
+      {"protocol", proto_kind_names[(int)s->proto.kind]},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    fputs("<tr><th>", out);
+    svg_escape(out, rows[i][0]);
+    fputs("</th><td>", out);
+    svg_escape(out, rows[i][1]);
+    fputs("</td></tr>\n", out);
+  }
+  fprintf(out, "<tr><th>cores</th><td>%g at %s</td></tr>\n", s->soc.cores,
+          units_format(s->soc.clock_hz, UNITS_FREQ, clk, sizeof clk));
+  fprintf(out, "<tr><th>disks</th><td>%d</td></tr>\n", s->ndisks);
+  fprintf(out, "<tr><th>NAS links</th><td>%g x %s, MTU %g</td></tr>\n", s->net.nas_links,
+          units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate), s->net.mtu_bytes);
+  fprintf(out, "<tr><th>clients</th><td>%d</td></tr>\n", s->nclients);
+  for (int i = 0; i < s->workload.nsteps; i++) {
+    const struct workload_step *st = &s->workload.steps[i];
+    for (int k = 0; k < st->njobs && k < 8; k++) {
+      const struct job *j = &st->jobs[k];
+      fputs("<tr><th>workload ", out);
+      svg_escape(out, st->name);
+      fputs("</th><td>", out);
+      svg_escape(out, j->name);
+      fprintf(out, ": %s %s, %d block size(s) from %.0f B, iodepth %d x %d job(s)%s%s</td></tr>\n",
+              j->rw_mixed ? "mixed" : j->read_frac >= 1.0 ? "read" : j->read_frac <= 0.0 ? "write" : "mixed",
+              j->access == JOB_RANDOM ? "random" : "sequential", j->nbs, j->bs_bytes[0], j->iodepth,
+              j->numjobs, j->direct ? ", direct" : "", j->rate_iops > 0 ? ", rate-capped" : "");
+    }
+  }
+  fputs("</table>\n", out);
+}
+
+/* Latency distribution of reads and writes from the histogram's bins: the
+ * CDF, and the share of I/Os per log-spaced bin (20 per decade).  Colours
+ * as the percentile bars: read 1, write 2. */
+static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
+{
+  const struct res_totals *t[2] = {&r->read, &r->write};
+  const char *name[2] = {"read", "write"};
+  if (r->read.nbins == 0 && r->write.nbins == 0)
+    return;
+  for (int kind = 0; kind < 2; kind++) {
+    struct svg_chart c;
+    svg_chart_init(&c, 900, 320, 120);
+    c.x.log = 1;
+    c.x.label = "latency (ms)";
+    c.y.label = kind == 0 ? "share of I/Os at or below" : "% of I/Os per bin (20 per decade)";
+    static double x[2][RES_MAX_BINS], y[2][RES_MAX_BINS];
+    int n[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+      double total = (double)t[d]->ios, acc = 0.0;
+      for (int i = 0; i < t[d]->nbins && total > 0; i++) {
+        double ms = t[d]->bin_s[i] * 1e3;
+        acc += (double)t[d]->bin_count[i];
+        if (kind == 0) {
+          x[d][n[d]] = ms, y[d][n[d]++] = acc / total;
+          continue;
+        }
+        double b = floor(log10(ms) * 20.0); /* a twentieth of a decade */
+        double mid = pow(10.0, (b + 0.5) / 20.0);
+        if (n[d] > 0 && x[d][n[d] - 1] == mid)
+          y[d][n[d] - 1] += 100.0 * (double)t[d]->bin_count[i] / total;
+        else
+          x[d][n[d]] = mid, y[d][n[d]++] = 100.0 * (double)t[d]->bin_count[i] / total;
+      }
+      for (int i = 0; i < n[d]; i++) {
+        svg_range_add(&c.x, x[d][i]);
+        svg_range_add(&c.y, y[d][i]);
+      }
+    }
+    svg_range_add(&c.y, 0.0);
+    char title[160];
+    snprintf(title, sizeof title, "Latency %s, read and write, step %s",
+             kind == 0 ? "CDF" : "histogram", r->step);
+    svg_chart_begin(out, &c, title);
+    int row = 0;
+    for (int d = 0; d < 2; d++) {
+      if (n[d] == 0)
+        continue;
+      svg_chart_series(out, &c, x[d], y[d], n[d], d + 1, name[d]);
+      svg_chart_legend(out, &c, row++, d + 1, name[d]);
+    }
+    svg_chart_end(out);
+  }
+}
+
 static void htmlreport_run_step(FILE *out, const struct run_result *r)
 {
   fputs("<h2>Step ", out);
@@ -442,6 +622,7 @@ static void htmlreport_run_step(FILE *out, const struct run_result *r)
     snprintf(title, sizeof title, "Latency percentiles, %s I/O (ms), step %s", tname[t], r->step);
     svg_hbars(out, title, labels, v, NULL, RES_NPCT + 1, mx, "ms", t);
   }
+  htmlreport_latency_dist(out, r);
   /* utilisation of the busy resources, busiest first */
   const struct res_resource *busy[RES_MAX_RESOURCES];
   int nb = 0;
@@ -520,7 +701,13 @@ int htmlreport_run(const char *dir, const struct scenario *s, const struct run_r
   htmlreport_head(out, title);
   if (n > 0)
     fprintf(out, "<p>Seed %llu, %d workload step(s).</p>\n", (unsigned long long)r[0].seed, n);
+  if (s)
+    htmlreport_config(out, s);
   for (int i = 0; i < n; i++)
     htmlreport_run_step(out, &r[i]);
+  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
+  svg_escape(out, nw_data_dir());
+  fprintf(out, "; %d calibration parameter(s) in this configuration (fitted values apply with "
+               "--calibrated).</p></footer>\n", s ? s->nfits : 0);
   return htmlreport_finish(dir, out, &buf, &len, err);
 }

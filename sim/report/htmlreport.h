@@ -20,12 +20,28 @@
 int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
                      int nrows, struct nw_err *err);
 
-/* Run page for n workload steps r[0..n-1] of scenario s: per step the
- * latency percentiles (ms), utilisation per busy resource (bars), the
- * per-second throughput (MB/s) and, when present, the RAID operations'
- * durations (s).  0, or -1 with err. */
+/* Run page for n workload steps r[0..n-1] of scenario s: the
+ * configuration table, then per step the latency percentiles (ms), the
+ * latency CDF and histogram with reads and writes apart, utilisation per
+ * busy resource (bars), the per-second throughput (MB/s) and, when
+ * present, the RAID operations' durations (s); a footer with the version
+ * and the data folder.  0, or -1 with err. */
 int htmlreport_run(const char *dir, const struct scenario *s, const struct run_result *r, int n,
                    struct nw_err *err);
+
+/* One point of a predicted-vs-measured panel: a marker with its hover label. */
+struct htmlreport_scatter_pt {
+  double measured, predicted;
+  int colour;
+  double opacity;
+  const char *tip;
+};
+
+/* One predicted-vs-measured panel, log-log with equal axes in `unit`: the
+ * diagonal, the +-10 % and +-25 % bands shaded, a marker per point, and
+ * the legend (colour i = legend[i]). */
+void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
+                        int n, const char *const *legend, int nlegend);
 
 /* Write a finished page (text, len bytes) as DIR/index.html atomically.
  * 0, or -1 with err naming the path. */

@@ -7,6 +7,14 @@
 
 const double res_percentiles[RES_NPCT] = {0.50, 0.90, 0.99, 0.999, 0.9999};
 const char *const res_percentile_names[RES_NPCT] = {"p50", "p90", "p99", "p999", "p9999"};
+const double res_fio_percentiles[RES_FIO_NPCT] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                                  80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+/* fio's latency_ns, latency_us and latency_ms bucket edges (the last ms
+ * bucket, ">=2000", is what lies above 2000 ms). */
+const double res_fio_lat_edges_s[RES_FIO_NEDGES] = {
+    2e-9,   4e-9,   10e-9,  20e-9,  50e-9,  100e-9, 250e-9, 500e-9, 750e-9, 1000e-9, 2e-6,
+    4e-6,   10e-6,  20e-6,  50e-6,  100e-6, 250e-6, 500e-6, 750e-6, 1000e-6, 2e-3,   4e-3,
+    10e-3,  20e-3,  50e-3,  100e-3, 250e-3, 500e-3, 750e-3, 1000e-3, 2000e-3};
 
 void report_json_string(FILE *out, const char *s)
 {
@@ -138,52 +146,6 @@ void report_json(FILE *out, const struct scenario *s, const struct run_result *r
     fputs("\n    }", out);
   }
   fputs("]\n}\n", out);
-}
-
-static void report_fio_dir(FILE *out, const struct res_totals *t)
-{
-  fprintf(out, "{\"io_bytes\": %.0f, \"io_kbytes\": %.0f, \"bw_bytes\": %.0f, \"bw\": %.0f, \"iops\": ",
-          t->bytes, t->bytes / 1024.0, t->MBps * 1e6, t->MBps * 1e6 / 1024.0);
-  report_num(out, t->iops);
-  fprintf(out, ", \"total_ios\": %llu, ", (unsigned long long)t->ios);
-  const char *names[] = {"clat_ns", "lat_ns"};
-  for (int k = 0; k < 2; k++) {
-    fprintf(out, "\"%s\": {\"min\": %.0f, \"max\": %.0f, \"mean\": ", names[k], t->lat_min_s * 1e9,
-            t->lat_max_s * 1e9);
-    report_num(out, t->lat_mean_s * 1e9);
-    fputs(", \"stddev\": ", out);
-    report_num(out, t->lat_stddev_s * 1e9);
-    fprintf(out, ", \"N\": %llu", (unsigned long long)t->ios);
-    if (k == 0) {
-      fputs(", \"percentile\": {", out);
-      static const char *const fio_names[RES_NPCT] = {"50.000000", "90.000000", "99.000000",
-                                                      "99.900000", "99.990000"};
-      for (int i = 0; i < RES_NPCT; i++)
-        fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", fio_names[i], t->lat_pct_s[i] * 1e9);
-      fputc('}', out);
-    }
-    fputs(k == 0 ? "}, " : "}", out);
-  }
-  fputc('}', out);
-}
-
-void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n)
-{
-  fprintf(out, "{\n  \"fio version\": \"nastwin-%s\",\n  \"timestamp\": 0,\n  \"global options\": {\"scenario\": ",
-          NASTWIN_VERSION);
-  report_json_string(out, s->name);
-  fputs("},\n  \"jobs\": [", out);
-  for (int i = 0; i < n; i++) {
-    fprintf(out, "%s\n    {\"jobname\": ", i ? "," : "");
-    report_json_string(out, r[i].step);
-    fprintf(out, ", \"groupid\": %d, \"error\": %d, \"elapsed\": %.0f, \"job_runtime\": %.0f,\n     \"read\": ",
-            i, r[i].failed, ceil(r[i].simulated_s), r[i].window_s * 1e3);
-    report_fio_dir(out, &r[i].read);
-    fputs(",\n     \"write\": ", out);
-    report_fio_dir(out, &r[i].write);
-    fputs("}", out);
-  }
-  fputs("\n  ]\n}\n", out);
 }
 
 static void report_dir_text(FILE *out, const char *name, const struct res_totals *t)

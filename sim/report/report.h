@@ -16,9 +16,9 @@ void report_text(FILE *out, const struct scenario *s, const struct run_result *r
  * times, fixed number formatting. */
 void report_json(FILE *out, const struct scenario *s, const struct run_result *r, int n);
 
-/* fio's JSON output shape (jobs[].read.iops, bw in KiB/s, clat_ns
- * percentiles, lat_ns) for existing fio tooling. */
-void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n);
+/* The JSON fio 3.33 writes (--output-format=json; plus = json+, with the
+ * clat_ns histogram bins), one fio job per step (sim/report/fiojson.c). */
+void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n, int plus);
 
 /* JSON string literal, escaped. */
 void report_json_string(FILE *out, const char *s);

@@ -17,6 +17,20 @@
 extern const double res_percentiles[RES_NPCT];
 extern const char *const res_percentile_names[RES_NPCT];
 
+/* fio's view of the same histogram (for --output-format=json): its 17
+ * default completion-latency percentiles, the I/O counts at or below its
+ * latency bucket edges (2 ns .. 2000 ms), and the histogram's non-empty
+ * buckets (json+ "bins"; neighbours merged past RES_MAX_BINS). */
+#define RES_FIO_NPCT 17
+extern const double res_fio_percentiles[RES_FIO_NPCT]; /* percent: 1, 5, ..., 99.99 */
+#define RES_FIO_NEDGES 31
+extern const double res_fio_lat_edges_s[RES_FIO_NEDGES];
+#define RES_MAX_BINS 256
+/* Per-direction bytes and I/Os completed in each RES_SAMPLE_S slice lying
+ * wholly inside the measured window (fio's bwavgtime/iopsavgtime default). */
+#define RES_SAMPLE_S 0.5
+#define RES_MAX_SAMPLES 1200
+
 struct res_totals {
   uint64_t ios;
   double bytes;
@@ -24,6 +38,14 @@ struct res_totals {
   double MBps; /* 10^6 bytes/s */
   double lat_mean_s, lat_stddev_s, lat_min_s, lat_max_s;
   double lat_pct_s[RES_NPCT];
+  double fio_pct_s[RES_FIO_NPCT];
+  uint64_t fio_lat_le[RES_FIO_NEDGES]; /* I/Os with latency <= edge */
+  int nbins;
+  double bin_s[RES_MAX_BINS];          /* a bucket's value (count-weighted midpoint) */
+  uint64_t bin_count[RES_MAX_BINS];
+  int nsamples;
+  double sample_bytes[RES_MAX_SAMPLES];
+  double sample_ios[RES_MAX_SAMPLES];
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };

@@ -195,12 +195,40 @@ static int svg_ok(const struct svg_chart *c, double x, double y)
   return isfinite(x) && isfinite(y) && !(c->x.log && x <= 0) && !(c->y.log && y <= 0);
 }
 
+/* A marker of one of four shapes (circle, square, triangle, diamond) so
+ * series that coincide stay apart; the open <title> is the caller's. */
+static void svg_marker_open(FILE *out, int shape, double cx, double cy, double r, const char *fill)
+{
+  switch (shape % 4) {
+  case 1:
+    fprintf(out, "<rect class=\"marker\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+            cx - r, cy - r, 2 * r, 2 * r, fill);
+    break;
+  case 2:
+    fprintf(out, "<polygon class=\"marker\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\"><title>", cx,
+            cy - 1.3 * r, cx - 1.2 * r, cy + r, cx + 1.2 * r, cy + r, fill);
+    break;
+  case 3:
+    fprintf(out, "<polygon class=\"marker\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"%s\"><title>",
+            cx, cy - 1.4 * r, cx + 1.4 * r, cy, cx, cy + 1.4 * r, cx - 1.4 * r, cy, fill);
+    break;
+  default:
+    fprintf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"%g\" fill=\"%s\"><title>", cx, cy, r, fill);
+  }
+}
+
+static const char *const svg_marker_close[4] = {"</title></circle>\n", "</title></rect>\n",
+                                                "</title></polygon>\n", "</title></polygon>\n"};
+
 void svg_chart_series(FILE *out, const struct svg_chart *c, const double *x, const double *y,
                       int n, int colour, const char *name)
 {
   int started = 0;
-  fprintf(out, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"",
-          svg_colour(colour));
+  /* Series i: colour i, dash pattern and marker shape cycling apart from
+   * the colours, so coinciding lines stay distinguishable. */
+  static const char *const dash[3] = {"", " stroke-dasharray=\"7 4\"", " stroke-dasharray=\"2 3\""};
+  fprintf(out, "<path class=\"series\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s d=\"",
+          svg_colour(colour), dash[colour % 3]);
   for (int i = 0; i < n; i++) {
     if (!svg_ok(c, x[i], y[i]))
       continue;
@@ -219,7 +247,9 @@ void svg_chart_series(FILE *out, const struct svg_chart *c, const double *x, con
       snprintf(tip, sizeof tip, "%s: %s, %.5g", name, xt, y[i]);
     else
       snprintf(tip, sizeof tip, "%s: %.5g, %.5g", name, x[i], y[i]);
-    svg_chart_point(out, c, x[i], y[i], 3, colour, 1.0, tip);
+    svg_marker_open(out, colour, svg_chart_x(c, x[i]), svg_chart_y(c, y[i]), 3.5, svg_colour(colour));
+    svg_escape(out, tip);
+    fputs(svg_marker_close[colour % 4], out);
   }
 }
 

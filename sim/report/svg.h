@@ -41,7 +41,9 @@ void svg_chart_end(FILE *out);
 double svg_chart_x(const struct svg_chart *c, double v);
 double svg_chart_y(const struct svg_chart *c, double v);
 /* One series: a <path class="series"> through the finite points and a
- * circle per point with a <title> "name: x, y". */
+ * marker per point with a <title> "name: x, y"; series `colour` i gets
+ * dash pattern i % 3 and marker shape i % 4 (circle, square, triangle,
+ * diamond), so coinciding series stay visible. */
 void svg_chart_series(FILE *out, const struct svg_chart *c, const double *x, const double *y,
                       int n, int colour, const char *name);
 /* One marker with a tooltip (opacity 0..1). */

@@ -12,6 +12,7 @@
 #include "sim/engine/engine.h"
 #include "sim/report/report.h"
 #include "sim/study/runpool.h"
+#include "sim/report/htmlreport.h"
 #include "sim/report/svg.h"
 
 const char *const val_kind_names[VAL_NKINDS] = {
@@ -653,13 +654,10 @@ static void val_html_body(const struct val_set *v, FILE *out)
 {
   char systems[16][64];
   int nsys = 0;
-  double lo = INFINITY, hi = -INFINITY;
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     if (p->status != VAL_OK || p->predicted <= 0)
       continue;
-    lo = fmin(lo, fmin(p->measured, p->predicted));
-    hi = fmax(hi, fmax(p->measured, p->predicted));
     int s;
     for (s = 0; s < nsys; s++)
       if (!strcmp(systems[s], p->system))
@@ -672,41 +670,47 @@ static void val_html_body(const struct val_set *v, FILE *out)
         "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}</style></head><body>\n"
         "<h1>nastwin: predicted vs measured</h1>\n",
         out);
-  /* Scatter: predicted vs measured, log-log, one colour per system. */
-  struct svg_chart c;
-  svg_chart_init(&c, 830, 660, 160);
-  c.x.log = c.y.log = 1;
-  c.x.label = "measured";
-  c.y.label = "predicted";
-  if (lo < hi) {
-    svg_range_add(&c.x, lo);
-    svg_range_add(&c.x, hi);
-  } else {
-    svg_range_add(&c.x, 1);
-    svg_range_add(&c.x, 10);
-  }
-  c.y.lo = c.x.lo;
-  c.y.hi = c.x.hi;
-  fputs("<h2>All points (log-log)</h2>\n", out);
-  svg_chart_begin(out, &c, "Predicted vs measured, all points (log-log)");
-  svg_chart_line(out, &c, c.x.lo, c.y.lo, c.x.hi, c.y.hi);
-  for (int i = 0; i < v->npoints; i++) {
-    const struct val_point *p = &v->pts[i];
-    if (p->status != VAL_OK || p->predicted <= 0)
-      continue;
-    int s;
-    for (s = 0; s < nsys; s++)
-      if (!strcmp(systems[s], p->system))
-        break;
-    char label[512], tip[1024];
-    val_label(p, label, sizeof label);
-    snprintf(tip, sizeof tip, "%s %s %s: measured %.5g, predicted %.5g (%+.1f%%)", p->experiment,
-             p->metric, label, p->measured, p->predicted, 100 * p->error);
-    svg_chart_point(out, &c, p->measured, p->predicted, 4, s, p->skewed[0] ? 0.2 : 0.8, tip);
-  }
+  /* Scatter: one panel per metric kind and unit (htmlreport_scatter),
+   * one colour per system, skewed points faint. */
+  static const char *const units[][2] = {{"MBps", "MB/s"}, {"Gbps", "Gbit/s"}, {"iops", "IO/s"},
+                                         {"_ms", "ms"},    {"_s", "s"},        {"_W", "W"}};
+  const char *legend[16];
   for (int s = 0; s < nsys; s++)
-    svg_chart_legend(out, &c, s, s, systems[s]);
-  svg_chart_end(out);
+    legend[s] = systems[s];
+  struct htmlreport_scatter_pt *pts = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *pts);
+  char (*tips)[1024] = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *tips);
+  fputs("<h2>Predicted vs measured, one panel per metric (log-log)</h2>\n", out);
+  for (int k = 0; k < VAL_NKINDS && pts && tips; k++)
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+      int n = 0;
+      for (int i = 0; i < v->npoints; i++) {
+        const struct val_point *p = &v->pts[i];
+        size_t fl = strlen(p->field), ul = strlen(units[u][0]);
+        if (p->status != VAL_OK || p->predicted <= 0 || p->measured <= 0 || (int)p->kind != k ||
+            fl < ul || strcmp(p->field + fl - ul, units[u][0]))
+          continue;
+        int s;
+        for (s = 0; s < nsys; s++)
+          if (!strcmp(systems[s], p->system))
+            break;
+        char label[512];
+        val_label(p, label, sizeof label);
+        snprintf(tips[n], sizeof tips[n], "%s %s %s: measured %.5g %s, predicted %.5g %s (%+.1f%%)%s",
+                 p->experiment, p->metric, label, p->measured, units[u][1], p->predicted, units[u][1],
+                 100 * p->error, p->skewed[0] ? ", skewed" : "");
+        pts[n] = (struct htmlreport_scatter_pt){.measured = p->measured, .predicted = p->predicted,
+                                                .colour = s, .opacity = p->skewed[0] ? 0.2 : 0.8, .tip = tips[n]};
+        n++;
+      }
+      if (n == 0)
+        continue;
+      char title[160];
+      snprintf(title, sizeof title, "%s (%s): predicted vs measured, %d point%s; shaded within 10 %% and 25 %%", val_kind_names[k], units[u][1],
+               n, n == 1 ? "" : "s");
+      htmlreport_scatter(out, title, units[u][1], pts, n, legend, nsys);
+    }
+  free(pts);
+  free(tips);
   /* Per-experiment bars: median |error| of its OK, non-skewed points. */
   const struct ynode *exps = ytree_get(v->data, "experiments");
   int nexp = exps ? exps->n : 0;

@@ -100,8 +100,9 @@ int val_summary(const struct val_set *v, enum val_kind k, double *median, double
 void val_print_table(const struct val_set *v, FILE *out);
 /* {"points": [...], "summary": {...}}. */
 void val_print_json(const struct val_set *v, FILE *out);
-/* DIR/index.html (written to a temporary file, then renamed): log-log
- * scatter and per-experiment error bars.  0 or -1 with err. */
+/* DIR/index.html (written to a temporary file, then renamed): one log-log
+ * predicted-vs-measured panel per metric kind and unit, with +-10/25 %
+ * bands, and per-experiment error bars.  0 or -1 with err. */
 int val_write_html(const struct val_set *v, const char *dir, struct nw_err *err);
 
 /* Default data/points paths (the source tree's validation/). */

@@ -1,0 +1,403 @@
+/* fio_lang.c - fio's value expansion (environment, built-ins, arithmetic)
+ * and the classification of fio's option names and I/O engines.
+ *
+ * The option names are fio 3.33's (its man page's JOB PARAMETERS and the
+ * common engine options): a real option that nastwin does not model is
+ * accepted with a warning, one that would change the I/O in a way nastwin
+ * cannot follow is refused with the reason, and a misspelt one is unknown. */
+#include "sim/config/fio_lang.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/params.h"
+
+#define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
+
+/* ------------------------------------------------------------ names */
+
+static const char *const fio_known[] = {
+    "allow_file_create", "allow_mounted_write", "allrandrepeat", "apptag", "apptag_mask", "atomic",
+    "ba", "block", "block_error_percentiles", "blockalign", "blocksize_unaligned", "brick",
+    "bs_is_seq_rand", "bs_unaligned", "buffer_compress_chunk", "buffer_compress_percentage",
+    "buffer_pattern", "busy_poll", "bwavgtime", "cgroup", "cgroup_nodelete", "cgroup_weight",
+    "chunk_size", "clat_percentiles", "clientname", "clocksource", "cmdprio", "cmdprio_bssplit",
+    "cmdprio_class", "cmdprio_percentage", "continue_on_error", "cpuchunks", "cpuload", "cpumask",
+    "cpumode", "cpus_allowed", "cpus_allowed_policy", "create_fsync", "create_on_open",
+    "create_serialize", "dedupe_global", "dedupe_mode", "dedupe_percentage",
+    "dedupe_working_set_percentage", "dir", "direct_io_fragment_size", "directory", "disable_bw",
+    "disable_bw_measurement", "disable_clat", "disable_lat", "disable_slat", "disk_util",
+    "do_verify", "end_fsync", "error_dump", "exec_postrun", "exec_prerun", "exit_what", "exitall",
+    "exitall_on_error", "experimental_verify", "fadvise_hint", "fallocate", "file_append",
+    "file_service_type", "filename_format", "fill_device", "fill_fs", "fixedbufs", "flow",
+    "flow_id", "flow_sleep", "force_async", "fsync_on_close", "gid", "gtod_cpu", "gtod_reduce",
+    "hipri", "hostname", "hugepage-size", "hugepage_size", "idle_prof", "ignore_error",
+    "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
+    "iodepth_batch_complete_min", "listen", "nfs_url", "iodepth_batch_submit", "iodepth_low", "iomem", "iomem_align",
+    "iopsavgtime", "ioscheduler", "kb_base", "lat_percentiles", "load", "lockfile", "lockmem",
+    "log_alternate_epoch", "log_alternate_epoch_clock_id", "log_avg_msec", "log_compression",
+    "log_compression_cpus", "log_entries", "log_hist_coarseness", "log_hist_msec", "log_issue_time",
+    "log_max_value", "log_offset", "log_prio", "log_store_compressed", "log_unix_epoch", "loops",
+    "max_latency", "md_per_io_size", "mem", "namenode", "new_group", "nice", "nonvectored",
+    "norandommap", "nowait", "nrfiles", "numa_cpu_nodes", "numa_mem_policy", "numruns",
+    "offset_align", "opendir", "openfiles", "overwrite", "per_job_logs", "percentile_list",
+    "pi_act", "pi_chk", "pool", "port", "pre_read", "prio", "prioclass", "protocol",
+    "random_generator", "randrepeat", "randseed", "rate_cycle", "rate_ignore_thinktime",
+    "rate_process", "rbdname", "readfua", "refill_buffers", "registerfiles", "rw_sequencer",
+    "scramble_buffers", "serialize_overlap", "sg_write_mode", "significant_figures",
+    "slat_percentiles", "softrandommap", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
+    "ss_interval", "ss_ramp", "startdelay", "stats", "status_interval", "steadystate",
+    "steadystate_check_interval", "steadystate_duration", "steadystate_ramp_time",
+    "sync_file_range", "ters", "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime",
+    "thinktime_spin", "thread", "threads", "uid", "uncached", "unified_rw_reporting",
+    "unique_filename", "unit_base", "unlink", "unlink_each_loop", "userspace_reap", "verify",
+    "verify_async", "verify_async_cpus", "verify_backlog", "verify_backlog_batch", "verify_dump",
+    "verify_fatal", "verify_interval", "verify_offset", "verify_only", "verify_pattern",
+    "verify_pattern_interval", "verify_state_load", "verify_state_save", "volume", "write_barrier",
+    "write_bw_log", "write_hint", "write_hist_log", "write_iolog", "write_iops_log",
+    "write_lat_log", "writefua", "zero_buffers",
+};
+
+#define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
+#define FIO_WHY_ZONE "zoned access is not modelled"
+#define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
+#define FIO_WHY_TRIM "TRIM is not modelled"
+#define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
+#define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
+
+static const struct {
+  const char *key;
+  const char *why;
+} fio_refused[] = {
+    {"read_iolog", FIO_WHY_TRACE},
+    {"read_iolog_chunked", FIO_WHY_TRACE},
+    {"merge_blktrace_file", FIO_WHY_TRACE},
+    {"merge_blktrace_scalars", FIO_WHY_TRACE},
+    {"merge_blktrace_iters", FIO_WHY_TRACE},
+    {"replay_no_stall", FIO_WHY_TRACE},
+    {"replay_redirect", FIO_WHY_TRACE},
+    {"replay_align", FIO_WHY_TRACE},
+    {"replay_scale", FIO_WHY_TRACE},
+    {"replay_time_scale", FIO_WHY_TRACE},
+    {"replay_skip", FIO_WHY_TRACE},
+    {"iolog", FIO_WHY_TRACE},
+    {"zonemode", FIO_WHY_ZONE},
+    {"zonesize", FIO_WHY_ZONE},
+    {"zonerange", FIO_WHY_ZONE},
+    {"zoneskip", FIO_WHY_ZONE},
+    {"zonecapacity", FIO_WHY_ZONE},
+    {"max_open_zones", FIO_WHY_ZONE},
+    {"job_max_open_zones", FIO_WHY_ZONE},
+    {"zone_reset_frequency", FIO_WHY_ZONE},
+    {"zone_reset_threshold", FIO_WHY_ZONE},
+    {"read_beyond_wp", FIO_WHY_ZONE},
+    {"ignore_zone_limits", FIO_WHY_ZONE},
+    {"latency_target", FIO_WHY_LAT},
+    {"latency_window", FIO_WHY_LAT},
+    {"latency_percentile", FIO_WHY_LAT},
+    {"latency_run", FIO_WHY_LAT},
+    {"trim_percentage", FIO_WHY_TRIM},
+    {"trim_backlog", FIO_WHY_TRIM},
+    {"trim_backlog_batch", FIO_WHY_TRIM},
+    {"trim_verify_zero", FIO_WHY_TRIM},
+    {"create_only", FIO_WHY_CREATE},
+    {"profile", FIO_WHY_PROFILE},
+};
+
+int fio_option_known(const char *key)
+{
+  for (size_t i = 0; i < FIO_COUNT(fio_known); i++)
+    if (!strcmp(fio_known[i], key))
+      return 1;
+  return 0;
+}
+
+const char *fio_option_refused(const char *key)
+{
+  for (size_t i = 0; i < FIO_COUNT(fio_refused); i++)
+    if (!strcmp(fio_refused[i].key, key))
+      return fio_refused[i].why;
+  return NULL;
+}
+
+const char *fio_option_suggest(const char *key, const char *const *modelled)
+{
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; modelled[i]; i++) {
+    size_t d = params_edit_distance(key, modelled[i]);
+    if (d < best_d)
+      best_d = d, best = modelled[i];
+  }
+  for (size_t i = 0; i < FIO_COUNT(fio_known); i++) {
+    size_t d = params_edit_distance(key, fio_known[i]);
+    if (d < best_d)
+      best_d = d, best = fio_known[i];
+  }
+  size_t len = strlen(key);
+  return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
+}
+
+/* Engines that do no block or file data I/O. */
+const char *fio_engine_refused(const char *name)
+{
+  static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "filecreate", "filestat",
+                                     "filedelete", "dircreate", "dirstat", "dirdelete", "net",
+                                     "netsplice", "exec",     "e4defrag", "falloc",    "ftruncate",
+                                     "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
+                                     "librpma_gpspm_client", "librpma_gpspm_server"};
+  for (size_t i = 0; i < FIO_COUNT(none); i++)
+    if (!strcmp(none[i], name))
+      return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
+  return NULL;
+}
+
+/* ------------------------------------------------------------ expansion */
+
+struct fx {
+  const char *p;
+  int is_time;
+  char *msg;
+  size_t msg_len;
+  int failed;
+};
+
+static void fx_fail(struct fx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fx_fail(struct fx *x, const char *fmt, ...)
+{
+  if (x->failed)
+    return;
+  x->failed = 1;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(x->msg, x->msg_len, fmt, ap);
+  va_end(ap);
+}
+
+static void fx_ws(struct fx *x)
+{
+  while (*x->p == ' ' || *x->p == '\t')
+    x->p++;
+}
+
+static double fx_expr(struct fx *x, int depth);
+
+/* A number with an optional unit: sizes k/m/g/t/p (1024, fio's default
+ * kb_base) with i/b; times us/ms/s/m/h/d (plain = microseconds). */
+static double fx_number(struct fx *x)
+{
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(x->p, &end);
+  if (end == x->p || errno == ERANGE || !isfinite(v)) {
+    fx_fail(x, "expected a number at '%s'", x->p);
+    return 0.0;
+  }
+  x->p = end;
+  const char *u = x->p;
+  size_t n = 0;
+  while (isalpha((unsigned char)u[n]))
+    n++;
+  if (n == 0)
+    return v;
+  char unit[8];
+  if (n >= sizeof unit) {
+    fx_fail(x, "unknown unit '%.*s'", (int)n, u);
+    return 0.0;
+  }
+  memcpy(unit, u, n);
+  unit[n] = 0;
+  x->p += n;
+  if (x->is_time) {
+    static const struct {
+      const char *s;
+      double us;
+    } t[] = {{"us", 1}, {"usec", 1}, {"ms", 1e3}, {"msec", 1e3}, {"s", 1e6}, {"sec", 1e6},
+             {"m", 60e6}, {"min", 60e6}, {"h", 3600e6}, {"d", 86400e6}};
+    for (size_t i = 0; i < FIO_COUNT(t); i++)
+      if (!strcasecmp(unit, t[i].s))
+        return v * t[i].us;
+  } else {
+    const char *pre = strchr("kmgtp", tolower((unsigned char)unit[0]));
+    const char *rest = unit + 1;
+    if (pre && unit[0]) {
+      if (*rest == 'i' || *rest == 'I')
+        rest++;
+      if (*rest == 'b' || *rest == 'B')
+        rest++;
+      if (!*rest)
+        return v * pow(1024.0, (double)(pre - "kmgtp" + 1));
+    } else if (!strcasecmp(unit, "b")) {
+      return v;
+    }
+  }
+  fx_fail(x, "unknown unit '%s' in an expression", unit);
+  return 0.0;
+}
+
+static double fx_primary(struct fx *x, int depth)
+{
+  if (depth > 64) {
+    fx_fail(x, "expression nested too deep");
+    return 0.0;
+  }
+  fx_ws(x);
+  if (*x->p == '(') {
+    x->p++;
+    double v = fx_expr(x, depth + 1);
+    fx_ws(x);
+    if (*x->p != ')')
+      fx_fail(x, "missing ')'");
+    else
+      x->p++;
+    return v;
+  }
+  if (*x->p == '-') {
+    x->p++;
+    return -fx_primary(x, depth + 1);
+  }
+  return fx_number(x);
+}
+
+static double fx_power(struct fx *x, int depth)
+{
+  double b = fx_primary(x, depth);
+  fx_ws(x);
+  if (*x->p == '^') {
+    x->p++;
+    double e = fx_power(x, depth + 1);
+    return pow(b, e);
+  }
+  return b;
+}
+
+static double fx_term(struct fx *x, int depth)
+{
+  double v = fx_power(x, depth);
+  for (;;) {
+    fx_ws(x);
+    char op = *x->p;
+    if (op != '*' && op != '/' && op != '%')
+      return v;
+    x->p++;
+    double r = fx_power(x, depth);
+    if (op != '*' && r == 0.0) {
+      fx_fail(x, "division by zero");
+      return 0.0;
+    }
+    v = op == '*' ? v * r : op == '/' ? v / r : fmod(v, r);
+  }
+}
+
+static double fx_expr(struct fx *x, int depth)
+{
+  if (depth > 64) {
+    fx_fail(x, "expression nested too deep");
+    return 0.0;
+  }
+  double v = fx_term(x, depth);
+  for (;;) {
+    fx_ws(x);
+    char op = *x->p;
+    if (op != '+' && op != '-')
+      return v;
+    x->p++;
+    double r = fx_term(x, depth);
+    v = op == '+' ? v + r : v - r;
+  }
+}
+
+/* Append s to out[*k..n). */
+static int fx_put(char *out, size_t n, size_t *k, const char *s, size_t len)
+{
+  if (*k + len + 1 > n)
+    return -1;
+  memcpy(out + *k, s, len);
+  *k += len;
+  out[*k] = 0;
+  return 0;
+}
+
+/* ${VAR} and the built-ins into out. */
+static int fx_substitute(const char *in, char *out, size_t n, char *msg, size_t msg_len)
+{
+  size_t k = 0;
+  out[0] = 0;
+  for (const char *p = in; *p;) {
+    const char *val = NULL;
+    size_t skip = 0;
+    char num[32];
+    if (p[0] == '$' && p[1] == '{') {
+      const char *close = strchr(p, '}');
+      if (close && close - p - 2 > 0 && close - p - 2 < 128) {
+        char name[128];
+        memcpy(name, p + 2, (size_t)(close - p - 2));
+        name[close - p - 2] = 0;
+        val = getenv(name); /* unset: left as written, as fio does */
+        skip = val ? (size_t)(close - p + 1) : 0;
+      }
+    } else if (p[0] == '$') {
+      static const char *const names[] = {"pagesize", "mb_memory", "ncpus"};
+      for (size_t i = 0; i < FIO_COUNT(names) && !val; i++) {
+        size_t len = strlen(names[i]);
+        if (strncmp(p + 1, names[i], len) || isalnum((unsigned char)p[1 + len]) || p[1 + len] == '_')
+          continue;
+        long ps = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        double v = i == 0 ? (double)ps : i == 1 ? floor((double)pages * (double)ps / 1048576.0) : (double)cpus;
+        snprintf(num, sizeof num, "%.0f", v > 0 ? v : 1.0);
+        val = num;
+        skip = len + 1;
+      }
+    }
+    if (val) {
+      if (fx_put(out, n, &k, val, strlen(val)) != 0)
+        goto long_value;
+      p += skip;
+      continue;
+    }
+    if (fx_put(out, n, &k, p, 1) != 0)
+      goto long_value;
+    p++;
+  }
+  return 0;
+long_value:
+  snprintf(msg, msg_len, "value '%.60s...' too long after substitution", in);
+  return -1;
+}
+
+int fio_expand(const char *in, int is_time, char *out, size_t n, char *msg, size_t msg_len)
+{
+  if (fx_substitute(in, out, n, msg, msg_len) != 0)
+    return -1;
+  if (out[0] != '(')
+    return 0;
+  char expr[4096];
+  snprintf(expr, sizeof expr, "%s", out);
+  struct fx x = {.p = expr, .is_time = is_time, .msg = msg, .msg_len = msg_len};
+  x.p++;
+  double v = fx_expr(&x, 0);
+  fx_ws(&x);
+  if (!x.failed && *x.p != ')')
+    fx_fail(&x, "unexpected '%s' (allowed: numbers, + - * / %% ^ and parentheses)", x.p);
+  if (x.failed) {
+    char why[256];
+    snprintf(why, sizeof why, "%s", msg);
+    snprintf(msg, msg_len, "bad expression '%s': %s", expr, why);
+    return -1;
+  }
+  x.p++;
+  if (v < 0 && !is_time) {
+    snprintf(msg, msg_len, "expression '%s' is negative (%g)", expr, v);
+    return -1;
+  }
+  /* Whole numbers print exactly; a time carries its microseconds. */
+  snprintf(out, n, "%.17g%s%s", is_time ? floor(v + 0.5) : v, is_time && !*x.p ? "us" : "", x.p);
+  return 0;
+}
