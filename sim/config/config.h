@@ -60,6 +60,7 @@ struct cfg_drive {
   char name[64];                  /* catalogue entry */
   const struct disk_model *model;
   double params[CFG_PARAM_DOUBLES]; /* the model's params struct (all doubles) */
+  struct disk_layout layout;      /* measured geometry (nzones = nseek = 0: none) */
 };
 
 enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };

@@ -15,6 +15,8 @@
 
 #include "base/err.h"
 
+struct replay_trace;
+
 #define JOB_MAX_BS 16
 #define STEP_MAX_JOBS 8
 
@@ -57,6 +59,9 @@ struct job {
   int net_only;             /* 1: raw TCP stream (iperf): the NAS discards the data, no storage */
   int prep;                 /* 1: preparatory job (lays out / warms the region, e.g. the
                                write before IOZone's re-read); excluded from the step's figures */
+  int replay;               /* 1: the I/O is the workload's trace (struct workload.replay) */
+  int replay_depth;         /* replay: 0 = open loop by the trace's timestamps; N = closed
+                               loop, N outstanding, timestamps ignored */
 };
 
 struct workload_step {
@@ -81,6 +86,7 @@ struct workload {
   enum workload_combine combine;
   int nsteps;
   struct workload_step *steps; /* owned */
+  struct replay_trace *replay; /* owned: the trace replay jobs take their I/O from, or NULL */
 };
 
 /* Defaults for one job: fio's own (rw=read, bs=4KiB, iodepth=1, numjobs=1). */
