@@ -88,7 +88,7 @@ static void ds_set(struct ds_drive *d, const char *key, double value, const char
   if (f == NULL)
     return;
   snprintf(f->text, sizeof f->text, "%s", text);
-  snprintf(f->source, sizeof f->source, "%s:%d: %s = %g", ds_base(v->file), v->line, dskey,
+  snprintf(f->source, sizeof f->source, "%s:%d: %s = %.10g", ds_base(v->file), v->line, dskey,
            v->num);
 }
 
