@@ -106,7 +106,7 @@ static const char *const hdd_on_off[] = {"off", "on", NULL};
 #define HDD_OFF(field) offsetof(struct hdd_params, field)
 
 static const struct param_desc hdd_params_table[] = {
-    {.key = "capacity", .dim = UNITS_BYTES, .offset = HDD_OFF(capacity_bytes), .min = 1e9,
+    {.key = "capacity", .dim = UNITS_BYTES, .offset = HDD_OFF(capacity_bytes), .min = 100e6,
      .max = 40e12, .help = "user capacity (bytes)"},
     {.key = "rpm", .dim = UNITS_ROTATION, .offset = HDD_OFF(rpm), .min = 3600, .max = 15000,
      .help = "spindle speed (rpm)"},
@@ -122,9 +122,9 @@ static const struct param_desc hdd_params_table[] = {
      .max = 5e-3, .optional = 1, .def = 1e-3,
      .help = "switch to another surface of the same cylinder (s)"},
     {.key = "rate_outer", .dim = UNITS_RATE, .offset = HDD_OFF(rate_outer_bytes_per_s),
-     .min = 10e6, .max = 600e6, .help = "sustained media rate at the outer diameter (bytes/s)"},
+     .min = 1e6, .max = 600e6, .help = "sustained media rate at the outer diameter (bytes/s)"},
     {.key = "rate_inner", .dim = UNITS_RATE, .offset = HDD_OFF(rate_inner_bytes_per_s),
-     .min = 5e6, .max = 600e6, .help = "sustained media rate at the inner diameter (bytes/s)"},
+     .min = 1e6, .max = 600e6, .help = "sustained media rate at the inner diameter (bytes/s)"},
     {.key = "cmd_overhead", .dim = UNITS_TIME, .offset = HDD_OFF(cmd_overhead_s), .min = 0,
      .max = 2e-3, .optional = 1, .def = 0,
      .help = "controller time per non-sequential command (s)"},

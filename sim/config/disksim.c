@@ -341,10 +341,23 @@ static int ds_model(struct ds_drive *d, struct lp_val *m, struct nw_err *err)
   double sum = 0.0;
   for (double dist = 1; dist < cyls; dist++)
     sum += ds_seek_at(&d->layout, dist) * 2.0 * (cyls - dist) / (cyls * cyls);
-  struct ds_fact *sa = ds_fact(d, "seek_avg", sum);
-  snprintf(sa->text, sizeof sa->text, "%.6gms", sum * 1e3);
+  /* seek_avg only shapes the fitted curve, which the table replaces; keep
+   * it inside the range that curve can take (see hdd_seek_solve) */
+  double tt = 0, full = 0;
+  for (int i = 0; i < d->nfacts; i++) {
+    if (strcmp(d->facts[i].key, "seek_track") == 0)
+      tt = d->facts[i].value;
+    if (strcmp(d->facts[i].key, "seek_full") == 0)
+      full = d->facts[i].value;
+  }
+  double dt = full - tt;
+  double lo = tt + dt / 3.0, hi = tt + 8.0 / 15.0 * dt;
+  double avg = sum < lo ? lo : sum > hi ? hi : sum;
+  struct ds_fact *sa = ds_fact(d, "seek_avg", avg);
+  snprintf(sa->text, sizeof sa->text, "%.6gms", avg * 1e3);
   snprintf(sa->source, sizeof sa->source,
-           "derived: mean of the seek curve over random cylinder pairs (%.170s)", d->seek_source);
+           "derived: mean of the seek curve over random cylinder pairs%s (%.100s)",
+           avg != sum ? ", clamped to the fitted curve's range" : "", d->seek_source);
   ds_unmapped(d, m);
   return 0;
 }
