@@ -1,5 +1,4 @@
 #include "sim/config/config.h"
-#include "sim/config/disksim.h"
 #include "sim/config/replay.h"
 #include "sim/config/drive_layout.h"
 #include "base/datadir.h"
@@ -401,24 +400,6 @@ static int cfg_word(const struct ynode *map, const char *where, const char *key,
   return 0;
 }
 
-/* The drive's measured layout fits its parameters (a trial device). */
-static int cfg_drive_layout_check(const struct cfg_drive *d, const struct ynode *at,
-                                  struct nw_err *err)
-{
-  if (d->layout.nzones == 0 && d->layout.nseek == 0)
-    return 0;
-  if (!d->model->set_layout)
-    return cfg_at(err, at, "drive '%s': model '%s' takes no seek_curve or zones", d->name,
-                  d->model->name);
-  struct disk *t = disk_create(d->model, d->params, "check", 0);
-  if (!t)
-    return cfg_at(err, at, "out of memory");
-  char msg[512];
-  int rc = disk_set_layout(t, &d->layout, msg, sizeof msg);
-  disk_destroy(t);
-  return rc < 0 ? cfg_at(err, at, "drive '%s': %s", d->name, msg) : 0;
-}
-
 /* A drive: catalogue entry `name` (model + params), then overrides from
  * `over` (keys not in skip). */
 static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, const char *name,
@@ -463,56 +444,7 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
                    "drive '%s': %s", name, msg);
   if (drive_layout_read(e, name, &d->layout, err) < 0)
     return -1;
-  return cfg_drive_layout_check(d, e, err);
-}
-
-/* drive: {disksim: FILE.parv}: a DiskSim drive imported as an hdd, then
- * the section's overrides (keys not in skip). */
-static int cfg_drive_disksim(const struct ynode *dn, const struct ynode *over, const char *where,
-                             const char *const *skip, struct cfg_drive *d, struct scenario *s,
-                             struct nw_err *err)
-{
-  const struct ynode *pn = ytree_get(dn, "disksim");
-  if (!pn || pn->kind != YNODE_SCALAR || dn->n != 1)
-    return cfg_at(err, dn, "%s.drive: expected a catalogue name or {disksim: FILE.parv}", where);
-  char path[1100];
-  const char *slash = strrchr(pn->file, '/');
-  if (pn->scalar[0] == '/' || !slash)
-    snprintf(path, sizeof path, "%s", pn->scalar);
-  else
-    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - pn->file), pn->file, pn->scalar);
-  struct ds_drive *ds = malloc(sizeof *ds);
-  if (!ds)
-    return cfg_at(err, pn, "out of memory");
-  if (disksim_import(path, ds, err) < 0) {
-    free(ds);
-    return -1;
-  }
-  d->model = disk_model_find("hdd");
-  snprintf(d->name, sizeof d->name, "%.63s", ds->spec);
-  params_defaults(d->model->params, d->model->nparams, d->params);
-  for (int i = 0; i < ds->nfacts; i++) {
-    const struct param_desc *pd = params_find(d->model->params, d->model->nparams, ds->facts[i].key);
-    if (!pd)
-      continue;
-    double v = ds->facts[i].value;
-    if (!pd->choices && !(v >= pd->min && v <= pd->max)) {
-      nw_fail(err, pn->file, pn->line, pn->col,
-              "drive '%s': %s = %s (%s) is outside the hdd model's range [%g, %g]", pn->scalar,
-              pd->key, ds->facts[i].text, ds->facts[i].source, pd->min, pd->max);
-      free(ds);
-      return -1;
-    }
-    memcpy((char *)d->params + pd->offset, &v, sizeof(double));
-  }
-  d->layout = ds->layout;
-  free(ds);
-  if (cfg_fill(over, where, d->model->params, d->model->nparams, d->params, skip, s, where, err) < 0)
-    return -1;
-  char msg[512];
-  if (d->model->check(d->params, msg, sizeof msg) < 0)
-    return nw_fail(err, pn->file, pn->line, pn->col, "drive '%s': %s", pn->scalar, msg);
-  return cfg_drive_layout_check(d, pn, err);
+  return drive_layout_check(d, e, err);
 }
 
 /* A section of `count:` drives (1 to max_count) of one catalogue `drive:`.
@@ -534,7 +466,7 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
     static const char *const section_keys[] = {"count", "drive", NULL};
     char over_where[96];
     snprintf(over_where, sizeof over_where, "%s.%s", where, over_key ? over_key : "");
-    return cfg_drive_disksim(ref, over_key ? ytree_get(sec, over_key) : sec,
+    return drive_disksim_load(ref, over_key ? ytree_get(sec, over_key) : sec,
                              over_key ? over_where : where, over_key ? NULL : section_keys, d, s,
                              err);
   }
@@ -547,52 +479,6 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
   char over_where[96];
   snprintf(over_where, sizeof over_where, "%s.%s", where, over_key);
   return cfg_drive(cat, ref, name, ytree_get(sec, over_key), over_where, NULL, d, s, err);
-}
-
-/* workload: {replay: FILE, replay_format: F, replay_depth: N}: one job replaying a trace. */
-static int cfg_replay(const struct ynode *w, const char *scenario_path, struct workload *out,
-                      struct nw_err *err)
-{
-  static const char *const keys[] = {"replay", "replay_format", "replay_depth", NULL};
-  for (int i = 0; i < w->n; i++)
-    if (!cfg_in_list(keys, w->keys[i]))
-      return cfg_unknown_key(w, i, "workload", NULL, 0, keys, err);
-  const char *file = NULL, *fmt = NULL;
-  const struct ynode *fn = NULL, *fmn = NULL;
-  if (cfg_word(w, "workload", "replay", 1, &file, &fn, err) < 0 ||
-      cfg_word(w, "workload", "replay_format", 1, &fmt, &fmn, err) < 0)
-    return -1;
-  enum replay_format f;
-  if (replay_format_parse(fmt, &f) < 0)
-    return nw_fail(err, fmn->file, fmn->line, fmn->col,
-                   "workload.replay_format: '%s' is not allowed; valid: %s", fmt, replay_format_names());
-  long depth = 0;
-  if (cfg_int(w, "workload", "replay_depth", 0, 4096, 0, 0, &depth, err) < 0)
-    return -1;
-  char path[1100];
-  const char *slash = strrchr(fn->file[0] ? fn->file : scenario_path, '/');
-  const char *base = fn->file[0] ? fn->file : scenario_path;
-  if (file[0] == '/' || !slash)
-    snprintf(path, sizeof path, "%s", file);
-  else
-    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - base), base, file);
-  if (!(out->replay = replay_load(path, f, err)))
-    return -1;
-  if (!(out->steps = calloc(1, sizeof *out->steps)))
-    return nw_fail(err, w->file, w->line, w->col, "out of memory");
-  out->nsteps = 1;
-  struct workload_step *st = &out->steps[0];
-  snprintf(st->name, sizeof st->name, "replay");
-  snprintf(st->metric, sizeof st->metric, "lat_ms");
-  st->njobs = 1;
-  struct job *j = &st->jobs[0];
-  job_defaults(j);
-  snprintf(j->name, sizeof j->name, "replay");
-  j->replay = 1;
-  j->replay_depth = (int)depth;
-  j->iodepth = depth > 0 ? (int)depth : 1;
-  j->direct = 1; /* a block trace is what reached the device */
-  return 0;
 }
 
 /* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
@@ -608,7 +494,7 @@ static int cfg_workload(const struct ynode *w, const char *scenario_path, struct
   const struct ynode *preset = ytree_get(w, "preset");
   const struct ynode *fio = ytree_get(w, "fio");
   if (ytree_get(w, "replay"))
-    return cfg_replay(w, scenario_path, out, err);
+    return replay_workload_read(w, scenario_path, out, err);
   if (preset) {
     if (preset->kind != YNODE_SCALAR)
       return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");

@@ -2,11 +2,26 @@
 #include "sim/config/drive_layout.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/units.h"
+#include "sim/config/disksim.h"
+
+__attribute__((format(printf, 3, 4))) static int dl_node_fail(struct nw_err *err,
+                                                              const struct ynode *n,
+                                                              const char *fmt, ...)
+{
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, "%s", msg);
+}
 
 static int dl_at(struct nw_err *err, const struct ynode *n, const char *name, const char *what)
 {
@@ -138,4 +153,71 @@ int drive_layout_read(const struct ynode *e, const char *name, struct disk_layou
     if (dl_zone(zs->kids[i], name, out, err) < 0)
       return -1;
   return 0;
+}
+
+/* The drive's measured layout fits its parameters (a trial device). */
+int drive_layout_check(const struct cfg_drive *d, const struct ynode *at,
+                                  struct nw_err *err)
+{
+  if (d->layout.nzones == 0 && d->layout.nseek == 0)
+    return 0;
+  if (!d->model->set_layout)
+    return dl_node_fail(err, at, "drive '%s': model '%s' takes no seek_curve or zones", d->name,
+                  d->model->name);
+  struct disk *t = disk_create(d->model, d->params, "check", 0);
+  if (!t)
+    return dl_node_fail(err, at, "out of memory");
+  char msg[512];
+  int rc = disk_set_layout(t, &d->layout, msg, sizeof msg);
+  disk_destroy(t);
+  return rc < 0 ? dl_node_fail(err, at, "drive '%s': %s", d->name, msg) : 0;
+}
+
+/* drive: {disksim: FILE.parv}: a DiskSim drive imported as an hdd, then
+ * the section's overrides (keys not in skip). */
+int drive_disksim_load(const struct ynode *dn, const struct ynode *over, const char *where,
+                             const char *const *skip, struct cfg_drive *d, struct scenario *s,
+                             struct nw_err *err)
+{
+  const struct ynode *pn = ytree_get(dn, "disksim");
+  if (!pn || pn->kind != YNODE_SCALAR || dn->n != 1)
+    return dl_node_fail(err, dn, "%s.drive: expected a catalogue name or {disksim: FILE.parv}", where);
+  char path[1100];
+  const char *slash = strrchr(pn->file, '/');
+  if (pn->scalar[0] == '/' || !slash)
+    snprintf(path, sizeof path, "%s", pn->scalar);
+  else
+    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - pn->file), pn->file, pn->scalar);
+  struct ds_drive *ds = malloc(sizeof *ds);
+  if (!ds)
+    return dl_node_fail(err, pn, "out of memory");
+  if (disksim_import(path, ds, err) < 0) {
+    free(ds);
+    return -1;
+  }
+  d->model = disk_model_find("hdd");
+  snprintf(d->name, sizeof d->name, "%.63s", ds->spec);
+  params_defaults(d->model->params, d->model->nparams, d->params);
+  for (int i = 0; i < ds->nfacts; i++) {
+    const struct param_desc *pd = params_find(d->model->params, d->model->nparams, ds->facts[i].key);
+    if (!pd)
+      continue;
+    double v = ds->facts[i].value;
+    if (!pd->choices && !(v >= pd->min && v <= pd->max)) {
+      nw_fail(err, pn->file, pn->line, pn->col,
+              "drive '%s': %s = %s (%s) is outside the hdd model's range [%g, %g]", pn->scalar,
+              pd->key, ds->facts[i].text, ds->facts[i].source, pd->min, pd->max);
+      free(ds);
+      return -1;
+    }
+    memcpy((char *)d->params + pd->offset, &v, sizeof(double));
+  }
+  d->layout = ds->layout;
+  free(ds);
+  if (cfg_fill(over, where, d->model->params, d->model->nparams, d->params, skip, s, where, err) < 0)
+    return -1;
+  char msg[512];
+  if (d->model->check(d->params, msg, sizeof msg) < 0)
+    return nw_fail(err, pn->file, pn->line, pn->col, "drive '%s': %s", pn->scalar, msg);
+  return drive_layout_check(d, pn, err);
 }

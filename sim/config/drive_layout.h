@@ -13,11 +13,23 @@
 
 #include "base/err.h"
 #include "models/disks/disk.h"
+#include "sim/config/config.h"
 #include "sim/config/ytree.h"
 
 /* Read `seek_curve` and `zones` of catalogue entry e (either may be
  * absent) into *out.  0, or -1 with err at the offending node. */
 int drive_layout_read(const struct ynode *e, const char *name, struct disk_layout *out,
                       struct nw_err *err);
+
+/* The layout of drive d fits its parameters (tried on a trial device);
+ * errors point at node at.  0 or -1. */
+int drive_layout_check(const struct cfg_drive *d, const struct ynode *at, struct nw_err *err);
+
+/* drive: {disksim: FILE.parv} (dn; FILE relative to dn's file): the DiskSim
+ * drive imported as an hdd (each fact range-checked), then the overrides
+ * of map over (keys in skip excepted) under `where`.  0 or -1. */
+int drive_disksim_load(const struct ynode *dn, const struct ynode *over, const char *where,
+                       const char *const *skip, struct cfg_drive *d, struct scenario *s,
+                       struct nw_err *err);
 
 #endif

@@ -57,4 +57,13 @@ void replay_free(struct replay_trace *t); /* accepts NULL */
  * 0 when either is empty. */
 double replay_demerit_s(double *sim_s, int n_sim, double *traced_s, int n_traced);
 
+struct ynode;
+struct workload;
+/* workload: {replay: FILE, replay_format: F, replay_depth: N} (w; FILE
+ * relative to the file w came from): one step of one job replaying the
+ * trace, open loop by its timestamps (depth 0) or closed loop at depth N.
+ * 0, or -1 with err at the offending key. */
+int replay_workload_read(const struct ynode *w, const char *scenario_path, struct workload *out,
+                         struct nw_err *err);
+
 #endif
