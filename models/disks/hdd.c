@@ -99,6 +99,7 @@ struct hdd_params {
   double write_settle_s;
   double read_hits_on_write; /* index into hdd_on_off */
   double ra_within_segment;  /* index into hdd_on_off */
+  double read_frees;         /* index into hdd_on_off */
 };
 
 static const char *const hdd_on_off[] = {"off", "on", NULL};
@@ -196,6 +197,10 @@ static const struct param_desc hdd_params_table[] = {
      .def = 0,
      .help = "read-ahead stops when it would push the requested data out of its segment: on or "
              "off",
+     .choices = hdd_on_off},
+    {.key = "read_frees_segment", .offset = HDD_OFF(read_frees), .optional = 1, .def = 0,
+     .help = "a read served from a segment frees the data before it for read-ahead (DiskSim: "
+             "read-ahead over requested): on or off",
      .choices = hdd_on_off},
 };
 
@@ -655,6 +660,13 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
       h->seg[j].hi_bytes = e;
     }
     struct hdd_seg *sg = &h->seg[j];
+    if (h->p.read_frees >= 1.0) { /* the host took it: refill ahead */
+      int streaming;
+      uint64_t lo, hi;
+      hdd_seg_range(h, j, hdd_head_at(h, t_s, &streaming), &lo, &hi);
+      sg->lo_bytes = e > lo ? e : lo;
+      sg->hi_bytes = hi > sg->lo_bytes ? hi : sg->lo_bytes;
+    }
     if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
       sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
     sg->used = ++h->seg_clock;

@@ -412,6 +412,7 @@ static int ds_disk(struct ds_drive *d, struct lp_val *b, struct nw_err *err)
     const char *ds, *key;
     int invert;
   } sw[] = {{"Read-ahead over requested", "read_ahead_within_segment", 1},
+            {"Read-ahead over requested", "read_frees_segment", 0},
             {"Allow read hits on write data", "read_hits_on_write", 0},
             {"Fast write level", "write_cache", 0}};
   for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
@@ -420,7 +421,7 @@ static int ds_disk(struct ds_drive *d, struct lp_val *b, struct nw_err *err)
     if (v == NULL)
       continue;
     int on = (x != 0) != sw[i].invert;
-    if (i == 2)
+    if (i == 3)
       fast = x, on = caching && x > 0;
     ds_set(d, sw[i].key, on, on ? "on" : "off", v, sw[i].ds);
   }
