@@ -1,12 +1,16 @@
 /* The hdd model's measured geometry (models/disks/hdd_layout.c): zones,
  * skews, slips and spares, media time over track switches, the extracted
  * seek table; and the DiskSim-grade hdd keys: host bus time per sector,
- * controller overheads per case, read hits on written data.  Every
+ * controller overheads per case, read hits on written data; devices behind
+ * one shared link (`link:` of a drive section).  Every
  * expected figure is worked out by hand in the comment beside it. */
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/disks/disk.h"
 #include "models/disks/hdd_layout.h"
@@ -179,6 +183,44 @@ START_TEST(test_hdd_bus_overheads)
 }
 END_TEST
 
+/* `link: {rate, reserved}` puts a section's devices behind one upstream
+ * link: two NVMe SSDs in RAID-0 read 1 MiB sequentially at 2 x 3 GB/s
+ * alone, at the link's 1 - 0.25 GB/s behind it. */
+static double link_run(const char *link)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  char path[64], cmd[512];
+  snprintf(path, sizeof path, "/tmp/nastwin-link-%d.yaml", (int)getpid());
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "name: l\nsystem: client-pc\ndisks: {count: 2, drive: synology-snv3400-400g%s}\n"
+             "volume: {level: 0}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
+             "workload: {rw: read, bs: 1m, iodepth: 8, direct: 1, size: 8g, time_based: 1, "
+             "runtime: 0.5s}\ntime: 0.5s\n", link);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "%s run %s --json | python3 -c \"import json,sys; "
+           "print(json.load(sys.stdin)['totals']['read']['MBps'])\"", bin, path);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  double mbps = -1;
+  ck_assert_int_eq(fscanf(p, "%lf", &mbps), 1);
+  pclose(p);
+  unlink(path);
+  return mbps;
+}
+
+START_TEST(test_shared_link)
+{
+  if (!getenv("NASTWIN_BIN"))
+    return;
+  double alone = link_run("");
+  double shared = link_run(", link: {rate: 1GB/s, reserved: 0.25GB/s}");
+  ck_assert_msg(alone > 5000, "two NVMe SSDs alone: %g MB/s", alone);
+  ck_assert_msg(shared <= 750.0 + 1e-6 && shared > 700, "behind the link: %g MB/s", shared);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("disks_layout");
@@ -187,6 +229,8 @@ int main(void)
   tcase_add_test(tc, test_geom_seek_table);
   tcase_add_test(tc, test_geom_spares_slips);
   tcase_add_test(tc, test_hdd_bus_overheads);
+  tcase_add_test(tc, test_shared_link);
+  tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -462,8 +462,10 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
   const char *name = NULL;
   const struct ynode *ref = ytree_get(sec, "drive");
   memset(&d->layout, 0, sizeof d->layout);
+  if (drive_link_read(sec, where, d, s, err) < 0)
+    return -1;
   if (ref && ref->kind == YNODE_MAP) {
-    static const char *const section_keys[] = {"count", "drive", NULL};
+    static const char *const section_keys[] = {"count", "drive", "link", NULL};
     char over_where[96];
     snprintf(over_where, sizeof over_where, "%s.%s", where, over_key ? over_key : "");
     return drive_disksim_load(ref, over_key ? ytree_get(sec, over_key) : sec,
@@ -473,7 +475,7 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
   if (cfg_word(sec, where, "drive", 1, &name, &ref, err) < 0)
     return -1;
   if (!over_key) {
-    static const char *const section_keys[] = {"count", "drive", NULL};
+    static const char *const section_keys[] = {"count", "drive", "link", NULL};
     return cfg_drive(cat, ref, name, sec, where, section_keys, d, s, err);
   }
   char over_where[96];
@@ -666,7 +668,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   /* SSD cache */
   const struct ynode *cn = ytree_get(R, "ssd_cache");
   params_defaults(ssdcache_param_table, ssdcache_param_count, &s->ssdcache);
-  static const char *const cache_keys[] = {"count", "drive", "drive_params", NULL};
+  static const char *const cache_keys[] = {"count", "drive", "drive_params", "link", NULL};
   if (cfg_fill(cn, "ssd_cache", ssdcache_param_table, ssdcache_param_count, &s->ssdcache,
                cache_keys, s, "ssd_cache", err) < 0)
     return -1;

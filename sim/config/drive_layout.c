@@ -2,6 +2,7 @@
 #include "sim/config/drive_layout.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "models/disks/iface.h"
 #include "sim/config/disksim.h"
 
 __attribute__((format(printf, 3, 4))) static int dl_node_fail(struct nw_err *err,
@@ -220,4 +222,41 @@ int drive_disksim_load(const struct ynode *dn, const struct ynode *over, const c
   if (d->model->check(d->params, msg, sizeof msg) < 0)
     return nw_fail(err, pn->file, pn->line, pn->col, "drive '%s': %s", pn->scalar, msg);
   return drive_layout_check(d, pn, err);
+}
+
+struct dl_link {
+  double rate_bytes_per_s, reserved_bytes_per_s;
+};
+
+static const struct param_desc dl_link_table[] = {
+    {.key = "rate", .dim = UNITS_RATE, .offset = offsetof(struct dl_link, rate_bytes_per_s),
+     .min = 1e6, .max = 1e12, .help = "payload rate of the shared link per direction (B/s)"},
+    {.key = "reserved", .dim = UNITS_RATE, .offset = offsetof(struct dl_link, reserved_bytes_per_s),
+     .min = 0, .max = 1e12, .optional = 1, .def = 0,
+     .help = "part of it used by another function of the card, e.g. its NIC (B/s)"},
+};
+
+int drive_link_read(const struct ynode *sec, const char *where, struct cfg_drive *d,
+                    struct scenario *s, struct nw_err *err)
+{
+  d->link_rate_bytes_per_s = d->link_reserved_bytes_per_s = 0;
+  const struct ynode *ln = ytree_get(sec, "link");
+  if (!ln)
+    return 0;
+  char lw[96];
+  snprintf(lw, sizeof lw, "%s.link", where);
+  struct dl_link l;
+  params_defaults(dl_link_table, PARAM_COUNT(dl_link_table), &l);
+  if (ln->kind != YNODE_MAP)
+    return dl_node_fail(err, ln, "%s: expected a map {rate, reserved}", lw);
+  if (!ytree_get(ln, "rate"))
+    return dl_node_fail(err, ln, "%s: missing required key 'rate'", lw);
+  if (cfg_fill(ln, lw, dl_link_table, PARAM_COUNT(dl_link_table), &l, NULL, s, lw, err) < 0)
+    return -1;
+  char msg[256];
+  if (iface_link_check(l.rate_bytes_per_s, l.reserved_bytes_per_s, msg, sizeof msg) < 0)
+    return dl_node_fail(err, ln, "%s: %s", lw, msg);
+  d->link_rate_bytes_per_s = l.rate_bytes_per_s;
+  d->link_reserved_bytes_per_s = l.reserved_bytes_per_s;
+  return 0;
 }

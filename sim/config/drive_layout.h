@@ -32,4 +32,10 @@ int drive_disksim_load(const struct ynode *dn, const struct ynode *over, const c
                        const char *const *skip, struct cfg_drive *d, struct scenario *s,
                        struct nw_err *err);
 
+/* `link: {rate: R, reserved: X}` of a drive section (absent: no shared
+ * link): R per direction (B/s) shared by the section's devices, X of it
+ * never given to them.  0 or -1 with err. */
+int drive_link_read(const struct ynode *sec, const char *where, struct cfg_drive *d,
+                    struct scenario *s, struct nw_err *err);
+
 #endif

@@ -18,6 +18,7 @@
 #include <xbt/log.h>
 
 #include "models/disks/fault.h"
+#include "models/disks/iface.h"
 #include "models/net/mpio.h"
 #include "models/storage/pcache.h"
 #include "sim/analysis/analysis.h"
@@ -147,6 +148,7 @@ struct eng {
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
   int smbd_runnable;        /* smbd processes with a request to execute */
   struct stats_hist *h_read, *h_write, *h_all;
+  struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */
   int nreplay_lat, replay_cap;
   double bytes_read, bytes_write;
@@ -1065,6 +1067,20 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
     if (!e->cache[i])
       return nw_fail(err, s->path, 0, 0, "out of memory");
   }
+  const struct cfg_drive *secs[2] = {&s->drive, &s->cache_drive};
+  struct disk **devs[2] = {e->disks, e->cache};
+  int ndevs[2] = {n, s->ncache_devs};
+  for (int k = 0; k < 2; k++) { /* devices behind one PCIe slot or SATA port */
+    if (!(secs[k]->link_rate_bytes_per_s > 0) || ndevs[k] == 0)
+      continue;
+    e->links[k] = iface_link_create(k ? "cache-link" : "disk-link", secs[k]->link_rate_bytes_per_s,
+                                    secs[k]->link_reserved_bytes_per_s);
+    if (!e->links[k])
+      return nw_fail(err, s->path, 0, 0, "out of memory");
+    for (int i = 0; i < ndevs[k]; i++)
+      if (devs[k][i]->model->attach_link)
+        devs[k][i]->model->attach_link(devs[k][i]->priv, e->links[k]);
+  }
   struct stack_cfg cfg = {.volume = s->volume, .pcache = s->pcache, .ssdcache = s->ssdcache,
                           .crypt = s->crypt, .members = e->disks, .cache_devs = e->cache,
                           .ncache_devs = s->ncache_devs, .seed = s->seed};
@@ -1108,6 +1124,8 @@ static void eng_destroy(struct eng *e)
     disk_destroy(e->cache[i]);
   free(e->disks);
   free(e->cache);
+  iface_link_destroy(e->links[0]);
+  iface_link_destroy(e->links[1]);
   for (int i = 0; i < e->njobs; i++) {
     if (e->jobs[i].rng)
       gsl_rng_free(e->jobs[i].rng);
