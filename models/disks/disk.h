@@ -57,6 +57,36 @@ struct disk_stats {
  * Defined in models/disks/iface.h. */
 struct iface_link;
 
+/* A rotating drive's measured geometry (DiskSim's dm_layout_g1 and
+ * dm_mech_g1 "extracted" seek, or a catalogue entry's seek_curve and
+ * zones), for models that place sectors physically (hdd).  Sectors are
+ * 512 B.  A zone is a band of cylinders with one number of sectors per
+ * track; its first `front_empty` sectors and its last `spares` sectors
+ * hold no data and the physical sectors listed as slips (zone-relative
+ * indices) are skipped.  The first sector of track k of the zone (cylinder
+ * c = k / surfaces from the zone's first) starts first_offset + (k - c)
+ * track_skew + c cyl_skew sectors past the index (modulo the track). */
+#define DISK_LAYOUT_MAX_SEEK 256
+#define DISK_LAYOUT_MAX_ZONES 96
+#define DISK_LAYOUT_MAX_SLIPS 4096
+struct disk_zone {
+  double first_cyl, last_cyl;     /* inclusive */
+  double spt;                     /* sectors per track */
+  double first_offset;            /* sectors */
+  double front_empty, spares;     /* sectors */
+  double track_skew, cyl_skew;    /* sectors */
+  int slip0, nslips;              /* slips[slip0 .. slip0 + nslips), ascending */
+};
+struct disk_layout {
+  int nseek;                         /* 0: the model's own seek curve */
+  double seek_cyl[DISK_LAYOUT_MAX_SEEK]; /* ascending cylinder distances, first >= 1 */
+  double seek_s[DISK_LAYOUT_MAX_SEEK];   /* seek time at that distance (s) */
+  int nzones;                        /* 0: no layout */
+  struct disk_zone zones[DISK_LAYOUT_MAX_ZONES]; /* ascending cylinders */
+  int nslips;
+  uint32_t slips[DISK_LAYOUT_MAX_SLIPS];
+};
+
 struct disk_model {
   const char *name;                 /* catalogue `model:` value, e.g. "hdd" */
   const struct param_desc *params;  /* numeric parameters */
@@ -81,6 +111,10 @@ struct disk_model {
    * the device's caches in the state a long run of the job leaves, before
    * any I/O at time 0. */
   void (*precondition)(void *priv, const struct disk_precond *p);
+  /* Optional (NULL: the model has no physical layout): use the measured
+   * geometry l from now on (copied).  0, or -1 with msg when l does not fit
+   * the parameters (capacity, surfaces). */
+  int (*set_layout)(void *priv, const struct disk_layout *l, char *msg, size_t msg_len);
 };
 
 /* A device instance: the model's table plus its state. */
@@ -118,6 +152,15 @@ static inline void disk_precondition(struct disk *d, const struct disk_precond *
 {
   if (d->model->precondition != NULL)
     d->model->precondition(d->priv, p);
+}
+/* Give the device a measured geometry (a no-op for models without one and
+ * for l NULL or empty).  0, or -1 with msg. */
+static inline int disk_set_layout(struct disk *d, const struct disk_layout *l, char *msg,
+                                  size_t msg_len)
+{
+  if (l == NULL || (l->nzones == 0 && l->nseek == 0) || d->model->set_layout == NULL)
+    return 0;
+  return d->model->set_layout(d->priv, l, msg, msg_len);
 }
 static inline void disk_stats(const struct disk *d, double now_s, struct disk_stats *out)
 {

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "models/disks/disk_impl.h"
+#include "models/disks/hdd_layout.h"
 #include "models/disks/iface.h"
 
 /* Contiguous write-back writes merge into one extent up to this size. */
@@ -93,6 +94,12 @@ struct hdd_params {
   double standby_after_s;
   double spinup_time_s;
   double spinup_power_W;
+  double bus_sector_s;      /* host bus time per 512 B sector; 0 = link_rate */
+  double ovh_s[8];          /* controller overhead, index hdd_ovh_index() */
+  double write_settle_s;
+  double read_hits_on_write; /* index into hdd_on_off */
+  double ra_within_segment;  /* index into hdd_on_off */
+  double read_frees;         /* index into hdd_on_off */
 };
 
 static const char *const hdd_on_off[] = {"off", "on", NULL};
@@ -100,7 +107,7 @@ static const char *const hdd_on_off[] = {"off", "on", NULL};
 #define HDD_OFF(field) offsetof(struct hdd_params, field)
 
 static const struct param_desc hdd_params_table[] = {
-    {.key = "capacity", .dim = UNITS_BYTES, .offset = HDD_OFF(capacity_bytes), .min = 1e9,
+    {.key = "capacity", .dim = UNITS_BYTES, .offset = HDD_OFF(capacity_bytes), .min = 100e6,
      .max = 40e12, .help = "user capacity (bytes)"},
     {.key = "rpm", .dim = UNITS_ROTATION, .offset = HDD_OFF(rpm), .min = 3600, .max = 15000,
      .help = "spindle speed (rpm)"},
@@ -116,9 +123,9 @@ static const struct param_desc hdd_params_table[] = {
      .max = 5e-3, .optional = 1, .def = 1e-3,
      .help = "switch to another surface of the same cylinder (s)"},
     {.key = "rate_outer", .dim = UNITS_RATE, .offset = HDD_OFF(rate_outer_bytes_per_s),
-     .min = 10e6, .max = 600e6, .help = "sustained media rate at the outer diameter (bytes/s)"},
+     .min = 1e6, .max = 600e6, .help = "sustained media rate at the outer diameter (bytes/s)"},
     {.key = "rate_inner", .dim = UNITS_RATE, .offset = HDD_OFF(rate_inner_bytes_per_s),
-     .min = 5e6, .max = 600e6, .help = "sustained media rate at the inner diameter (bytes/s)"},
+     .min = 1e6, .max = 600e6, .help = "sustained media rate at the inner diameter (bytes/s)"},
     {.key = "cmd_overhead", .dim = UNITS_TIME, .offset = HDD_OFF(cmd_overhead_s), .min = 0,
      .max = 2e-3, .optional = 1, .def = 0,
      .help = "controller time per non-sequential command (s)"},
@@ -164,6 +171,37 @@ static const struct param_desc hdd_params_table[] = {
      .max = 60, .optional = 1, .def = 10, .help = "spin-up delay out of standby (s)"},
     {.key = "spinup_power", .dim = UNITS_POWER, .offset = HDD_OFF(spinup_power_W), .min = 0,
      .max = 40, .optional = 1, .def = 20, .help = "average power during spin-up (W)"},
+    {.key = "bus_sector_time", .dim = UNITS_TIME, .offset = HDD_OFF(bus_sector_s), .min = 0,
+     .max = 10e-3, .optional = 1, .def = 0,
+     .help = "host bus time per 512 B sector, any bus (s); 0 = the SATA link_rate"},
+#define HDD_OVH(k, i, what)                                                                       \
+  {.key = k, .dim = UNITS_TIME, .offset = HDD_OFF(ovh_s) + (i) * sizeof(double), .min = 0,       \
+   .max = 5e-3, .optional = 1, .def = 0,                                                          \
+   .help = "controller overhead of a " what " (s), added to cmd_overhead"}
+    HDD_OVH("overhead_read_hit_after_read", 0, "read served from the buffer after a read"),
+    HDD_OVH("overhead_read_hit_after_write", 1, "read served from the buffer after a write"),
+    HDD_OVH("overhead_read_miss_after_read", 2, "read from the media after a read"),
+    HDD_OVH("overhead_read_miss_after_write", 3, "read from the media after a write"),
+    HDD_OVH("overhead_write_hit_after_read", 4, "write continuing buffered data after a read"),
+    HDD_OVH("overhead_write_hit_after_write", 5, "write continuing buffered data after a write"),
+    HDD_OVH("overhead_write_miss_after_read", 6, "other write after a read"),
+    HDD_OVH("overhead_write_miss_after_write", 7, "other write after a write"),
+#undef HDD_OVH
+    {.key = "write_settle", .dim = UNITS_TIME, .offset = HDD_OFF(write_settle_s), .min = 0,
+     .max = 5e-3, .optional = 1, .def = 0,
+     .help = "extra settling before writing after the heads moved (s)"},
+    {.key = "read_hits_on_write", .offset = HDD_OFF(read_hits_on_write), .optional = 1, .def = 0,
+     .help = "written data stays in a buffer segment and serves reads: on or off",
+     .choices = hdd_on_off},
+    {.key = "read_ahead_within_segment", .offset = HDD_OFF(ra_within_segment), .optional = 1,
+     .def = 0,
+     .help = "read-ahead stops when it would push the requested data out of its segment: on or "
+             "off",
+     .choices = hdd_on_off},
+    {.key = "read_frees_segment", .offset = HDD_OFF(read_frees), .optional = 1, .def = 0,
+     .help = "a read served from a segment frees the data before it for read-ahead (DiskSim: "
+             "read-ahead over requested): on or off",
+     .choices = hdd_on_off},
 };
 
 struct hdd_cmd {
@@ -179,6 +217,9 @@ struct hdd {
   double phase0_rev; /* platter angle at t = 0 (revolutions) */
   uint64_t seed;     /* the device's random stream (phase0, preconditioned extents) */
   double seek_a, seek_d0, seek_b;
+  struct hdd_geom *geom;     /* measured layout and seek table, NULL: the fitted curve */
+  int last_write;            /* the previous host command wrote (selects overheads) */
+  double ra_limit_bytes;     /* this read-ahead's length */
   struct hdd_cmd *hq; /* host commands not yet dispatched, FIFO */
   size_t hq_n, hq_cap;
   struct hdd_cmd *dq; /* dirty extents awaiting destage, oldest first */
@@ -248,6 +289,8 @@ static int hdd_seek_solve(const struct hdd_params *p, double *a, double *d0, dou
 /* Seek time (s) over normalised distance d in [0, 1]. */
 static double hdd_seek_curve_s(const struct hdd *h, double d)
 {
+  if (h->geom != NULL && h->geom->l.nseek > 0)
+    return hdd_geom_seek_s(h->geom, 1.0 + d * (h->cylinders - 1.0));
   if (d <= h->seek_d0)
     return h->p.seek_track_s + h->seek_a * sqrt(d);
   return h->p.seek_track_s + h->seek_a * sqrt(h->seek_d0) + h->seek_b * (d - h->seek_d0);
@@ -266,21 +309,40 @@ static double hdd_cyl(const struct hdd *h, uint64_t off_bytes)
   return f * (ro + ri) / (ro + sqrt(ro * ro - f * (ro * ro - ri * ri)));
 }
 
-/* Media rate (B/s) at cylinder fraction c. */
-static double hdd_rate_at(const struct hdd *h, double c)
+/* Media rate (B/s) at offset off. */
+static double hdd_rate_at(const struct hdd *h, uint64_t off_bytes)
 {
+  if (h->geom != NULL && h->geom->l.nzones > 0)
+    return hdd_geom_rate(h->geom, off_bytes / 512);
+  double c = hdd_cyl(h, off_bytes);
   return h->p.rate_outer_bytes_per_s - (h->p.rate_outer_bytes_per_s - h->p.rate_inner_bytes_per_s) * c;
+}
+
+static double hdd_seek_cyl_s(const void *ctx, double dcyl)
+{
+  const struct hdd *h = ctx;
+  return hdd_seek_curve_s(h, h->cylinders > 1.0 ? (dcyl - 1.0) / (h->cylinders - 1.0) : 0.0);
 }
 
 /* Media time (s) to read or write [off, off + len). */
 static double hdd_media_s(const struct hdd *h, uint64_t off_bytes, uint64_t len_bytes)
 {
+  if (h->geom != NULL && h->geom->l.nzones > 0)
+    return hdd_geom_media_s(h->geom, off_bytes / 512, (len_bytes + 511) / 512, hdd_seek_cyl_s, h);
   return h->disk_s * (hdd_cyl(h, off_bytes + len_bytes) - hdd_cyl(h, off_bytes));
 }
 
 /* Seek (or head switch) time (s) from offset `from` to offset `to`, no rotation. */
 static double hdd_seek_only_s(const struct hdd *h, uint64_t from, uint64_t to)
 {
+  if (h->geom != NULL && h->geom->l.nzones > 0) {
+    struct hdd_loc a, b;
+    hdd_geom_locate(h->geom, from / 512, &a);
+    hdd_geom_locate(h->geom, to / 512, &b);
+    if (a.cyl == b.cyl)
+      return a.zone == b.zone && a.track == b.track ? 0.0 : h->p.head_switch_s;
+    return hdd_seek_cyl_s(h, fabs(a.cyl - b.cyl));
+  }
   double rev1 = h->disk_s * hdd_cyl(h, from) / h->rot_s;
   double rev2 = h->disk_s * hdd_cyl(h, to) / h->rot_s;
   double track1 = floor(rev1), track2 = floor(rev2);
@@ -292,10 +354,18 @@ static double hdd_seek_only_s(const struct hdd *h, uint64_t from, uint64_t to)
 
 /* Seek + rotation (s) from the head at offset `from` at time t_s to the
  * start of offset `to`. */
-static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to)
+static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to,
+                             int write)
 {
   double rev2 = h->disk_s * hdd_cyl(h, to) / h->rot_s;
+  if (h->geom != NULL && h->geom->l.nzones > 0) {
+    struct hdd_loc b;
+    hdd_geom_locate(h->geom, to / 512, &b);
+    rev2 = b.angle_rev;
+  }
   double seek_s = hdd_seek_only_s(h, from, to);
+  if (write && seek_s > 0.0)
+    seek_s += h->p.write_settle_s;
   double arrive = t_s + seek_s;
   double theta = arrive / h->rot_s + h->phase0_rev;
   double wait_rev = (rev2 - floor(rev2)) - (theta - floor(theta));
@@ -352,6 +422,7 @@ static void hdd_destroy(void *priv)
     return;
   free(h->hq);
   free(h->dq);
+  free(h->geom);
   disk_heap_free(&h->done);
   iface_port_free(&h->port);
   free(h);
@@ -383,7 +454,11 @@ static void *hdd_create(const void *params, uint64_t seed)
     h->nseg = 1;
   h->seg_cap_bytes = (uint64_t)(h->p.cache_bytes / h->nseg);
   disk_heap_init(&h->done);
-  iface_port_init(&h->port, h->p.link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0);
+  iface_port_init(&h->port,
+                  h->p.bus_sector_s > 0.0 ? 512.0 / h->p.bus_sector_s
+                                          : h->p.link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION,
+                  0);
+  h->ra_limit_bytes = h->p.read_ahead_bytes;
   h->power = (struct disk_power){.active_W = h->p.power_active_W,
                                  .idle_W = h->p.power_idle_W,
                                  .standby_W = h->p.power_standby_W,
@@ -435,11 +510,11 @@ static uint64_t hdd_head_at(const struct hdd *h, double t_s, int *streaming)
   *streaming = 0;
   if (!h->ra_active || t_s <= h->head_t_s)
     return h->head_off_bytes;
-  double avail = (t_s - h->head_t_s) * hdd_rate_at(h, hdd_cyl(h, h->head_off_bytes));
-  if (avail < h->p.read_ahead_bytes)
+  double avail = (t_s - h->head_t_s) * hdd_rate_at(h, h->head_off_bytes);
+  if (avail < h->ra_limit_bytes)
     *streaming = 1;
   else
-    avail = h->p.read_ahead_bytes;
+    avail = h->ra_limit_bytes;
   uint64_t pos = h->head_off_bytes + (uint64_t)avail;
   return pos < (uint64_t)h->p.capacity_bytes ? pos : (uint64_t)h->p.capacity_bytes;
 }
@@ -457,6 +532,13 @@ static void hdd_seg_range(const struct hdd *h, int i, uint64_t pos, uint64_t *lo
     *lo = *hi - h->seg_cap_bytes;
 }
 
+/* Controller overhead (s) of a command: read or write x buffer hit or
+ * miss x after a read or a write. */
+static double hdd_overhead_s(const struct hdd *h, int write, int hit)
+{
+  return h->p.ovh_s[(write ? 4 : 0) + (hit ? 0 : 2) + (h->last_write ? 1 : 0)];
+}
+
 /* What serving io at t_s costs. */
 static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *io,
                         struct hdd_plan *pl)
@@ -471,15 +553,16 @@ static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *i
       hdd_seg_range(h, i, pos, &lo, &hi);
       if (hi == lo)
         continue;
+      double t_hit = t_s + hdd_overhead_s(h, 0, 1);
       if (o >= lo && e <= hi) {
-        *pl = (struct hdd_plan){.kind = HDD_HIT, .seg = i, .media_start_s = t_s,
-                                .data_end_s = t_s, .media_end_s = t_s};
+        *pl = (struct hdd_plan){.kind = HDD_HIT, .seg = i, .media_start_s = t_hit,
+                                .data_end_s = t_hit, .media_end_s = t_hit};
         return;
       }
       if (i == h->cur && streaming && o >= lo && o <= pos) {
         double end = h->head_t_s + hdd_media_s(h, h->head_off_bytes, e - h->head_off_bytes);
-        end = end > t_s ? end : t_s;
-        *pl = (struct hdd_plan){.kind = HDD_STREAM, .seg = i, .media_start_s = t_s,
+        end = end > t_hit ? end : t_hit;
+        *pl = (struct hdd_plan){.kind = HDD_STREAM, .seg = i, .media_start_s = t_hit,
                                 .data_end_s = end, .media_end_s = end};
         return;
       }
@@ -493,9 +576,10 @@ static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *i
   double media_s = hdd_media_s(h, o, io->len_bytes);
   double pf_s = pf > 0 ? hdd_media_s(h, e, pf) : 0.0;
   double start = t_s;
-  if (!(o == pos && t_s == h->head_t_s)) { /* not the next sector right now */
-    double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s);
-    start = t0 + hdd_position_s(h, pos, t0, o);
+  double ovh_s = hdd_overhead_s(h, io->write, 0);
+  if (!(o == pos && t_s == h->head_t_s && ovh_s == 0.0)) { /* not the next sector right now */
+    double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s) + ovh_s;
+    start = t0 + hdd_position_s(h, pos, t0, o, io->write);
     /* zero-latency read: the drive reads whatever sector of the transfer
      * (F revolutions long) arrives under the head first and the rest of
      * that track on the next pass, so the first track is done one
@@ -520,6 +604,21 @@ static void hdd_seg_invalidate(struct hdd *h, uint64_t o, uint64_t e)
   for (int i = 0; i < h->nseg; i++)
     if (h->seg[i].lo_bytes < e && o < h->seg[i].hi_bytes)
       h->seg[i].lo_bytes = h->seg[i].hi_bytes = 0;
+}
+
+/* Written data [o, e) takes a buffer segment (read_hits_on_write): the
+ * least recently used one, not the one being read ahead into. */
+static void hdd_seg_fill(struct hdd *h, uint64_t o, uint64_t e)
+{
+  int j = -1;
+  for (int i = 0; i < h->nseg; i++)
+    if (!(h->ra_active && i == h->cur) && (j < 0 || h->seg[i].used < h->seg[j].used))
+      j = i;
+  if (j < 0)
+    return;
+  h->seg[j].lo_bytes = e - o > h->seg_cap_bytes ? e - h->seg_cap_bytes : o;
+  h->seg[j].hi_bytes = e;
+  h->seg[j].used = ++h->seg_clock;
 }
 
 /* Serve io as planned at t_s; host says whether to report a completion. */
@@ -561,12 +660,24 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
       h->seg[j].hi_bytes = e;
     }
     struct hdd_seg *sg = &h->seg[j];
+    if (h->p.read_frees >= 1.0) { /* the host took it: refill ahead */
+      int streaming;
+      uint64_t lo, hi;
+      hdd_seg_range(h, j, hdd_head_at(h, t_s, &streaming), &lo, &hi);
+      sg->lo_bytes = e > lo ? e : lo;
+      sg->hi_bytes = hi > sg->lo_bytes ? hi : sg->lo_bytes;
+    }
     if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
       sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
     sg->used = ++h->seg_clock;
     if (pl->kind != HDD_HIT) {
       h->cur = j;
-      h->ra_active = h->p.read_ahead_bytes > 0.0;
+      h->ra_limit_bytes = h->p.read_ahead_bytes;
+      if (h->p.ra_within_segment >= 1.0) {
+        double room = (double)h->seg_cap_bytes - (double)(sg->hi_bytes - sg->lo_bytes);
+        h->ra_limit_bytes = room < h->ra_limit_bytes ? (room > 0.0 ? room : 0.0) : h->ra_limit_bytes;
+      }
+      h->ra_active = h->ra_limit_bytes > 0.0;
     }
     double ready = pl->data_end_s - port_s > pl->media_start_s ? pl->data_end_s - port_s
                                                                : pl->media_start_s;
@@ -574,7 +685,10 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
     if (done_s < pl->data_end_s)
       done_s = pl->data_end_s;
   } else {
-    hdd_seg_invalidate(h, io->offset_bytes, e);
+    if (h->p.read_hits_on_write < 1.0)
+      hdd_seg_invalidate(h, io->offset_bytes, e);
+    else if (host)
+      hdd_seg_fill(h, io->offset_bytes, e);
     if (host) {
       double link_end = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, t_s, n);
       if (link_end > done_s)
@@ -583,8 +697,10 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
       h->dirty_bytes -= n;
     }
   }
-  if (host)
+  if (host) {
     disk_heap_push(&h->done, done_s, io);
+    h->last_write = io->write;
+  }
 }
 
 /* Take write io into the write-back cache at t_s if it has room (bytes
@@ -599,8 +715,12 @@ static int hdd_cache_write(struct hdd *h, double t_s, const struct disk_io *io)
   if (!io->write || h->p.write_cache < 1.0 || h->dirty_bytes + n > h->p.cache_bytes ||
       !(merge || (double)h->dq_n < h->p.write_cache_extents))
     return 0;
-  double ack = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, t_s, n);
+  double ready = t_s + hdd_overhead_s(h, 1, 1); /* immediately reported: a write hit */
+  double ack = iface_port_transfer(&h->port, h->link, IFACE_TO_DEVICE, t_s, ready, n);
   disk_heap_push(&h->done, ack, io);
+  h->last_write = 1;
+  if (h->p.read_hits_on_write >= 1.0)
+    hdd_seg_fill(h, io->offset_bytes, io->offset_bytes + io->len_bytes);
   h->dirty_bytes += n;
   if (merge) {
     tail->io.len_bytes += io->len_bytes;
@@ -727,6 +847,28 @@ static void hdd_stats(const void *priv, double now_s, struct disk_stats *out)
   out->energy_J = disk_power_energy_J(&h->power, now_s, out->busy_s, idle_since);
 }
 
+static int hdd_set_layout(void *priv, const struct disk_layout *l, char *msg, size_t msg_len)
+{
+  struct hdd *h = priv;
+  struct hdd_geom *g = malloc(sizeof *g);
+  if (g == NULL) {
+    snprintf(msg, msg_len, "hdd: out of memory for the layout");
+    return -1;
+  }
+  uint64_t blocks = (uint64_t)(h->p.capacity_bytes / 512.0);
+  if (hdd_geom_init(g, l, h->p.heads, h->rot_s, h->p.head_switch_s, blocks, msg, msg_len) != 0) {
+    free(g);
+    return -1;
+  }
+  free(h->geom);
+  h->geom = g;
+  if (l->nzones > 0)
+    h->cylinders = g->cylinders;
+  else if (l->nseek > 0)
+    h->cylinders = fmax(h->cylinders, l->seek_cyl[l->nseek - 1] + 1.0);
+  return 0;
+}
+
 static void hdd_attach_link(void *priv, struct iface_link *link)
 {
   ((struct hdd *)priv)->link = link;
@@ -794,4 +936,5 @@ const struct disk_model hdd_model = {
     .stats = hdd_stats,
     .attach_link = hdd_attach_link,
     .precondition = hdd_precondition,
+    .set_layout = hdd_set_layout,
 };

@@ -1,6 +1,7 @@
 /* nastwin drives: every catalogue drive simulated alone, datasheet style:
  * sequential read/write MB/s (1 MiB, QD4) and 4 KiB random IOPS at QD1
  * and QD32, through the same engine as any scenario. */
+#include <ctype.h>
 #include <stdio.h>
 #include "base/datadir.h"
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "sim/cli/cli.h"
 #include "sim/config/config.h"
+#include "sim/config/disksim.h"
 #include "sim/engine/engine.h"
 #include "sim/study/runpool.h"
 #include "sim/config/ytree.h"
@@ -37,14 +39,61 @@ static void drives_task(void *ctx, int task, struct run_result *out)
   engine_run(&c->sc[task], 0, 0, NULL, out);
 }
 
+/* nastwin drives import --disksim FILE.parv [--name NAME]: the catalogue
+ * entry of a DiskSim drive, each fact with its source, then the facts the
+ * hdd model has no key for. */
+static int cli_drives_import(int argc, char **argv)
+{
+  const char *parv = NULL, *name = NULL;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--disksim") && i + 1 < argc)
+      parv = argv[++i];
+    else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+      name = argv[++i];
+    else {
+      fprintf(stderr, "nastwin: error: drives import: unknown argument '%s' "
+                      "(usage: nastwin drives import --disksim FILE.parv [--name NAME])\n", argv[i]);
+      return 2;
+    }
+  }
+  if (!parv) {
+    fprintf(stderr, "nastwin: error: drives import: --disksim FILE.parv is required\n");
+    return 2;
+  }
+  struct ds_drive *d = malloc(sizeof *d);
+  struct nw_err err = {0};
+  if (!d || disksim_import(parv, d, &err) < 0) {
+    if (!d)
+      nw_fail(&err, parv, 0, 0, "out of memory");
+    nw_err_print(&err, stderr);
+    free(d);
+    return 2;
+  }
+  char def[96];
+  snprintf(def, sizeof def, "%s", d->spec);
+  for (char *c = def; *c; c++)
+    *c = *c == '_' ? '-' : (char)tolower((unsigned char)*c);
+  printf("# nastwin drives import --disksim %s: paste under drives: in catalog/drives.yaml\n",
+         d->parv);
+  disksim_print_entry(d, name ? name : def, stdout);
+  printf("# DiskSim facts not mapped (%d):\n", d->nnotes);
+  for (int i = 0; i < d->nnotes; i++)
+    printf("#   %s\n", d->notes[i]);
+  free(d);
+  return 0;
+}
+
 int cli_drives(int argc, char **argv)
 {
+  if (argc > 1 && !strcmp(argv[1], "import"))
+    return cli_drives_import(argc, argv);
   const char *catalog = NULL;
   const char *duration = "2s";
   int jobs = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      puts("usage: nastwin drives [--catalog DIR] [--time DURATION] [-j N]\n\n"
+      puts("usage: nastwin drives [--catalog DIR] [--time DURATION] [-j N]\n"
+           "       nastwin drives import --disksim FILE.parv [--name NAME]\n\n"
            "Simulates every drive of catalog/drives.yaml alone (scenarios/drive-datasheet.yaml:\n"
            "inside a client, no page cache) and prints sequential MB/s (1 MiB, QD4) and\n"
            "4 KiB random IOPS at QD1 and QD32, to set beside the drives' datasheets.\n"

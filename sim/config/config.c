@@ -1,4 +1,6 @@
 #include "sim/config/config.h"
+#include "sim/config/replay.h"
+#include "sim/config/drive_layout.h"
 #include "base/datadir.h"
 
 #include "sim/config/config_workload.h"
@@ -446,7 +448,8 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
     return cfg_at(err, e, "drive model '%s' has too many parameters", model);
   params_defaults(d->model->params, d->model->nparams, d->params);
   const struct ynode *p = ytree_get(e, "params");
-  static const char *const entry_keys[] = {"model", "description", "params", "source", NULL};
+  static const char *const entry_keys[] = {"model",  "description", "params", "source",
+                                           "seek_curve", "zones",     NULL};
   for (int i = 0; i < e->n; i++)
     if (!cfg_in_list(entry_keys, e->keys[i]))
       return cfg_unknown_key(e, i, name, NULL, 0, entry_keys, err);
@@ -463,7 +466,9 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
   if (d->model->check && d->model->check(d->params, msg, sizeof msg) < 0)
     return nw_fail(err, (over ? over : e)->file, (over ? over : e)->line, (over ? over : e)->col,
                    "drive '%s': %s", name, msg);
-  return 0;
+  if (drive_layout_read(e, name, &d->layout, err) < 0)
+    return -1;
+  return drive_layout_check(d, e, err);
 }
 
 /* A section of `count:` drives (1 to max_count) of one catalogue `drive:`.
@@ -479,11 +484,22 @@ static int cfg_drive_section(const struct cfg_catalog *cat, const struct ynode *
     return -1;
   *count = (int)n;
   const char *name = NULL;
-  const struct ynode *ref = NULL;
+  const struct ynode *ref = ytree_get(sec, "drive");
+  memset(&d->layout, 0, sizeof d->layout);
+  if (drive_link_read(sec, where, d, s, err) < 0)
+    return -1;
+  if (ref && ref->kind == YNODE_MAP) {
+    static const char *const section_keys[] = {"count", "drive", "link", NULL};
+    char over_where[96];
+    snprintf(over_where, sizeof over_where, "%s.%s", where, over_key ? over_key : "");
+    return drive_disksim_load(ref, over_key ? ytree_get(sec, over_key) : sec,
+                             over_key ? over_where : where, over_key ? NULL : section_keys, d, s,
+                             err);
+  }
   if (cfg_word(sec, where, "drive", 1, &name, &ref, err) < 0)
     return -1;
   if (!over_key) {
-    static const char *const section_keys[] = {"count", "drive", NULL};
+    static const char *const section_keys[] = {"count", "drive", "link", NULL};
     return cfg_drive(cat, ref, name, sec, where, section_keys, d, s, err);
   }
   char over_where[96];
@@ -593,7 +609,7 @@ static int cfg_resolve_storage(const struct ynode *R, const struct cfg_catalog *
   /* SSD cache */
   const struct ynode *cn = ytree_get(R, "ssd_cache");
   params_defaults(ssdcache_param_table, ssdcache_param_count, &s->ssdcache);
-  static const char *const cache_keys[] = {"count", "drive", "drive_params", NULL};
+  static const char *const cache_keys[] = {"count", "drive", "drive_params", "link", NULL};
   if (cfg_fill(cn, "ssd_cache", ssdcache_param_table, ssdcache_param_count, &s->ssdcache,
                cache_keys, s, "ssd_cache", err) < 0)
     return -1;
@@ -887,6 +903,8 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
+  if (out->workload.replay && !ytree_get(R, "time"))
+    out->time_s = fmin(out->workload.replay->span_s * 1.01 + 1.0, 30 * 86400.0); /* the whole trace */
   /* Cross-checks on the storage configuration, before any object exists. */
   struct stack_cfg sc = {.volume = out->volume, .pcache = out->pcache, .ssdcache = out->ssdcache,
                          .crypt = out->crypt, .ncache_devs = out->ncache_devs};

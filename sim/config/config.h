@@ -68,6 +68,10 @@ struct cfg_drive {
   char name[64];                  /* catalogue entry */
   const struct disk_model *model;
   double params[CFG_PARAM_DOUBLES]; /* the model's params struct (all doubles) */
+  struct disk_layout layout;      /* measured geometry (nzones = nseek = 0: none) */
+  double link_rate_bytes_per_s;   /* > 0: the section's devices share one upstream link
+                                     (`link: {rate, reserved}`, a PCIe slot or SATA port) */
+  double link_reserved_bytes_per_s; /* of it, kept for another function (a NIC on the card) */
 };
 
 enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/config/replay.h"
 #include "sim/config/workload_build.h"
 
 /* workload: {preset: NAME, settings...} | {fio: FILE} | {jobs: [..]} | inline fio keys. */
@@ -21,6 +22,8 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
                    ytree_kind_name(w));
   const struct ynode *preset = ytree_get(w, "preset");
   const struct ynode *fio = ytree_get(w, "fio");
+  if (ytree_get(w, "replay"))
+    return replay_workload_read(w, scenario_path, out, err);
   if (preset) {
     if (preset->kind != YNODE_SCALAR)
       return nw_fail(err, preset->file, preset->line, preset->col, "workload.preset: expected a name");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/config/replay.h"
 #include "sim/config/workload_build.h"
 
 #define WORKLOAD_FIO_DEFAULT_BS_BYTES 4096.0 /* fio's bs default (fio HOWTO) */
@@ -30,6 +31,8 @@ void workload_free(struct workload *w)
     return;
   free(w->steps);
   w->steps = NULL;
+  replay_free(w->replay);
+  w->replay = NULL;
   w->nsteps = 0;
 }
 

@@ -15,6 +15,8 @@
 
 #include "base/err.h"
 
+struct replay_trace;
+
 #define JOB_MAX_BS 16
 #define STEP_MAX_JOBS 256
 
@@ -68,6 +70,9 @@ struct job {
                                random, a new random offset every N I/Os; 0 = none */
   int random_run;           /* JOB_RANDOM: a new random offset every random_run I/Os, the
                                ones between follow on sequentially (fio rw=randread:N); <= 1 = every I/O */
+  int replay;               /* 1: the I/O is the workload's trace (struct workload.replay) */
+  int replay_depth;         /* replay: 0 = open loop by the trace's timestamps; N = closed
+                               loop, N outstanding, timestamps ignored */
 };
 
 struct workload_step {
@@ -92,6 +97,7 @@ struct workload {
   enum workload_combine combine;
   int nsteps;
   struct workload_step *steps; /* owned */
+  struct replay_trace *replay; /* owned: the trace replay jobs take their I/O from, or NULL */
 };
 
 /* Defaults for one job: fio's own (rw=read, bs=4KiB, iodepth=1, numjobs=1). */

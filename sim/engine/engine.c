@@ -18,11 +18,13 @@
 #include <xbt/log.h>
 
 #include "models/disks/fault.h"
+#include "models/disks/iface.h"
 #include "models/net/mpio.h"
 #include "models/storage/pcache.h"
 #include "sim/analysis/analysis.h"
 #include "sim/engine/platform.h"
 #include "sim/analysis/stats.h"
+#include "sim/config/workgen.h"
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(nastwin, "nastwin engine");
 
@@ -57,6 +59,7 @@ struct eng_req {
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
+  int rec;           /* replay: the trace record, else -1 */
   sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
                         pread() without aio), NULL if none */
   struct eng_req *next;
@@ -88,8 +91,8 @@ struct eng_job {
   const struct job *spec;
   int client, copy, id;
   gsl_rng *rng;
-  double region_start, region_bytes, next_off, issued_bytes;
-  int run_left; /* JOB_RANDOM with random_run: sequential I/Os left before the next random one */
+  double region_start, region_bytes;
+  struct workgen gen;       /* the job's I/O stream */
   int depth;                /* effective outstanding limit */
   int outstanding;
   uint64_t issued, completed;
@@ -148,6 +151,9 @@ struct eng {
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
   int smbd_runnable;        /* smbd processes with a request to execute */
   struct stats_hist *h_read, *h_write, *h_all;
+  struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
+  double *replay_lat;       /* replay jobs: each request's response time (s) */
+  int nreplay_lat, replay_cap;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
   double ramp_s, t_end_s, last_done_s;
@@ -679,83 +685,21 @@ static void eng_nfsd_main(int argc, char **argv)
 /* May the job issue another I/O now? */
 static int eng_may_issue(const struct eng_job *j)
 {
-  double now = simgrid_get_clock();
-  if (now >= j->t_end)
-    return 0;
-  double todo = j->spec->io_bytes > 0 ? j->spec->io_bytes : j->region_bytes; /* fio io_size */
-  if (!j->spec->time_based && j->issued_bytes >= todo)
-    return 0;
-  return 1;
-}
-
-static double eng_pick_bs(struct eng_job *j)
-{
-  const struct job *sp = j->spec;
-  if (sp->nbs <= 1)
-    return sp->bs_bytes[0];
-  double u = gsl_rng_uniform(j->rng), acc = 0.0;
-  for (int i = 0; i < sp->nbs; i++) {
-    acc += sp->bs_weight[i];
-    if (u < acc)
-      return sp->bs_bytes[i];
-  }
-  return sp->bs_bytes[sp->nbs - 1];
+  return simgrid_get_clock() < j->t_end && workgen_more(&j->gen);
 }
 
 static struct eng_req *eng_make_req(struct eng_job *j)
 {
-  struct eng *e = j->e;
-  const struct job *sp = j->spec;
-  struct eng_req *r = eng_req_new(e);
+  struct eng_req *r = eng_req_new(j->e);
   r->job = j;
-  double bs = eng_pick_bs(j);
-  if (bs > j->region_bytes)
-    bs = j->region_bytes;
-  r->write = sp->read_frac >= 1.0 ? 0 : sp->read_frac <= 0.0 ? 1 : gsl_rng_uniform(j->rng) >= sp->read_frac;
-  double off;
-  double slots = floor(j->region_bytes / bs);
-  switch (sp->access) {
-  case JOB_RANDOM:
-    if (sp->random_run > 1 && j->run_left > 0 && j->next_off + bs <= j->region_bytes) {
-      off = j->next_off; /* fio rw=randread:N: the run goes on */
-      j->run_left--;
-    } else {
-      off = bs * (double)gsl_rng_uniform_int(j->rng, (unsigned long)(slots > 1 ? slots : 1));
-      j->run_left = sp->random_run - 1;
-    }
-    j->next_off = off + bs;
-    break;
-  case JOB_BACKWARD:
-    if (j->next_off < bs)
-      j->next_off = slots * bs;
-    j->next_off -= bs;
-    off = j->next_off;
-    break;
-  case JOB_STRIDE: {
-    if (sp->stride_bytes <= 0) { /* stride 0: the same record again (IOZone record re-write) */
-      off = 0.0;
-      break;
-    }
-    double stride = sp->stride_bytes > bs ? sp->stride_bytes : bs;
-    off = j->next_off;
-    j->next_off += stride;
-    if (j->next_off + bs > j->region_bytes)
-      j->next_off = fmod(j->next_off, stride) + bs < stride ? fmod(j->next_off, stride) + bs : 0.0;
-    break;
-  }
-  default:
-    if (j->next_off + bs > j->region_bytes)
-      j->next_off = 0.0;
-    off = j->next_off;
-    j->next_off += bs;
-    break;
-  }
-  if (sp->file_bytes > 0 && fmod(off, sp->file_bytes) < bs)
-    r->opens = 1; /* the copy tool opens (and closes) the next file here */
-  r->offset_bytes = (uint64_t)(j->region_start + off);
-  r->len_bytes = (uint64_t)bs;
+  struct workgen_io io;
+  workgen_next(&j->gen, j->rng, &io);
+  r->write = io.write;
+  r->opens = io.opens;
+  r->rec = io.rec;
+  r->offset_bytes = io.offset_bytes;
+  r->len_bytes = io.len_bytes;
   r->t_issue_s = simgrid_get_clock();
-  j->issued_bytes += bs;
   return r;
 }
 
@@ -842,7 +786,7 @@ static void eng_flush(struct eng_job *j, int self)
 /* Issue while the job's window allows (closed loop). */
 static void eng_refill(struct eng_job *j, int self)
 {
-  if (j->spec->rate_iops > 0 || j->spec->thinktime_s > 0)
+  if (workgen_timed(j->spec))
     return; /* the timer actor issues */
   while (j->outstanding < j->depth && eng_may_issue(j))
     eng_issue(j, self);
@@ -861,6 +805,8 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->last_done_s = now; /* the close is part of the timed work */
   } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
+    if (j->spec->replay && r->rec >= 0 && e->nreplay_lat < e->replay_cap)
+      e->replay_lat[e->nreplay_lat++] = lat;
     stats_hist_add(r->write ? e->h_write : e->h_read, lat);
     stats_hist_add(e->h_all, lat);
     if (r->write) {
@@ -928,7 +874,7 @@ static void eng_lane_rx_main(int argc, char **argv)
   struct eng_job *j = l->job;
   if (l->conn == 0 && !j->spec->prep && j->e->nprep > 0)
     sg_sem_acquire(j->gate);
-  if (l->conn == 0 && j->spec->rate_iops <= 0 && j->spec->thinktime_s <= 0) {
+  if (l->conn == 0 && !workgen_timed(j->spec)) {
     eng_refill(j, 0);
     eng_flush(j, 0);
     eng_maybe_finish(j);
@@ -988,13 +934,21 @@ static void eng_timer_main(int argc, char **argv)
   const struct job *sp = j->spec;
   if (!sp->prep && j->e->nprep > 0)
     sg_sem_acquire(j->gate);
-  if (sp->rate_iops > 0) {
-    double period = 1.0 / sp->rate_iops;
-    double next = simgrid_get_clock();
+  if (sp->replay) { /* open loop by the trace's timestamps, no window */
+    double start = simgrid_get_clock();
+    while (eng_may_issue(j)) {
+      double at = workgen_arrival_s(&j->gen, start, start), now = simgrid_get_clock();
+      if (at > now)
+        sg_actor_sleep_for(at - now);
+      if (eng_may_issue(j))
+        eng_issue(j, -1);
+    }
+  } else if (sp->rate_iops > 0) {
+    double start = simgrid_get_clock(), next = start;
     while (eng_may_issue(j)) {
       if (j->outstanding < j->depth)
         eng_issue(j, -1);
-      next += period;
+      next = workgen_arrival_s(&j->gen, start, next);
       double now = simgrid_get_clock();
       if (next > now)
         sg_actor_sleep_for(next - now);
@@ -1130,6 +1084,27 @@ static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
   }
 }
 
+/* A replay of a trace with measured response times: the demerit of the
+ * simulated ones against them. */
+static void eng_replay_result(struct eng *e, struct run_result *out)
+{
+  const struct replay_trace *t = e->s->workload.replay;
+  double *traced = malloc((size_t)t->n * sizeof *traced);
+  if (!traced)
+    return;
+  double sum_t = 0.0, sum_s = 0.0;
+  for (int i = 0; i < t->n; i++)
+    sum_t += (traced[i] = t->v[i].traced_s);
+  for (int i = 0; i < e->nreplay_lat; i++)
+    sum_s += e->replay_lat[i];
+  out->replay.traced = 1;
+  out->replay.requests = e->nreplay_lat;
+  out->replay.traced_mean_s = sum_t / t->n;
+  out->replay.simulated_mean_s = sum_s / e->nreplay_lat;
+  out->replay.demerit_s = replay_demerit_s(e->replay_lat, e->nreplay_lat, traced, t->n);
+  free(traced);
+}
+
 static const char *const eng_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate"};
 
 static int eng_setup_storage(struct eng *e, struct nw_err *err)
@@ -1144,6 +1119,9 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
     char name[32];
     snprintf(name, sizeof name, "disk%d", i);
     e->disks[i] = disk_create(s->drive.model, s->drive.params, name, s->seed * 1000003u + (uint64_t)i);
+    char msg[256];
+    if (e->disks[i] && disk_set_layout(e->disks[i], &s->drive.layout, msg, sizeof msg) != 0)
+      return nw_fail(err, s->path, 0, 0, "drive '%s': %s", s->drive.name, msg);
     for (int f = 0; f < s->nfaults && e->disks[i]; f++)
       if (s->faults[f].kind == CFG_FAULT_DISK_HANG && s->faults[f].target == i)
         e->disks[i] = disk_fault_hang(e->disks[i], s->faults[f].at_s);
@@ -1157,6 +1135,20 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
                               s->seed * 1000003u + 500u + (uint64_t)i);
     if (!e->cache[i])
       return nw_fail(err, s->path, 0, 0, "out of memory");
+  }
+  const struct cfg_drive *secs[2] = {&s->drive, &s->cache_drive};
+  struct disk **devs[2] = {e->disks, e->cache};
+  int ndevs[2] = {n, s->ncache_devs};
+  for (int k = 0; k < 2; k++) { /* devices behind one PCIe slot or SATA port */
+    if (!(secs[k]->link_rate_bytes_per_s > 0) || ndevs[k] == 0)
+      continue;
+    e->links[k] = iface_link_create(k ? "cache-link" : "disk-link", secs[k]->link_rate_bytes_per_s,
+                                    secs[k]->link_reserved_bytes_per_s);
+    if (!e->links[k])
+      return nw_fail(err, s->path, 0, 0, "out of memory");
+    for (int i = 0; i < ndevs[k]; i++)
+      if (devs[k][i]->model->attach_link)
+        devs[k][i]->model->attach_link(devs[k][i]->priv, e->links[k]);
   }
   struct stack_cfg cfg = {.volume = s->volume, .pcache = s->pcache, .ssdcache = s->ssdcache,
                           .crypt = s->crypt, .members = e->disks, .cache_devs = e->cache,
@@ -1201,6 +1193,8 @@ static void eng_destroy(struct eng *e)
     disk_destroy(e->cache[i]);
   free(e->disks);
   free(e->cache);
+  iface_link_destroy(e->links[0]);
+  iface_link_destroy(e->links[1]);
   for (int i = 0; i < e->njobs; i++) {
     if (e->jobs[i].rng)
       gsl_rng_free(e->jobs[i].rng);
@@ -1221,6 +1215,7 @@ static void eng_destroy(struct eng *e)
   stats_hist_destroy(e->h_read);
   stats_hist_destroy(e->h_write);
   stats_hist_destroy(e->h_all);
+  free(e->replay_lat);
   stats_series_free(&e->series);
   for (int k = 0; k < 4; k++)
     stats_series_free(&e->fio_samples[k]);
@@ -1251,6 +1246,8 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
     start = fmod(start, cap - size + 1.0);
   j->region_start = floor(start / 4096.0) * 4096.0;
   j->region_bytes = size;
+  workgen_init(&j->gen, j->spec, j->spec->replay ? e->s->workload.replay : NULL, j->region_start,
+               j->region_bytes);
 }
 
 static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out);
@@ -1346,6 +1343,15 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->h_read = stats_hist_create();
   e->h_write = stats_hist_create();
   e->h_all = stats_hist_create();
+  if (with_workload && s->workload.replay) {
+    int copies = 0;
+    for (int i = 0; i < e->step->njobs; i++)
+      copies += e->step->jobs[i].replay ? e->step->jobs[i].numjobs : 0;
+    e->replay_cap = s->workload.replay->n * copies * (s->nclients > 0 ? s->nclients : 1);
+    e->replay_lat = malloc((size_t)e->replay_cap * sizeof *e->replay_lat);
+    if (!e->replay_lat)
+      e->replay_cap = 0;
+  }
   stats_series_init(&e->series, 1.0);
   for (int k = 0; k < 4; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
@@ -1514,7 +1520,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
               goto fail_err;
           }
           eng_place(e, j, idx);
-          int timer = j->spec->rate_iops > 0 || j->spec->thinktime_s > 0;
+          int timer = workgen_timed(j->spec);
           for (int q = 0; q < j->nconns; q++) {
             struct eng_lane *l = eng_own(e, sizeof *l);
             if (!l)
@@ -1585,6 +1591,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
   eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
   eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
+  if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
+    eng_replay_result(e, out);
   out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
   for (int i = 0; i < out->nseries; i++)
     out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;

@@ -127,7 +127,17 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
       fputs(", ", out);
     report_num(out, r->series_MBps[i]);
   }
-  fprintf(out, "],\n%s\"failed\": %s", indent, r->failed ? "true" : "false");
+  fputs("]", out);
+  if (r->replay.traced) {
+    fprintf(out, ",\n%s\"replay\": {\"requests\": %d, \"demerit_ms\": ", indent, r->replay.requests);
+    report_num(out, r->replay.demerit_s * 1e3);
+    fputs(", \"traced_mean_ms\": ", out);
+    report_num(out, r->replay.traced_mean_s * 1e3);
+    fputs(", \"simulated_mean_ms\": ", out);
+    report_num(out, r->replay.simulated_mean_s * 1e3);
+    fputc('}', out);
+  }
+  fprintf(out, ",\n%s\"failed\": %s", indent, r->failed ? "true" : "false");
   if (r->failed) {
     fprintf(out, ",\n%s\"failure\": ", indent);
     report_json_string(out, r->failure);
@@ -185,6 +195,10 @@ static void report_step_text(FILE *out, const struct run_result *r)
     fprintf(out, "  operational bound: X <= 1/D_max = %.6g IOPS (%.6g MB/s); simulated %.6g IOPS (%.6g MB/s)\n",
             r->bound_iops, r->bound_MBps, r->all.iops, r->all.MBps);
   fprintf(out, "  power: %.4g W average, %.6g J\n", r->avg_power_W, r->energy_J);
+  if (r->replay.traced)
+    fprintf(out, "  replay: %d requests, mean response %.4g ms simulated vs %.4g ms traced, "
+            "demerit %.4g ms (Ruemmler-Wilkes)\n", r->replay.requests,
+            r->replay.simulated_mean_s * 1e3, r->replay.traced_mean_s * 1e3, r->replay.demerit_s * 1e3);
   for (int i = 0; i < r->nops; i++)
     fprintf(out, "  operation %s: %.6g s (%.4g min), %.4g W average\n", r->ops[i].kind,
             r->ops[i].duration_s, r->ops[i].duration_s / 60.0, r->ops[i].avg_power_W);

@@ -95,6 +95,12 @@ struct run_result {
   uint64_t issued, completed;   /* client I/Os */
   int outstanding_per_client;   /* closed-loop population per client */
   int clients;
+  struct res_replay {           /* a replayed trace with measured response times */
+    int traced;                 /* 1: the fields below are set */
+    int requests;               /* simulated requests compared */
+    double demerit_s;           /* Ruemmler-Wilkes demerit (s) */
+    double traced_mean_s, simulated_mean_s;
+  } replay;
   int failed;                   /* 1 when the simulation did not finish cleanly */
   char failure[512];
 };

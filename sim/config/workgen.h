@@ -1,0 +1,51 @@
+/* workgen.h - the workload generator: a job's next I/O (time, offset, size,
+ * direction) from the job and its random stream, without the engine.
+ *
+ * Synthetic jobs (fio's rw/bs/bssplit/rwmixread, sequential, random,
+ * backward, stride) walk their region; replay jobs take the trace's
+ * records in order.  The engine asks workgen_more() whether the job may
+ * issue, workgen_next() for the I/O and, for jobs on a timer
+ * (workgen_timed()), workgen_arrival_s() for when to issue it. */
+#ifndef NASTWIN_WORKGEN_H
+#define NASTWIN_WORKGEN_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#include "sim/config/replay.h"
+#include "sim/config/workload.h"
+
+struct workgen {
+  const struct job *spec;
+  const struct replay_trace *replay; /* NULL: synthetic */
+  double region_start, region_bytes; /* where the job works (bytes) */
+  double next_off;                   /* sequential, backward, stride: the next offset in region */
+  double issued_bytes;
+  int next_rec;                      /* replay: the next record */
+  int run_left;                      /* JOB_RANDOM with random_run: sequential I/Os left before
+                                        the next random one (fio rw=randread:N) */
+};
+
+struct workgen_io {
+  uint64_t offset_bytes, len_bytes;
+  int write;
+  int opens;      /* file copies: the tool opens (and closes) a file before this I/O */
+  int rec;        /* replay: the record's index, else -1 */
+};
+
+/* A generator for job spec working in [region_start, region_start +
+ * region_bytes); replay NULL unless the job replays a trace. */
+void workgen_init(struct workgen *g, const struct job *spec, const struct replay_trace *replay,
+                  double region_start, double region_bytes);
+/* 1 while the job has I/O left (time limits are the caller's). */
+int workgen_more(const struct workgen *g);
+/* The next I/O; advances the generator (and the RNG for random choices). */
+void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out);
+/* 1 when the job issues on a timer (open loop: rate_iops, replay by
+ * timestamps; or think time), 0 for a closed loop. */
+int workgen_timed(const struct job *spec);
+/* Open loop: when the next I/O is due (s), given the job's start and the
+ * previous due time (the start for the first). */
+double workgen_arrival_s(const struct workgen *g, double start_s, double prev_s);
+
+#endif
