@@ -297,6 +297,55 @@ START_TEST(test_cv_one_step)
 }
 END_TEST
 
+/* The shipped calibration applies by default and is named; --uncalibrated
+ * gives the catalogue's values; --calibrated FILE applies FILE; a missing
+ * file is bad input (exit 2). */
+START_TEST(test_default_calibration)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[4096], shipped[1024], want[256];
+  snprintf(shipped, sizeof shipped, "%s/validation/calibrated.yaml", src);
+  snprintf(want, sizeof want, "\"calibration\": {\"file\": \"validation/calibrated.yaml\", \"hash\": \"%016llx\"}",
+           (unsigned long long)calib_fnv_file(shipped));
+  /* the default scenario: the shipped fit reaches its smb costs */
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, want) != NULL, "default run does not name %s:\n%.400s", want, out);
+  double cal = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "\"calibration\": \"uncalibrated\"") != NULL, "--uncalibrated not named:\n%.400s", out);
+  double unc = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_msg(cal > 0 && unc > 0 && fabs(cal / unc - 1) > 0.01,
+                "the shipped calibration should move the default run: %g MB/s calibrated, %g uncalibrated", cal, unc);
+  ck_assert_int_eq(tc_run("run --set time=0.5s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "  calibration validation/calibrated.yaml (fnv1a64 ") != NULL, "text report:\n%.400s", out);
+  /* --calibrated FILE: a fit of the teaching drive's latency */
+  char dir[] = "/tmp/tc_defXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char cal_path[1100];
+  snprintf(cal_path, sizeof cal_path, "%s/cal.yaml", dir);
+  FILE *f = fopen(cal_path, "w");
+  ck_assert(f != NULL);
+  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.004s\"}\n", f);
+  fclose(f);
+  double lat[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --json %s%s", src,
+             k ? "--calibrated " : "--uncalibrated", k ? cal_path : "");
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    lat[k] = tc_json_num(out, "\"read\"", "mean");
+  }
+  ck_assert_msg(strstr(out, "cal.yaml\", \"hash\": \"") != NULL, "--calibrated FILE not named:\n%.400s", out);
+  ck_assert_msg(lat[1] > lat[0] + 2.5, "latency 4 ms per command applied: %g ms vs %g ms at 1 ms", lat[1], lat[0]);
+  /* a missing file is bad input */
+  snprintf(args, sizeof args, "run --calibrated '%s/missing.yaml'", dir);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 2);
+  unlink(cal_path);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
 static Suite *calibrate_suite(void)
 {
   Suite *s = suite_create("calibrate");
@@ -310,6 +359,10 @@ static Suite *calibrate_suite(void)
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
+  suite_add_tcase(s, t);
+  t = tcase_create("default");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_default_calibration);
   suite_add_tcase(s, t);
   t = tcase_create("cross_validation");
   tcase_set_timeout(t, 120);

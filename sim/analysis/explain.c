@@ -8,6 +8,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_opt.h"
 #include "sim/engine/engine.h"
+#include "sim/study/calibrate.h"
 #include "sim/study/runpool.h"
 
 static int explain_is_station(const struct res_resource *x)
@@ -281,7 +282,8 @@ int cli_explain(int argc, char **argv)
   const char *file = NULL, *catalog = NULL;
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets = 0, step = 0, analytic = 0, rc = 2;
-  static const char *const valued[] = {"--set", "--step", "--catalog", NULL};
+  static const char *const valued[] = {"--set", "--step", "--catalog", "--calibrated", NULL};
+  struct calib_use calib = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -291,7 +293,8 @@ int cli_explain(int argc, char **argv)
            "Simulates one workload step, then explains its bottleneck: utilisation and demand,\n"
            "the operational-law bounds beside the simulated throughput, the share of the\n"
            "response time, what runs there and what would move it.  --analytic adds an exact\n"
-           "MVA prediction from the measured demands.  No file: the built-in default scenario.");
+           "MVA prediction from the measured demands.  No file: the built-in default scenario.\n"
+           "The shipped validation/calibrated.yaml applies unless --calibrated FILE or --uncalibrated.");
       rc = 0;
       goto out;
     } else if (!strcmp(a, "--set")) {
@@ -306,6 +309,8 @@ int cli_explain(int argc, char **argv)
         goto out;
       }
       sets[nsets++] = (struct cfg_set){.path = path, .value = eq + 1};
+    } else if (calib_use_opt(&calib, a, val)) {
+      continue;
     } else if (!strcmp(a, "--step")) {
       long v;
       if (cli_opt_int(a, val, 0, 100000, &v) < 0)
@@ -327,7 +332,8 @@ int cli_explain(int argc, char **argv)
   }
   struct scenario s;
   struct nw_err err = {0};
-  if (cfg_load(file, catalog, sets, nsets, NULL, &s, &err) < 0) {
+  struct calib_which w;
+  if (calib_use_resolve(&calib, &w, &err) < 0 || calib_cfg_load(&w, file, catalog, sets, nsets, NULL, &s, &err) < 0) {
     nw_err_print(&err, stderr);
     goto out;
   }
@@ -346,6 +352,10 @@ int cli_explain(int argc, char **argv)
   struct explain_ctx ctx = {.s = &s, .step = step};
   runpool_run(1, 1, 0.0, explain_task, &ctx, r, NULL);
   explain_text(stdout, &s, step, r, analytic);
+  if (w.path[0])
+    printf("Calibration %s (fnv1a64 %s).\n", w.name, w.hash);
+  else
+    printf("Uncalibrated: catalogue values.\n");
   rc = r->failed ? 1 : 0;
   free(r);
   cfg_free(&s);

@@ -20,8 +20,7 @@ struct cli_opts {
   const char *fio;
   const char *catalog;
   const char *html;
-  const char *calibrated;
-  char calib_text[65536]; /* the fitted values' strings, alive for the run */
+  struct calib_use calib;
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -42,7 +41,9 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --fio JOBFILE        take the workload from a fio job file\n"
           "  --json               print the result as JSON\n"
           "  --html DIR           also write DIR/index.html: charts of latency, utilisation, throughput\n"
-          "  --calibrated FILE    apply fitted values (validation/calibrated.yaml from nastwin calibrate)\n"
+          "  --calibrated FILE    apply this calibration (from nastwin calibrate) instead of the\n"
+          "                       shipped validation/calibrated.yaml, which applies by default\n"
+          "  --uncalibrated       catalogue values, no calibration (to compare)\n"
           "  --output-format=fio-json   print fio-shaped JSON\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
@@ -97,8 +98,8 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
         o->sets[o->nsets++] = (struct cfg_set){.path = strdup("time"), .value = val};
     } else if (!strcmp(a, "--fio")) {
       o->fio = val;
-    } else if (!strcmp(a, "--calibrated")) {
-      o->calibrated = val;
+    } else if (calib_use_opt(&o->calib, a, val)) {
+      continue;
     } else if (!strcmp(a, "--html")) {
       o->html = val;
     } else if (!strcmp(a, "--catalog")) {
@@ -130,23 +131,14 @@ static void cli_free(struct cli_opts *o)
     free((char *)o->sets[i].path);
 }
 
-/* Load the scenario; with --calibrated, load it once to learn its fit
- * parameters, then again with the fitted values placed before the user's
- * --set overrides (which win). */
+/* Load the scenario with the calibration the options chose (the fitted
+ * values go before the user's --set overrides, which win). */
 static int cli_load(struct cli_opts *o, struct scenario *s, struct nw_err *err)
 {
-  if (cfg_load(o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err) < 0)
+  struct calib_which w;
+  if (calib_use_resolve(&o->calib, &w, err) < 0)
     return -1;
-  if (!o->calibrated)
-    return 0;
-  struct cfg_set sets[CFG_MAX_SETS];
-  int n = calib_load(o->calibrated, s, sets, CFG_MAX_SETS - o->nsets, o->calib_text, sizeof o->calib_text, err);
-  cfg_free(s);
-  if (n < 0)
-    return -1;
-  for (int i = 0; i < o->nsets; i++)
-    sets[n + i] = o->sets[i];
-  return cfg_load(o->scenario, o->catalog, sets, n + o->nsets, o->fio, s, err);
+  return calib_cfg_load(&w, o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err);
 }
 
 struct cli_ctx {

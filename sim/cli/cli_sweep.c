@@ -13,6 +13,7 @@
 #endif
 
 #include "sim/cli/cli.h"
+#include "sim/study/calibrate.h"
 #include "sim/cli/cli_opt.h"
 #include "sim/engine/engine.h"
 #include "sim/analysis/explain.h"
@@ -27,6 +28,8 @@ struct cli_sweep_opts {
   const char *file, *csv, *json, *html, *catalog;
   int jobs, shard_i, shard_n, resume, list, quiet, analytic, sample;
   double timeout_s;
+  struct calib_use calib;   /* --calibrated FILE / --uncalibrated */
+  struct calib_which which; /* resolved after parsing */
 };
 
 struct cli_sweep_task {
@@ -84,6 +87,8 @@ static void cli_sweep_usage(FILE *out)
         "  --list          print the expanded points and exit\n"
         "  --quiet         no progress on stderr\n"
         "  --catalog DIR   catalogue folder\n"
+        "  --calibrated FILE  this calibration instead of the shipped validation/calibrated.yaml\n"
+        "  --uncalibrated  catalogue values, no calibration\n"
         "\n"
         "Under mpirun (built with MPI) rank 0 hands points out to the other ranks and\n"
         "writes the outputs, byte-identical to -j 1.\n"
@@ -99,7 +104,7 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
   memset(o, 0, sizeof *o);
   o->shard_n = 1;
   static const char *const valued[] = {"-j",      "--shard",   "--csv",    "--json",
-                                       "--html",  "--timeout", "--catalog", "--sample", NULL};
+                                       "--html",  "--timeout", "--catalog", "--sample", "--calibrated", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -122,7 +127,9 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
       }
       o->shard_i = si;
       o->shard_n = sn;
-    } else if (!strcmp(a, "--csv"))
+    } else if (calib_use_opt(&o->calib, a, val))
+      continue;
+    else if (!strcmp(a, "--csv"))
       o->csv = val;
     else if (!strcmp(a, "--json"))
       o->json = val;
@@ -172,6 +179,11 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
                     "--shard\n");
     return 2;
   }
+  struct nw_err err = {0};
+  if (calib_use_resolve(&o->calib, &o->which, &err) < 0) {
+    nw_err_print(&err, stderr);
+    return 2;
+  }
   if (o->resume && !o->csv) {
     fprintf(stderr, "nastwin: error: --resume needs --csv FILE (the journal is FILE.partial)\n");
     return 2;
@@ -180,7 +192,7 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
 }
 
 /* Load point p's scenario (sets + axis values). */
-static int cli_sweep_load(const struct sweep *sw, const char *catalog, long p, struct scenario *s,
+static int cli_sweep_load(const struct sweep *sw, const struct cli_sweep_opts *o, long p, struct scenario *s,
                           struct nw_err *err)
 {
   struct cfg_set sets[CFG_MAX_SETS];
@@ -188,7 +200,7 @@ static int cli_sweep_load(const struct sweep *sw, const char *catalog, long p, s
   if (n < 0)
     return nw_fail(err, sw->file, 0, 0, "sweep: point %ld has more than %d overrides", p,
                    CFG_MAX_SETS);
-  return cfg_load(sw->base, catalog, sets, n, NULL, s, err);
+  return calib_cfg_load(&o->which, sw->base, o->catalog, sets, n, NULL, s, err);
 }
 
 static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
@@ -198,7 +210,7 @@ static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)
   struct scenario s;
   struct nw_err err = {0};
   memset(out, 0, sizeof *out);
-  if (cli_sweep_load(c->sw, c->o->catalog, t->point, &s, &err) < 0) {
+  if (cli_sweep_load(c->sw, c->o, t->point, &s, &err) < 0) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure, "%.500s", err.msg);
     return;
@@ -658,7 +670,7 @@ static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
   rc = 2;
   for (long p = o.shard_i; p < sw.npoints; p += o.shard_n) {
     struct scenario s;
-    if (cli_sweep_load(&sw, o.catalog, p, &s, &err) < 0) {
+    if (cli_sweep_load(&sw, &o, p, &s, &err) < 0) {
       fprintf(stderr, "nastwin: error: sweep point %ld:\n", p);
       nw_err_print(&err, stderr);
       goto done;

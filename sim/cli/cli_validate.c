@@ -25,7 +25,9 @@ static void cli_validate_usage(FILE *out)
         "  --html DIR         also write DIR/index.html (scatter + per-experiment bars)\n"
         "  -j N               simulations at once (default: CPUs)\n"
         "  --catalog DIR      catalogue directory\n"
-        "  --calibrated FILE  apply the fitted values of `nastwin calibrate` (calibrated.yaml)\n"
+        "  --calibrated FILE  apply this calibration (from `nastwin calibrate`) instead of the\n"
+        "                     shipped validation/calibrated.yaml, which applies by default\n"
+        "  --uncalibrated     catalogue values, no calibration (to compare)\n"
         "\n"
         "exit: 0 every point ran, 1 a simulation failed, 2 bad input\n",
         out);
@@ -33,7 +35,8 @@ static void cli_validate_usage(FILE *out)
 
 int cli_validate(int argc, char **argv)
 {
-  const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL, *calibrated = NULL;
+  const char *data = NULL, *points = NULL, *only = NULL, *html = NULL, *catalog = NULL;
+  struct calib_use calib = {0};
   int json = 0, jobs = 0;
   static const char *const valued[] = {"--data", "--points", "--only",       "--html",
                                        "-j",     "--catalog", "--calibrated", NULL};
@@ -56,8 +59,8 @@ int cli_validate(int argc, char **argv)
       html = val;
     } else if (!strcmp(a, "--catalog")) {
       catalog = val;
-    } else if (!strcmp(a, "--calibrated")) {
-      calibrated = val;
+    } else if (calib_use_opt(&calib, a, val)) {
+      continue;
     } else if (!strcmp(a, "-j")) {
       long j;
       if (cli_opt_int(a, val, 1, 64, &j) < 0)
@@ -70,8 +73,10 @@ int cli_validate(int argc, char **argv)
   }
   struct val_set v;
   struct nw_err err = {0};
-  if (val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0 ||
-      (calibrated && calib_apply(&v, calibrated, catalog, &err) < 0)) {
+  struct calib_which w;
+  memset(&v, 0, sizeof v);
+  if (calib_use_resolve(&calib, &w, &err) < 0 || val_load(data, points, only, catalog, NULL, 0, &v, &err) < 0 ||
+      calib_apply(&v, &w, catalog, &err) < 0) {
     nw_err_print(&err, stderr);
     val_free(&v);
     return 2;

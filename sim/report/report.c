@@ -52,6 +52,19 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   fputs("}}", out);
 }
 
+void report_calib_json(FILE *out, const char *file, const char *hash)
+{
+  if (!file || !file[0]) {
+    fputs("\"uncalibrated\"", out);
+    return;
+  }
+  fputs("{\"file\": ", out);
+  report_json_string(out, file);
+  fputs(", \"hash\": ", out);
+  report_json_string(out, hash);
+  fputc('}', out);
+}
+
 static void report_step_json(FILE *out, const struct scenario *s, const struct run_result *r,
                              const char *indent)
 {
@@ -59,6 +72,8 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_json_string(out, r->scenario);
   fprintf(out, ",\n%s\"system\": ", indent);
   report_json_string(out, s->system_name);
+  fprintf(out, ",\n%s\"calibration\": ", indent);
+  report_calib_json(out, s->calib_file, s->calib_hash);
   fprintf(out, ",\n%s\"step\": ", indent);
   report_json_string(out, r->step);
   fprintf(out, ",\n%s\"metric\": ", indent);
@@ -236,6 +251,10 @@ void report_text(FILE *out, const struct scenario *s, const struct run_result *r
           s->ndisks, s->drive.name, raid_level_names[(int)s->volume.level], proto_kind_names[(int)s->proto.kind],
           s->net.nas_links, units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate),
           s->net.mtu_bytes, s->nclients);
+  if (s->calib_file[0])
+    fprintf(out, "  calibration %s (fnv1a64 %s)\n", s->calib_file, s->calib_hash);
+  else
+    fputs("  uncalibrated: catalogue values\n", out);
   for (int i = 0; i < n; i++)
     report_step_text(out, &r[i]);
 }

@@ -722,22 +722,6 @@ static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   return rc;
 }
 
-/* FNV-1a 64 of a file; 0 when unreadable. */
-static uint64_t calib_fnv_file(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  uint64_t h = 1469598103934665603ULL;
-  int ch;
-  while ((ch = fgetc(f)) != EOF) {
-    h ^= (uint64_t)(unsigned char)ch;
-    h *= 1099511628211ULL;
-  }
-  fclose(f);
-  return h;
-}
-
 /* Collect the free parameters, their reach and the residual weights. */
 static int calib_setup(struct calib *c, struct nw_err *err)
 {
@@ -1320,86 +1304,4 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   calib_release(c);
   free(c);
   return rc;
-}
-
-/* ---- using a calibrated.yaml ---- */
-
-static const char *calib_scalar(const struct ynode *map, const char *key)
-{
-  const struct ynode *n = ytree_get(map, key);
-  return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
-}
-
-int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
-               size_t text_len, struct nw_err *err)
-{
-  struct ynode *root = ytree_load_file(path, err);
-  if (!root)
-    return -1;
-  const struct ynode *list = ytree_get(root, "parameters");
-  if (!list || list->kind != YNODE_SEQ) {
-    nw_fail(err, path, root->line, root->col, "calibrated file: expected a 'parameters' list");
-    ytree_free(root);
-    return -1;
-  }
-  int n = 0;
-  size_t used = 0;
-  for (int i = 0; i < s->nfits; i++) {
-    char entry[96];
-    const char *key;
-    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
-      continue;
-    for (int k = 0; k < list->n; k++) {
-      const struct ynode *e = list->kids[k];
-      const char *pe = calib_scalar(e, "entry"), *pk = calib_scalar(e, "key"), *pv = calib_scalar(e, "value");
-      if (!pe || !pk || !pv) {
-        nw_fail(err, e->file, e->line, e->col, "calibrated file: a parameter needs entry, key and value");
-        ytree_free(root);
-        return -1;
-      }
-      if (strcmp(pe, entry) || strcmp(pk, key))
-        continue;
-      size_t lp = strlen(s->fits[i].path) + 1, lv = strlen(pv) + 1;
-      if (n >= max || used + lp + lv > text_len) {
-        nw_fail(err, path, 0, 0, "calibrated file: more sets than room for (%d)", max);
-        ytree_free(root);
-        return -1;
-      }
-      memcpy(text + used, s->fits[i].path, lp);
-      memcpy(text + used + lp, pv, lv);
-      sets[n++] = (struct cfg_set){.path = text + used, .value = text + used + lp};
-      used += lp + lv;
-      break;
-    }
-  }
-  ytree_free(root);
-  return n;
-}
-
-int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err)
-{
-  struct cfg_set sets[CFG_MAX_SETS];
-  char *text = malloc(65536);
-  if (!text)
-    return nw_fail(err, path, 0, 0, "out of memory");
-  for (int i = 0; i < v->ncfgs; i++) {
-    int n = calib_load(path, &v->cfgs[i].s, sets, CFG_MAX_SETS, text, 65536, err);
-    if (n < 0) {
-      free(text);
-      return -1;
-    }
-    if (n == 0)
-      continue;
-    struct scenario s;
-    memset(&s, 0, sizeof s);
-    if (val_cfg_reload(v, i, catalog, sets, n, &s, err) < 0) {
-      cfg_free(&s);
-      free(text);
-      return -1;
-    }
-    cfg_free(&v->cfgs[i].s);
-    v->cfgs[i].s = s;
-  }
-  free(text);
-  return 0;
 }

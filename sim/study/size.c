@@ -16,6 +16,7 @@
 #include "sim/cli/cli_opt.h"
 #include "sim/config/config.h"
 #include "sim/engine/engine.h"
+#include "sim/study/calibrate.h"
 #include "sim/study/runpool.h"
 #include "sim/study/sweep.h"
 
@@ -126,19 +127,23 @@ int cli_size(int argc, char **argv)
   struct size_axis ax[SIZE_MAX_AXES];
   int nax = 0, nsets = 0, rc = 2;
   struct cfg_set sets[CFG_MAX_SETS];
-  static const char *const valued[] = {"--target", "--vary", "--set", NULL};
+  static const char *const valued[] = {"--target", "--vary", "--set", "--calibrated", NULL};
+  struct calib_use calib = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
       goto out;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       puts("usage: nastwin size SCENARIO.yaml --target \"read_MBps>=2000\" --vary PATH=LO..HI...\n"
-           "  [--set PATH=VALUE]\n"
+           "  [--set PATH=VALUE] [--calibrated FILE | --uncalibrated]\n"
            "Finds the cheapest configuration meeting the target by bisection, assuming each\n"
            "axis is monotone (more never hurts).  Cost: lexicographic in --vary order, smaller\n"
-           "values cheaper.  E.g. --vary soc.cores=2..16 --vary soc.clock=1.0GHz..3.0GHz");
+           "values cheaper.  E.g. --vary soc.cores=2..16 --vary soc.clock=1.0GHz..3.0GHz\n"
+           "The shipped validation/calibrated.yaml applies unless --calibrated or --uncalibrated.");
       return 0;
     }
+    if (calib_use_opt(&calib, a, val))
+      continue;
     if (!strcmp(a, "--target"))
       target = val;
     else if (!strcmp(a, "--vary")) {
@@ -186,11 +191,23 @@ int cli_size(int argc, char **argv)
             target, list);
     goto out;
   }
+  struct calib_which w;
+  struct nw_err err = {0};
+  struct cfg_set all[CFG_MAX_SETS];
+  static char calib_text[65536];
+  int nall = calib_use_resolve(&calib, &w, &err) < 0
+                 ? -1
+                 : calib_sets(&w, file, NULL, sets, nsets, NULL, all, CFG_MAX_SETS - SIZE_MAX_AXES, calib_text,
+                              sizeof calib_text, &err);
+  if (nall < 0) {
+    nw_err_print(&err, stderr);
+    goto out;
+  }
   int count = 0;
   rc = 1;
-  printf("size: target %s %s %g; cost: lexicographic in --vary order, smaller is cheaper\n",
-         sweep_metric_name(metric), op, tval);
-  int ok = size_eval(file, sets, nsets, ax, nax, metric, op, tval, &count);
+  printf("size: target %s %s %g; cost: lexicographic in --vary order, smaller is cheaper; %s%s\n",
+         sweep_metric_name(metric), op, tval, w.path[0] ? "calibration " : "uncalibrated", w.name);
+  int ok = size_eval(file, all, nall, ax, nax, metric, op, tval, &count);
   if (ok < 0)
     goto out;
   if (!ok) {
@@ -201,7 +218,7 @@ int cli_size(int argc, char **argv)
     double lo = ax[i].lo, hi = ax[i].hi; /* hi meets; find the smallest that meets */
     double step = ax[i].integer ? 1.0 : (ax[i].hi - ax[i].lo) / SIZE_GRID;
     ax[i].value = lo;
-    int r = size_eval(file, sets, nsets, ax, nax, metric, op, tval, &count);
+    int r = size_eval(file, all, nall, ax, nax, metric, op, tval, &count);
     if (r < 0)
       goto out;
     if (r) {
@@ -210,7 +227,7 @@ int cli_size(int argc, char **argv)
       while (hi - lo > step * 1.0000001) {
         double mid = lo + floor((hi - lo) / step / 2.0) * step;
         ax[i].value = mid;
-        r = size_eval(file, sets, nsets, ax, nax, metric, op, tval, &count);
+        r = size_eval(file, all, nall, ax, nax, metric, op, tval, &count);
         if (r < 0)
           goto out;
         if (r)

@@ -573,7 +573,11 @@ void val_print_table(const struct val_set *v, FILE *out)
                                              : "unmapped",
               p->note);
   }
-  fprintf(out, "\nsummary of |predicted/measured - 1| (skewed points excluded):\n");
+  if (v->calib_name[0])
+    fprintf(out, "\ncalibration %s (fnv1a64 %s)\n", v->calib_name, v->calib_hash);
+  else
+    fputs("\nuncalibrated: catalogue values\n", out);
+  fprintf(out, "summary of |predicted/measured - 1| (skewed points excluded):\n");
   fprintf(out, "  %-14s %6s %10s %10s\n", "kind", "points", "median", "p90");
   for (int k = 0; k < VAL_NKINDS; k++) {
     double med, p90;
@@ -608,7 +612,9 @@ static void val_json_scalar(FILE *out, const char *s)
 void val_print_json(const struct val_set *v, FILE *out)
 {
   static const char *const st[] = {"ok", "failed", "unsupported", "unmapped"};
-  fputs("{\"points\": [", out);
+  fputs("{\"calibration\": ", out);
+  report_calib_json(out, v->calib_name, v->calib_hash);
+  fputs(",\n\"points\": [", out);
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     fputs(i ? ",\n  {" : "\n  {", out);

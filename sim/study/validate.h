@@ -65,6 +65,8 @@ struct val_set {
   int ntasks;
   struct val_task *tasks;
   struct run_result *results; /* one per task after val_run */
+  char calib_name[256];        /* the calibration applied (calib_apply); "" = none */
+  char calib_hash[17];
 };
 
 /* Read the review data and the points file and load every scenario
