@@ -545,7 +545,7 @@ int val_summary(const struct val_set *v, enum val_kind k, double *median, double
 }
 
 /* "case / tool" label of a point. */
-static void val_label(const struct val_point *p, char *buf, size_t len)
+void val_label(const struct val_point *p, char *buf, size_t len)
 {
   snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", p->system, p->protocol[0] ? " " : "", p->protocol,
            p->cache[0] ? " cache-" : "", p->cache, p->kase[0] ? " " : "", p->kase, p->tool[0] ? " " : "",

@@ -76,6 +76,20 @@ struct val_set {
 int val_load(const char *data_path, const char *points_path, const char *only, const char *catalog,
              const struct cfg_set *extra_sets, int nextra, struct val_set *v, struct nw_err *err);
 
+/* A point's case label: "system protocol cache-X case tool". */
+void val_label(const struct val_point *p, char *buf, size_t len);
+
+/* Golden predictions (validation/golden.json): every point's prediction
+ * keyed by "experiment | metric | label" (" #N" for the N-th repeat).
+ * val_golden_write writes v's predictions to path atomically (null for a
+ * point that did not run); 0 or -1 with err.  val_golden_check compares v
+ * with the file: a point whose prediction moved more than tol (relative),
+ * changed between null and a number, or is missing from the file is
+ * printed to out; points of the file that v lacks (--only) are ignored.
+ * Returns the number of such points, or -1 with err for a bad file. */
+int val_golden_write(const struct val_set *v, const char *path, struct nw_err *err);
+int val_golden_check(const struct val_set *v, const char *path, double tol, FILE *out, struct nw_err *err);
+
 /* Simulate every task (njobs children at once, < 1 = CPUs) and compute
  * each point's prediction and error.  Returns the number of points that
  * failed to simulate. */
