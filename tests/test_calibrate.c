@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,21 @@ static int tc_run(const char *args, char *out, size_t len)
   ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_msg(p != NULL, "popen %s", cmd);
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* tc_run with stderr captured too. */
+static int tc_run_err(const char *args, char *out, size_t len)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
   FILE *p = popen(cmd, "r");
   ck_assert_msg(p != NULL, "popen %s", cmd);
   size_t n = fread(out, 1, len - 1, p);
@@ -346,6 +362,126 @@ START_TEST(test_default_calibration)
 }
 END_TEST
 
+/* A fio job file in dir: NAME.fio, 0.2 s time-based, direct. */
+static void tc_job(const char *dir, const char *name, const char *rw, const char *bs, int qd)
+{
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s.fio", dir, name);
+  FILE *f = fopen(path, "w");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  fprintf(f, "[global]\ndirect=1\nsize=512m\ntime_based\nruntime=0.2s\n[%s]\nrw=%s\nbs=%s\niodepth=%d\n", name, rw, bs,
+          qd);
+  fclose(f);
+}
+
+/* The IOPS of both directions of a fio-shaped JSON text's first job. */
+static double tc_fio_iops(const char *json)
+{
+  return tc_json_num(json, "\"read\": ", "iops") + tc_json_num(json, "\"write\": ", "iops");
+}
+
+/* Issue 24's self-consistency: fio-shaped JSON written by nastwin itself
+ * for drive-datasheet.yaml with its drive's unknowns moved inside their
+ * bounds (the truth), 6 jobs; calibrate --system --fio-results from them
+ * predicts 6 other jobs within 5 %. */
+START_TEST(test_own_twin_self_consistent)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_twinXXXXXX", fit[1100], hold[1100], cal[1100], scn[1100], args[8192];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(fit, sizeof fit, "%s/fit", dir);
+  snprintf(hold, sizeof hold, "%s/hold", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  snprintf(scn, sizeof scn, "%s/scenarios/drive-datasheet.yaml", src);
+  ck_assert(mkdir(fit, 0700) == 0 && mkdir(hold, 0700) == 0);
+  static const struct {
+    const char *name, *rw, *bs;
+    int qd, held;
+  } jobs[12] = {{"rr1", "randread", "4k", 1, 0},   {"rr32", "randread", "4k", 32, 0}, {"sr1m", "read", "1m", 4, 0},
+                {"rw1", "randwrite", "4k", 1, 0},  {"rw16", "randwrite", "4k", 16, 0}, {"sw1m", "write", "1m", 4, 0},
+                {"rr8", "randread", "4k", 8, 1},   {"rr4", "randread", "4k", 4, 1},   {"sr128", "read", "128k", 2, 1},
+                {"rw4", "randwrite", "4k", 4, 1},  {"sw128", "write", "128k", 8, 1},  {"rr64k", "randread", "64k", 16, 1}};
+  const char *truth = "--set disks.cmd_time=9us --set disks.read_latency=140us --set disks.write_latency=2ms "
+                      "--set disks.read_rate=1.2GB/s --set disks.write_rate=900MB/s";
+  double meas[12];
+  for (int i = 0; i < 12; i++) {
+    const char *d = jobs[i].held ? hold : fit;
+    tc_job(d, jobs[i].name, jobs[i].rw, jobs[i].bs, jobs[i].qd);
+    snprintf(args, sizeof args, "run '%s' --uncalibrated --fio '%s/%s.fio' %s --output-format=fio-json", scn, d,
+             jobs[i].name, truth);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    meas[i] = tc_fio_iops(out);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.json", d, jobs[i].name);
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fputs(out, f);
+    fclose(f);
+  }
+  snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s' -j 2 --quiet", scn, fit, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --system --fio-results exit %d:\n%s", rc, out);
+  char *c = tc_slurp(cal);
+  ck_assert_msg(c && strstr(c, "source: \"nastwin calibrate --system ") != NULL, "no provenance in:\n%s", c);
+  free(c);
+  for (int i = 0; i < 12; i++) {
+    if (!jobs[i].held)
+      continue;
+    snprintf(args, sizeof args, "run '%s' --calibrated '%s' --fio '%s/%s.fio' --json", scn, cal, hold, jobs[i].name);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    double pred = tc_json_num(out, "\"all\": {", "iops");
+    ck_assert_msg(fabs(pred / meas[i] - 1) <= 0.05, "held-out %s: truth %.1f IOPS, calibrated twin %.1f",
+                  jobs[i].name, meas[i], pred);
+  }
+  snprintf(args, sizeof args, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(args), 0);
+  free(out);
+}
+END_TEST
+
+/* Bad fio results are bad input (exit 2) and leave no derived files. */
+START_TEST(test_own_twin_bad_input)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_twbadXXXXXX", path[1200], args[4096], scn[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(scn, sizeof scn, "%s/scenarios/drive-datasheet.yaml", src);
+  static const char *const cases[][2] = {
+      {NULL, "{\"fio version\": \"fio-3.33\", \"jobs\": []}\n"},                        /* no job file */
+      {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [ {\"jobname\": \"j\",\n"}, /* cut */
+      {"[j]\nrw=trim\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": 1, "
+                                "\"iops\": 1, \"bw_bytes\": 1, \"lat_ns\": {\"mean\": 1}}, \"write\": {\"io_bytes\": 0, "
+                                "\"iops\": 0, \"bw_bytes\": 0, \"lat_ns\": {\"mean\": 0}}}]}\n"}, /* a job it cannot run */
+      {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"iops\": 1}}]}\n"},
+  };
+  static const char *const want[] = {"no job file x.fio beside x.json", ":2:1: error:", "rw: bad value 'trim'",
+                                     "needs a number 'io_bytes'"};
+  for (int k = 0; k < 4; k++) {
+    snprintf(path, sizeof path, "%s/x.fio", dir);
+    unlink(path);
+    if (cases[k][0]) {
+      FILE *f = fopen(path, "w");
+      fputs(cases[k][0], f);
+      fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/x.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(cases[k][1], f);
+    fclose(f);
+    snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s/o.yaml'", scn, dir, dir);
+    int rc = tc_run_err(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 2 && strstr(out, want[k]), "case %d: exit %d, expected '%s' in:\n%s", k, rc, want[k], out);
+    snprintf(path, sizeof path, "%s/o.yaml.fio-data.yaml", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "case %d: %s left behind", k, path);
+  }
+  snprintf(args, sizeof args, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(args), 0);
+  free(out);
+}
+END_TEST
+
 static Suite *calibrate_suite(void)
 {
   Suite *s = suite_create("calibrate");
@@ -363,6 +499,11 @@ static Suite *calibrate_suite(void)
   t = tcase_create("default");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_default_calibration);
+  suite_add_tcase(s, t);
+  t = tcase_create("own_twin");
+  tcase_set_timeout(t, 200);
+  tcase_add_test(t, test_own_twin_bad_input);
+  tcase_add_test(t, test_own_twin_self_consistent);
   suite_add_tcase(s, t);
   t = tcase_create("cross_validation");
   tcase_set_timeout(t, 120);

@@ -868,6 +868,8 @@ static int calib_write(const struct calib *c, const struct calib_fitres *fr, int
           (unsigned long long)calib_fnv_file(o->points ? o->points : val_default_points()));
   (void)data;
   (void)points;
+  if (o->source)
+    fprintf(f, "  source: \"%s\"\n", o->source);
   fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
   fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
   fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->sumsq0, fr->sumsq1);

@@ -51,6 +51,7 @@ struct calib_param {
 
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
+  const char *source; /* provenance note (calibrate --system S --fio-results DIR); NULL: none */
   int njobs;     /* < 1: CPUs */
   int max_iter;  /* LM iterations of the full fit */
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
@@ -141,6 +142,15 @@ int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets,
 /* Reload every configuration of a loaded val_set with the calibration w
  * (nothing when w->path is ""); v->calib_name/calib_hash name it.  0 or -1 with err. */
 int calib_apply(struct val_set *v, const struct calib_which *w, const char *catalog, struct nw_err *err);
+
+/* A twin of your own NAS: from dir's pairs NAME.fio + NAME.json (fio
+ * --output-format=json), write review data (data_path) and points
+ * (points_path) mapping every job's IOPS, MB/s and mean latency per
+ * direction with I/O to scenario run with that job file.  *njobs = the
+ * result files read.  0, or -1 with err (a JSON without its job file, a
+ * JSON that does not parse, a field fio 3.x writes that is missing). */
+int calib_fio_prepare(const char *scenario, const char *dir, const char *data_path, const char *points_path,
+                      int *njobs, struct nw_err *err);
 
 /* The whole `nastwin calibrate` run: fit, print the summary to out, write
  * o->out.  0 ok, 1 a fit/simulation problem, 2 bad input (err filled). */

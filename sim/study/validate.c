@@ -163,11 +163,11 @@ static void val_dirname(const char *path, char *dir, size_t len)
 }
 
 /* Find or load the scenario (path, sets); index or -1 with err. */
-static int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *catalog,
+static int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
                        const struct cfg_set *extra, int nextra, const struct ynode *where, struct nw_err *err)
 {
   for (int i = 0; i < v->ncfgs; i++)
-    if (!strcmp(v->cfgs[i].scenario, path) && !strcmp(v->cfgs[i].sets, sets))
+    if (!strcmp(v->cfgs[i].scenario, path) && !strcmp(v->cfgs[i].sets, sets) && !strcmp(v->cfgs[i].fio, fio))
       return i;
   struct val_cfg *nc = realloc(v->cfgs, (size_t)(v->ncfgs + 1) * sizeof *nc);
   if (!nc)
@@ -177,6 +177,7 @@ static int val_get_cfg(struct val_set *v, const char *path, const char *sets, co
   memset(c, 0, sizeof *c);
   val_copy(c->scenario, sizeof c->scenario, path);
   val_copy(c->sets, sizeof c->sets, sets);
+  val_copy(c->fio, sizeof c->fio, fio);
   struct cfg_set cs[CFG_MAX_SETS];
   char buf[1024];
   val_copy(buf, sizeof buf, sets);
@@ -191,7 +192,7 @@ static int val_get_cfg(struct val_set *v, const char *path, const char *sets, co
   for (int i = 0; i < nextra && n < CFG_MAX_SETS; i++)
     cs[n++] = extra[i];
   struct nw_err e2 = {0};
-  if (cfg_load(path, catalog, cs, n, NULL, &c->s, &e2) < 0) {
+  if (cfg_load(path, catalog, cs, n, fio[0] ? fio : NULL, &c->s, &e2) < 0) {
     if (err)
       *err = e2;
     return -1;
@@ -220,7 +221,7 @@ int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const 
       return nw_fail(err, c->scenario, 0, 0, "more than %d --set overrides", CFG_MAX_SETS);
     cs[n++] = extra[i];
   }
-  return cfg_load(c->scenario, catalog, cs, n, NULL, out, err);
+  return cfg_load(c->scenario, catalog, cs, n, c->fio[0] ? c->fio : NULL, out, err);
 }
 
 /* Resolve a points entry's steps into tasks of point p. */
@@ -334,7 +335,13 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
         snprintf(sets + used, sizeof sets - used, "%s%s", used ? "\n" : "", x->scalar);
       }
     }
-    p->cfg = val_get_cfg(v, p->scenario, sets, catalog, extra, nextra, pe, err);
+    char fio[512] = "";
+    const char *fj = val_scalar(pe, "fio");
+    if (fj && fj[0] == '/')
+      val_copy(fio, sizeof fio, fj);
+    else if (fj)
+      snprintf(fio, sizeof fio, "%s/%s", points_dir, fj);
+    p->cfg = val_get_cfg(v, p->scenario, sets, fio, catalog, extra, nextra, pe, err);
     if (p->cfg < 0)
       return -1;
     p->status = VAL_OK;

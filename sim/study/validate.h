@@ -49,6 +49,7 @@ struct val_point {
 struct val_cfg {
   char scenario[512];
   char sets[1024];            /* "a=b\nc=d" */
+  char fio[512];              /* the points entry's fio job file ("" = the scenario's workload) */
   struct scenario s;
 };
 
