@@ -482,6 +482,48 @@ START_TEST(test_own_twin_bad_input)
 }
 END_TEST
 
+/* Prediction intervals: the golden teaching drive (FIFO, latency + 1 MiB
+ * at 100 MB/s per read, QD1) with its latency calibrated to 2 ms +- 0.5 ms:
+ * the mean latency moves 1:1 with it, so its 90 % interval is the mean
+ * +- 1.645 x 0.5 ms; the default scenario's interval brackets its value;
+ * --uncalibrated and --no-ci give none. */
+START_TEST(test_prediction_intervals)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  FILE *f = fopen(cal, "w");
+  ck_assert(f != NULL);
+  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.002s\", "
+        "lo: \"0.0002s\", hi: \"0.005s\", stderr: \"0.0005s\"}\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double mean = tc_json_num(out, "\"read\": ", "mean");
+  const char *p = strstr(out, "\"mean_ci90\": [");
+  ck_assert_msg(p != NULL, "no mean_ci90 in:\n%.600s", out);
+  double lo, hi;
+  ck_assert(sscanf(p + strlen("\"mean_ci90\": ["), "%lf, %lf", &lo, &hi) == 2);
+  ck_assert_msg(fabs(hi - mean - 1.6449 * 0.5) < 0.01 && fabs(mean - lo - 1.6449 * 0.5) < 0.01,
+                "mean %.4f ms, 90 %% interval [%.4f, %.4f]: expected +- %.4f ms", mean, lo, hi, 1.6449 * 0.5);
+  /* the default scenario: lo <= value <= hi, lo < hi */
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
+  double v = tc_json_num(out, "\"all\": {", "iops");
+  p = strstr(out, "\"iops_ci90\": [");
+  ck_assert_msg(p && sscanf(p + strlen("\"iops_ci90\": ["), "%lf, %lf", &lo, &hi) == 2, "no iops_ci90:\n%.600s", out);
+  ck_assert_msg(lo <= v && v <= hi && lo < hi, "default run: %g IOPS, interval [%g, %g]", v, lo, hi);
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "an uncalibrated run has no interval");
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --no-ci", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "--no-ci: no interval");
+  unlink(cal);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
 static Suite *calibrate_suite(void)
 {
   Suite *s = suite_create("calibrate");
@@ -499,6 +541,7 @@ static Suite *calibrate_suite(void)
   t = tcase_create("default");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_default_calibration);
+  tcase_add_test(t, test_prediction_intervals);
   suite_add_tcase(s, t);
   t = tcase_create("own_twin");
   tcase_set_timeout(t, 200);

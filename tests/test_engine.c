@@ -12,8 +12,8 @@ static struct cli_out run_json(const char *rel, const char *const *extra)
 {
   char path[1024];
   cli_source_path(rel, path, sizeof path);
-  const char *args[32] = {"run", "--json"};
-  int n = 2;
+  const char *args[32] = {"run", "--json", "--no-ci"};
+  int n = 3;
   if (rel[0])
     args[n++] = path;
   for (int i = 0; extra && extra[i] && n < 31; i++)

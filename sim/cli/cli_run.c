@@ -21,6 +21,8 @@ struct cli_opts {
   const char *catalog;
   const char *html;
   struct calib_use calib;
+  struct calib_which which; /* resolved by cli_load */
+  int no_ci;                /* --no-ci: skip the prediction intervals */
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -44,6 +46,8 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --calibrated FILE    apply this calibration (from nastwin calibrate) instead of the\n"
           "                       shipped validation/calibrated.yaml, which applies by default\n"
           "  --uncalibrated       catalogue values, no calibration (to compare)\n"
+          "  --no-ci              no 90 %% prediction intervals (a calibrated run repeats each step\n"
+          "                       at every fitted parameter -+ its standard error to give them)\n"
           "  --output-format=fio-json   print fio-shaped JSON\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
           "  --catalog DIR        read catalogues from DIR (default: the source tree's catalog/)\n"
@@ -68,6 +72,8 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->help = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--no-ci")) {
+      o->no_ci = 1;
     } else if (!strcmp(a, "--output-format=fio-json")) {
       o->fio_json = 1;
     } else if (!strncmp(a, "--output-format=", 16)) {
@@ -135,10 +141,9 @@ static void cli_free(struct cli_opts *o)
  * values go before the user's --set overrides, which win). */
 static int cli_load(struct cli_opts *o, struct scenario *s, struct nw_err *err)
 {
-  struct calib_which w;
-  if (calib_use_resolve(&o->calib, &w, err) < 0)
+  if (calib_use_resolve(&o->calib, &o->which, err) < 0)
     return -1;
-  return calib_cfg_load(&w, o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err);
+  return calib_cfg_load(&o->which, o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err);
 }
 
 struct cli_ctx {
@@ -179,6 +184,11 @@ int cli_run(int argc, char **argv)
   }
   struct cli_ctx ctx = {.s = &s, .o = &o};
   int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
+  if (!failed && !o.no_ci && !o.fio_json &&
+      calib_ci_run(&o.which, o.scenario, o.catalog, o.sets, o.nsets, o.fio, nsteps, o.jobs, res, &err) < 0) {
+    nw_err_print(&err, stderr);
+    failed++;
+  }
   if (o.fio_json)
     report_fio_json(stdout, &s, res, nsteps);
   else if (o.json)

@@ -37,8 +37,26 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   report_num(out, t->iops);
   fputs(", \"MBps\": ", out);
   report_num(out, t->MBps);
+  if (t->has_ci) {
+    fputs(", \"iops_ci90\": [", out);
+    report_num(out, t->iops_ci90[0]);
+    fputs(", ", out);
+    report_num(out, t->iops_ci90[1]);
+    fputs("], \"MBps_ci90\": [", out);
+    report_num(out, t->MBps_ci90[0]);
+    fputs(", ", out);
+    report_num(out, t->MBps_ci90[1]);
+    fputc(']', out);
+  }
   fputs(", \"latency_ms\": {\"mean\": ", out);
   report_num(out, t->lat_mean_s * 1e3);
+  if (t->has_ci) {
+    fputs(", \"mean_ci90\": [", out);
+    report_num(out, t->lat_mean_ci90_s[0] * 1e3);
+    fputs(", ", out);
+    report_num(out, t->lat_mean_ci90_s[1] * 1e3);
+    fputc(']', out);
+  }
   fputs(", \"stddev\": ", out);
   report_num(out, t->lat_stddev_s * 1e3);
   fputs(", \"min\": ", out);
@@ -207,6 +225,10 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
           t->MBps, t->MBps * 1e6 / 1048576.0, (unsigned long long)t->ios, t->bytes / 1e6);
   fprintf(out, "    lat (ms): min=%.4g, max=%.4g, avg=%.4g, stdev=%.4g\n", t->lat_min_s * 1e3,
           t->lat_max_s * 1e3, t->lat_mean_s * 1e3, t->lat_stddev_s * 1e3);
+  if (t->has_ci)
+    fprintf(out, "    90 %% interval (calibration): IOPS %.6g..%.6g, BW %.6g..%.6gMB/s, avg lat %.4g..%.4g ms\n",
+            t->iops_ci90[0], t->iops_ci90[1], t->MBps_ci90[0], t->MBps_ci90[1], t->lat_mean_ci90_s[0] * 1e3,
+            t->lat_mean_ci90_s[1] * 1e3);
   fprintf(out, "    percentiles (ms):");
   for (int i = 0; i < RES_NPCT; i++)
     fprintf(out, " %s=%.4g", res_percentile_names[i], t->lat_pct_s[i] * 1e3);

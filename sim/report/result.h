@@ -24,6 +24,10 @@ struct res_totals {
   double MBps; /* 10^6 bytes/s */
   double lat_mean_s, lat_stddev_s, lat_min_s, lat_max_s;
   double lat_pct_s[RES_NPCT];
+  /* 90 % prediction intervals from the calibration's parameter
+   * uncertainty (sim/study calib_ci); has_ci 0: none (uncalibrated). */
+  int has_ci;
+  double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };

@@ -132,6 +132,16 @@ int calib_sets(const struct calib_which *w, const char *path, const char *catalo
 int calib_cfg_load(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
                    int nsets, const char *fio, struct scenario *s, struct nw_err *err);
 
+/* 90 % prediction intervals of a calibrated run (calib_ci.c): for every
+ * parameter of w that reaches the scenario (path, sets, fio) with a
+ * standard error, the nsteps steps
+ * run again at value -+ se (clamped to its fit range, same seed); the
+ * linearised spread fills res[i].{read,write,all}.*_ci90 (has_ci = 1).
+ * Nothing when w->path is "".  0, or -1 with err. */
+int calib_ci_run(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
+                 int nsets, const char *fio, int nsteps, int njobs,
+                 struct run_result *res, struct nw_err *err);
+
 /* Turn a calibrated.yaml into the --set list for scenario s (loaded
  * without them): one set per fit of s whose (entry, key) is in the file.
  * The strings live in text (text_len bytes; 64 KiB is plenty).  Returns
