@@ -335,6 +335,13 @@ START_TEST(test_default_calibration)
                 "the shipped calibration should move the default run: %g MB/s calibrated, %g uncalibrated", cal, unc);
   ck_assert_int_eq(tc_run("run --set time=0.5s", out, TC_OUT_MAX), 0);
   ck_assert_msg(strstr(out, "  calibration validation/calibrated.yaml (fnv1a64 ") != NULL, "text report:\n%.400s", out);
+  /* explain and size name it too */
+  ck_assert_int_eq(tc_run("explain --set time=0.2s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "Calibration validation/calibrated.yaml (fnv1a64 ") != NULL, "explain:\n%s", out);
+  ck_assert_int_eq(tc_run("explain --set time=0.2s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "Uncalibrated: catalogue values.") != NULL, "explain --uncalibrated:\n%s", out);
+  ck_assert_int_eq(tc_run("size --target 'read_MBps>=100' --vary soc.cores=1..2 --set time=0.2s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "; calibration validation/calibrated.yaml") != NULL, "size:\n%s", out);
   /* --calibrated FILE: a fit of the teaching drive's latency */
   char dir[] = "/tmp/tc_defXXXXXX";
   ck_assert(mkdtemp(dir) != NULL);
