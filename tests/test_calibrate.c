@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +25,21 @@ static int tc_run(const char *args, char *out, size_t len)
   ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, args);
+  FILE *p = popen(cmd, "r");
+  ck_assert_msg(p != NULL, "popen %s", cmd);
+  size_t n = fread(out, 1, len - 1, p);
+  out[n] = '\0';
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* tc_run with stderr captured too. */
+static int tc_run_err(const char *args, char *out, size_t len)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
   FILE *p = popen(cmd, "r");
   ck_assert_msg(p != NULL, "popen %s", cmd);
   size_t n = fread(out, 1, len - 1, p);
@@ -297,6 +313,224 @@ START_TEST(test_cv_one_step)
 }
 END_TEST
 
+/* The shipped calibration applies by default and is named; --uncalibrated
+ * gives the catalogue's values; --calibrated FILE applies FILE; a missing
+ * file is bad input (exit 2). */
+START_TEST(test_default_calibration)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[4096], shipped[1024], want[256];
+  snprintf(shipped, sizeof shipped, "%s/validation/calibrated.yaml", src);
+  snprintf(want, sizeof want, "\"calibration\": {\"file\": \"validation/calibrated.yaml\", \"hash\": \"%016llx\"}",
+           (unsigned long long)calib_fnv_file(shipped));
+  /* the default scenario: the shipped fit reaches its smb costs */
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, want) != NULL, "default run does not name %s:\n%.400s", want, out);
+  double cal = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "\"calibration\": \"uncalibrated\"") != NULL, "--uncalibrated not named:\n%.400s", out);
+  double unc = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_msg(cal > 0 && unc > 0 && fabs(cal / unc - 1) > 0.01,
+                "the shipped calibration should move the default run: %g MB/s calibrated, %g uncalibrated", cal, unc);
+  ck_assert_int_eq(tc_run("run --set time=0.5s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "  calibration validation/calibrated.yaml (fnv1a64 ") != NULL, "text report:\n%.400s", out);
+  /* explain and size name it too */
+  ck_assert_int_eq(tc_run("explain --set time=0.2s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "Calibration validation/calibrated.yaml (fnv1a64 ") != NULL, "explain:\n%s", out);
+  ck_assert_int_eq(tc_run("explain --set time=0.2s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "Uncalibrated: catalogue values.") != NULL, "explain --uncalibrated:\n%s", out);
+  ck_assert_int_eq(tc_run("size --target 'read_MBps>=100' --vary soc.cores=1..2 --set time=0.2s", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "; calibration validation/calibrated.yaml") != NULL, "size:\n%s", out);
+  /* --calibrated FILE: a fit of the teaching drive's latency */
+  char dir[] = "/tmp/tc_defXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char cal_path[1100];
+  snprintf(cal_path, sizeof cal_path, "%s/cal.yaml", dir);
+  FILE *f = fopen(cal_path, "w");
+  ck_assert(f != NULL);
+  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.004s\"}\n", f);
+  fclose(f);
+  double lat[2];
+  for (int k = 0; k < 2; k++) {
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --json %s%s", src,
+             k ? "--calibrated " : "--uncalibrated", k ? cal_path : "");
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    lat[k] = tc_json_num(out, "\"read\"", "mean");
+  }
+  ck_assert_msg(strstr(out, "cal.yaml\", \"hash\": \"") != NULL, "--calibrated FILE not named:\n%.400s", out);
+  ck_assert_msg(lat[1] > lat[0] + 2.5, "latency 4 ms per command applied: %g ms vs %g ms at 1 ms", lat[1], lat[0]);
+  /* a missing file is bad input */
+  snprintf(args, sizeof args, "run --calibrated '%s/missing.yaml'", dir);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 2);
+  unlink(cal_path);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
+/* A fio job file in dir: NAME.fio, 0.2 s time-based, direct. */
+static void tc_job(const char *dir, const char *name, const char *rw, const char *bs, int qd)
+{
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s.fio", dir, name);
+  FILE *f = fopen(path, "w");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  fprintf(f, "[global]\ndirect=1\nsize=512m\ntime_based\nruntime=0.2s\n[%s]\nrw=%s\nbs=%s\niodepth=%d\n", name, rw, bs,
+          qd);
+  fclose(f);
+}
+
+/* The IOPS of both directions of a fio-shaped JSON text's first job. */
+static double tc_fio_iops(const char *json)
+{
+  return tc_json_num(json, "\"read\": ", "iops") + tc_json_num(json, "\"write\": ", "iops");
+}
+
+/* Issue 24's self-consistency: fio-shaped JSON written by nastwin itself
+ * for drive-datasheet.yaml with its drive's unknowns moved inside their
+ * bounds (the truth), 6 jobs; calibrate --system --fio-results from them
+ * predicts 6 other jobs within 5 %. */
+START_TEST(test_own_twin_self_consistent)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_twinXXXXXX", fit[1100], hold[1100], cal[1100], scn[1100], args[8192];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(fit, sizeof fit, "%s/fit", dir);
+  snprintf(hold, sizeof hold, "%s/hold", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  snprintf(scn, sizeof scn, "%s/scenarios/drive-datasheet.yaml", src);
+  ck_assert(mkdir(fit, 0700) == 0 && mkdir(hold, 0700) == 0);
+  static const struct {
+    const char *name, *rw, *bs;
+    int qd, held;
+  } jobs[12] = {{"rr1", "randread", "4k", 1, 0},   {"rr32", "randread", "4k", 32, 0}, {"sr1m", "read", "1m", 4, 0},
+                {"rw1", "randwrite", "4k", 1, 0},  {"rw16", "randwrite", "4k", 16, 0}, {"sw1m", "write", "1m", 4, 0},
+                {"rr8", "randread", "4k", 8, 1},   {"rr4", "randread", "4k", 4, 1},   {"sr128", "read", "128k", 2, 1},
+                {"rw4", "randwrite", "4k", 4, 1},  {"sw128", "write", "128k", 8, 1},  {"rr64k", "randread", "64k", 16, 1}};
+  const char *truth = "--set disks.cmd_time=9us --set disks.read_latency=140us --set disks.write_latency=2ms "
+                      "--set disks.read_rate=1.2GB/s --set disks.write_rate=900MB/s";
+  double meas[12];
+  for (int i = 0; i < 12; i++) {
+    const char *d = jobs[i].held ? hold : fit;
+    tc_job(d, jobs[i].name, jobs[i].rw, jobs[i].bs, jobs[i].qd);
+    snprintf(args, sizeof args, "run '%s' --uncalibrated --fio '%s/%s.fio' %s --output-format=fio-json", scn, d,
+             jobs[i].name, truth);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    meas[i] = tc_fio_iops(out);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.json", d, jobs[i].name);
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fputs(out, f);
+    fclose(f);
+  }
+  snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s' -j 2 --quiet", scn, fit, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --system --fio-results exit %d:\n%s", rc, out);
+  char *c = tc_slurp(cal);
+  ck_assert_msg(c && strstr(c, "source: \"nastwin calibrate --system ") != NULL, "no provenance in:\n%s", c);
+  free(c);
+  for (int i = 0; i < 12; i++) {
+    if (!jobs[i].held)
+      continue;
+    snprintf(args, sizeof args, "run '%s' --calibrated '%s' --fio '%s/%s.fio' --json", scn, cal, hold, jobs[i].name);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    double pred = tc_json_num(out, "\"all\": {", "iops");
+    ck_assert_msg(fabs(pred / meas[i] - 1) <= 0.05, "held-out %s: truth %.1f IOPS, calibrated twin %.1f",
+                  jobs[i].name, meas[i], pred);
+  }
+  snprintf(args, sizeof args, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(args), 0);
+  free(out);
+}
+END_TEST
+
+/* Bad fio results are bad input (exit 2) and leave no derived files. */
+START_TEST(test_own_twin_bad_input)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_twbadXXXXXX", path[1200], args[4096], scn[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(scn, sizeof scn, "%s/scenarios/drive-datasheet.yaml", src);
+  static const char *const cases[][2] = {
+      {NULL, "{\"fio version\": \"fio-3.33\", \"jobs\": []}\n"},                        /* no job file */
+      {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [ {\"jobname\": \"j\",\n"}, /* cut */
+      {"[j]\nrw=trim\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": 1, "
+                                "\"iops\": 1, \"bw_bytes\": 1, \"lat_ns\": {\"mean\": 1}}, \"write\": {\"io_bytes\": 0, "
+                                "\"iops\": 0, \"bw_bytes\": 0, \"lat_ns\": {\"mean\": 0}}}]}\n"}, /* a job it cannot run */
+      {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"iops\": 1}}]}\n"},
+  };
+  static const char *const want[] = {"no job file x.fio beside x.json", ":2:1: error:", "rw: bad value 'trim'",
+                                     "needs a number 'io_bytes'"};
+  for (int k = 0; k < 4; k++) {
+    snprintf(path, sizeof path, "%s/x.fio", dir);
+    unlink(path);
+    if (cases[k][0]) {
+      FILE *f = fopen(path, "w");
+      fputs(cases[k][0], f);
+      fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/x.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(cases[k][1], f);
+    fclose(f);
+    snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s/o.yaml'", scn, dir, dir);
+    int rc = tc_run_err(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 2 && strstr(out, want[k]), "case %d: exit %d, expected '%s' in:\n%s", k, rc, want[k], out);
+    snprintf(path, sizeof path, "%s/o.yaml.fio-data.yaml", dir);
+    ck_assert_msg(access(path, F_OK) != 0, "case %d: %s left behind", k, path);
+  }
+  snprintf(args, sizeof args, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(args), 0);
+  free(out);
+}
+END_TEST
+
+/* Prediction intervals: the golden teaching drive (FIFO, latency + 1 MiB
+ * at 100 MB/s per read, QD1) with its latency calibrated to 2 ms +- 0.5 ms:
+ * the mean latency moves 1:1 with it, so its 90 % interval is the mean
+ * +- 1.645 x 0.5 ms; the default scenario's interval brackets its value;
+ * --uncalibrated and --no-ci give none. */
+START_TEST(test_prediction_intervals)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  FILE *f = fopen(cal, "w");
+  ck_assert(f != NULL);
+  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.002s\", "
+        "lo: \"0.0002s\", hi: \"0.005s\", stderr: \"0.0005s\"}\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double mean = tc_json_num(out, "\"read\": ", "mean");
+  const char *p = strstr(out, "\"mean_ci90\": [");
+  ck_assert_msg(p != NULL, "no mean_ci90 in:\n%.600s", out);
+  double lo, hi;
+  ck_assert(sscanf(p + strlen("\"mean_ci90\": ["), "%lf, %lf", &lo, &hi) == 2);
+  ck_assert_msg(fabs(hi - mean - 1.6449 * 0.5) < 0.01 && fabs(mean - lo - 1.6449 * 0.5) < 0.01,
+                "mean %.4f ms, 90 %% interval [%.4f, %.4f]: expected +- %.4f ms", mean, lo, hi, 1.6449 * 0.5);
+  /* the default scenario: lo <= value <= hi, lo < hi */
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
+  double v = tc_json_num(out, "\"all\": {", "iops");
+  p = strstr(out, "\"iops_ci90\": [");
+  ck_assert_msg(p && sscanf(p + strlen("\"iops_ci90\": ["), "%lf, %lf", &lo, &hi) == 2, "no iops_ci90:\n%.600s", out);
+  ck_assert_msg(lo <= v && v <= hi && lo < hi, "default run: %g IOPS, interval [%g, %g]", v, lo, hi);
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --uncalibrated", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "an uncalibrated run has no interval");
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s --no-ci", out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "--no-ci: no interval");
+  unlink(cal);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
 static Suite *calibrate_suite(void)
 {
   Suite *s = suite_create("calibrate");
@@ -310,6 +544,16 @@ static Suite *calibrate_suite(void)
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
+  suite_add_tcase(s, t);
+  t = tcase_create("default");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_default_calibration);
+  tcase_add_test(t, test_prediction_intervals);
+  suite_add_tcase(s, t);
+  t = tcase_create("own_twin");
+  tcase_set_timeout(t, 200);
+  tcase_add_test(t, test_own_twin_bad_input);
+  tcase_add_test(t, test_own_twin_self_consistent);
   suite_add_tcase(s, t);
   t = tcase_create("cross_validation");
   tcase_set_timeout(t, 120);

@@ -58,8 +58,8 @@ static struct cli_out run_json(const char *rel, const char *const *extra)
 {
   char path[1024];
   cli_source_path(rel, path, sizeof path);
-  const char *args[32] = {"run", "--json"};
-  int n = 2;
+  const char *args[32] = {"run", "--json", "--no-ci"};
+  int n = 3;
   if (rel[0])
     args[n++] = path;
   for (int i = 0; extra && extra[i] && n < 31; i++)
@@ -371,12 +371,15 @@ END_TEST
 /* The SoC team's what-if: an AL514 with 8 cores at 2 GHz and SMB
  * multichannel spreads one client over 8 connections (4 per NIC pair),
  * each with its own smbd thread, so the bottleneck moves from smbd's core
- * to the NAS's 10GbE ports, and the report says so. */
+ * to the NAS's 10GbE ports, and the report says so.  A mechanism at the
+ * catalogue's values (--uncalibrated): the shipped calibration's cheaper
+ * smbd request makes the base faster, and the doubling is about the
+ * mechanism, not the fitted cost. */
 START_TEST(test_whatif_moves_bottleneck)
 {
-  const char *whatif[] = {"--set", "soc.cores=8", "--set", "soc.clock=2GHz", "--set", "protocol.multichannel=1",
-                          "--set", "workload.iodepth=16", NULL};
-  const char *base[] = {"--set", "workload.iodepth=16", NULL};
+  const char *whatif[] = {"--uncalibrated", "--set", "soc.cores=8", "--set", "soc.clock=2GHz",
+                          "--set", "protocol.multichannel=1", "--set", "workload.iodepth=16", NULL};
+  const char *base[] = {"--uncalibrated", "--set", "workload.iodepth=16", NULL};
   struct cli_out a = run_json("", base), b = run_json("", whatif);
   ck_assert_msg(a.status == 0 && b.status == 0, "exit %d/%d", a.status, b.status);
   ck_assert_msg(strstr(a.out, "\"bottleneck\": {\"resource\": \"soc.smbd.c0.0\"") != NULL,

@@ -107,7 +107,8 @@ START_TEST(test_validate_json_keys_and_error)
   unlink(path);
   unlink(points);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
-  static const char *const keys[] = {"\"points\": [", "\"summary\": {", "\"experiment\": ", "\"case\": ",
+  static const char *const keys[] = {"\"calibration\": {\"file\": \"validation/calibrated.yaml\", \"hash\": \"",
+                                     "\"points\": [", "\"summary\": {", "\"experiment\": ", "\"case\": ",
                                      "\"system\": \"ds1511plus\"", "\"protocol\": ", "\"cache\": ",
                                      "\"tool\": \"ATTO\"", "\"metric\": \"read_MBps\"", "\"measured\": 100",
                                      "\"predicted\": ", "\"error\": ", "\"note\": ", "\"status\": \"unsupported\"",

@@ -11,6 +11,7 @@
 #include "sim/cli/cli_opt.h"
 #include "sim/engine/engine.h"
 #include "sim/report/report.h"
+#include "sim/study/calibrate.h"
 #include "sim/study/runpool.h"
 
 /* The change that relieves the limit, as a --set the model can re-run. */
@@ -454,11 +455,12 @@ static void explain_task(void *vctx, int task, struct run_result *out)
 
 /* Simulate step `step` of the scenario with the sets given.  0, or 2 with
  * the error printed (bad input). */
-static int explain_simulate(const char *file, const char *catalog, const struct cfg_set *sets,
-                            int nsets, int step, struct scenario *s, struct run_result *r)
+static int explain_simulate(const struct calib_which *w, const char *file, const char *catalog,
+                            const struct cfg_set *sets, int nsets, int step, struct scenario *s,
+                            struct run_result *r)
 {
   struct nw_err err = {0};
-  if (cfg_load(file, catalog, sets, nsets, NULL, s, &err) < 0) {
+  if (calib_cfg_load(w, file, catalog, sets, nsets, NULL, s, &err) < 0) {
     nw_err_print(&err, stderr);
     return 2;
   }
@@ -474,8 +476,8 @@ static int explain_simulate(const char *file, const char *catalog, const struct 
 }
 
 /* The baseline, its story, the change re-run, the output. */
-static int explain_main(const char *file, const char *catalog, struct cfg_set *sets, int nsets,
-                        int step, int analytic, int json)
+static int explain_main(const struct calib_which *w, const char *file, const char *catalog,
+                        struct cfg_set *sets, int nsets, int step, int analytic, int json)
 {
   struct run_result *r = calloc(2, sizeof *r);
   struct explain_story *e = calloc(1, sizeof *e);
@@ -483,7 +485,7 @@ static int explain_main(const char *file, const char *catalog, struct cfg_set *s
   int rc = 1;
   if (!r || !e)
     goto out;
-  if ((rc = explain_simulate(file, catalog, sets, nsets, step, &s, &r[0])) != 0)
+  if ((rc = explain_simulate(w, file, catalog, sets, nsets, step, &s, &r[0])) != 0)
     goto out;
   explain_story_of(&s, step, &r[0], e);
   const struct run_result *after = NULL;
@@ -494,7 +496,7 @@ static int explain_main(const char *file, const char *catalog, struct cfg_set *s
     snprintf(path, sizeof path, "%.*s", (int)(eq - e->change), e->change);
     sets[nsets] = (struct cfg_set){.path = path, .value = eq + 1};
     struct scenario s2;
-    if (explain_simulate(file, catalog, sets, nsets + 1, step, &s2, &r[1]) == 0) {
+    if (explain_simulate(w, file, catalog, sets, nsets + 1, step, &s2, &r[1]) == 0) {
       after = &r[1];
       cfg_free(&s2);
     } else
@@ -502,8 +504,13 @@ static int explain_main(const char *file, const char *catalog, struct cfg_set *s
   }
   if (json)
     explain_json(stdout, &r[0], e, after, analytic);
-  else
+  else {
     explain_text(stdout, &s, &r[0], e, after, analytic);
+    if (w->path[0])
+      printf("Calibration %s (fnv1a64 %s).\n", w->name, w->hash);
+    else
+      printf("Uncalibrated: catalogue values.\n");
+  }
   rc = r[0].failed ? 1 : 0;
   cfg_free(&s);
 out:
@@ -517,7 +524,8 @@ int cli_explain(int argc, char **argv)
   const char *file = NULL, *catalog = NULL;
   struct cfg_set sets[CFG_MAX_SETS + 1];
   int nsets = 0, step = 0, analytic = 0, json = 0, rc = 2;
-  static const char *const valued[] = {"--set", "--step", "--catalog", NULL};
+  static const char *const valued[] = {"--set", "--step", "--catalog", "--calibrated", NULL};
+  struct calib_use calib = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -531,7 +539,8 @@ int cli_explain(int argc, char **argv)
            "sits between them, Little's law against the measured response time, and one change\n"
            "that would relieve the limit, checked by simulating again with it.  --analytic adds\n"
            "the MVA curve of the same network; --json prints one JSON object instead.\n"
-           "No file: the built-in default scenario.");
+           "No file: the built-in default scenario.\n"
+           "The shipped validation/calibrated.yaml applies unless --calibrated FILE or --uncalibrated.");
       rc = 0;
       goto out;
     } else if (!strcmp(a, "--set")) {
@@ -546,6 +555,8 @@ int cli_explain(int argc, char **argv)
         goto out;
       }
       sets[nsets++] = (struct cfg_set){.path = path, .value = eq + 1};
+    } else if (calib_use_opt(&calib, a, val)) {
+      continue;
     } else if (!strcmp(a, "--step")) {
       long v;
       if (cli_opt_int(a, val, 0, 100000, &v) < 0)
@@ -567,7 +578,15 @@ int cli_explain(int argc, char **argv)
       goto out;
     }
   }
-  rc = explain_main(file, catalog, sets, nsets, step, analytic, json);
+  {
+    struct nw_err err = {0};
+    struct calib_which w;
+    if (calib_use_resolve(&calib, &w, &err) < 0) {
+      nw_err_print(&err, stderr);
+      goto out;
+    }
+    rc = explain_main(&w, file, catalog, sets, nsets, step, analytic, json);
+  }
 out:
   for (int i = 0; i < nsets; i++)
     free((char *)sets[i].path);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim/study/calibrate.h"
 #include "sim/cli/cli.h"
@@ -31,6 +32,12 @@ static void cli_calibrate_usage(FILE *out)
         "  --max-free N       after the screening Jacobian, fit at most N parameters, chosen\n"
         "                     by forward selection: each removes the most of the misfit left\n"
         "                     (default 16; 0 = no cap)\n"
+        "  --system SCENARIO  with --fio-results: a twin of your own box.  SCENARIO describes it;\n"
+        "  --fio-results DIR  DIR holds NAME.fio + NAME.json pairs (fio --output-format=json);\n"
+        "                     every job's IOPS, MB/s and mean latency per direction become the\n"
+        "                     points, the fit frees the unknowns that reach them; --out default\n"
+        "                     SCENARIO-NAME.calibrated.yaml; the derived data and points are kept\n"
+        "                     beside it (OUT.fio-data.yaml, OUT.fio-points.yaml)\n"
         "  --cv               then leave-one-experiment-out cross-validation\n"
         "  --cv-iter N        0 (default): one damped Gauss-Newton step per fold from the full fit's\n"
         "                     Jacobian; N > 0: N LM iterations per fold (a Jacobian each)\n"
@@ -46,9 +53,12 @@ static void cli_calibrate_usage(FILE *out)
 int cli_calibrate(int argc, char **argv)
 {
   static char out_path[1024];
+  int out_given = 0;
   struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
-  static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out",
+  const char *system = NULL, *fio_dir = NULL;
+  static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
+                                       "--fio-results",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -68,7 +78,11 @@ int cli_calibrate(int argc, char **argv)
     else if (!strcmp(a, "--catalog"))
       o.catalog = val;
     else if (!strcmp(a, "--out"))
-      o.out = val;
+      o.out = val, out_given = 1;
+    else if (!strcmp(a, "--system"))
+      system = val;
+    else if (!strcmp(a, "--fio-results"))
+      fio_dir = val;
     else if (!strcmp(a, "--date"))
       o.date = val;
     else if (!strcmp(a, "--cv"))
@@ -96,7 +110,38 @@ int cli_calibrate(int argc, char **argv)
   }
   gsl_set_error_handler_off();
   struct nw_err err = {0};
+  static char data_path[1100], points_path[1100], source[2200];
+  if (!system != !fio_dir || (system && (o.data || o.points))) {
+    fprintf(stderr, "nastwin: error: --system SCENARIO and --fio-results DIR go together, without --data/--points\n");
+    return 2;
+  }
+  if (system) {
+    int njobs = 0;
+    if (!out_given) {
+      const char *base = strrchr(system, '/');
+      base = base ? base + 1 : system;
+      snprintf(out_path, sizeof out_path, "%.*s.calibrated.yaml", (int)strcspn(base, "."), base);
+      o.out = out_path;
+    }
+    snprintf(data_path, sizeof data_path, "%s.fio-data.yaml", o.out);
+    snprintf(points_path, sizeof points_path, "%s.fio-points.yaml", o.out);
+    if (calib_fio_prepare(system, fio_dir, data_path, points_path, &njobs, &err) < 0) {
+      nw_err_print(&err, stderr);
+      unlink(data_path);
+      unlink(points_path);
+      return 2;
+    }
+    snprintf(source, sizeof source, "nastwin calibrate --system %s --fio-results %s (%d result file(s))", system,
+             fio_dir, njobs);
+    o.data = data_path;
+    o.points = points_path;
+    o.source = source;
+  }
   int rc = calib_main(&o, stdout, &err);
+  if (rc != 0 && system) { /* no half-written output: the derived files go with a failed fit */
+    unlink(data_path);
+    unlink(points_path);
+  }
   if (rc != 0 && err.msg[0])
     nw_err_print(&err, stderr);
   return rc;

@@ -20,8 +20,9 @@ struct cli_opts {
   const char *fio;
   const char *catalog;
   const char *html;
-  const char *calibrated;
-  char calib_text[65536]; /* the fitted values' strings, alive for the run */
+  struct calib_use calib;
+  struct calib_which which; /* resolved by cli_load */
+  int no_ci;                /* --no-ci: skip the prediction intervals */
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -42,7 +43,11 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --fio JOBFILE        take the workload from a fio job file\n"
           "  --json               print the result as JSON\n"
           "  --html DIR           also write DIR/index.html: charts of latency, utilisation, throughput\n"
-          "  --calibrated FILE    apply fitted values (validation/calibrated.yaml from nastwin calibrate)\n"
+          "  --calibrated FILE    apply this calibration (from nastwin calibrate) instead of the\n"
+          "                       shipped validation/calibrated.yaml, which applies by default\n"
+          "  --uncalibrated       catalogue values, no calibration (to compare)\n"
+          "  --no-ci              no 90 %% prediction intervals (a calibrated run repeats each step\n"
+          "                       at every fitted parameter -+ its standard error to give them)\n"
           "  --output-format FMT  json or fio-json: the JSON fio 3.33 writes; json+: with the\n"
           "                       clat_ns histogram bins; normal: the text summary (default)\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
@@ -70,6 +75,8 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->help = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--no-ci")) {
+      o->no_ci = 1;
     } else if (!strcmp(a, "--output-format") || !strncmp(a, "--output-format=", 16)) {
       /* fio's spellings, with '=' or as the next argument. */
       const char *f = a[15] == '=' ? a + 16 : val;
@@ -112,8 +119,8 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
         o->sets[o->nsets++] = (struct cfg_set){.path = strdup("custom_hardware"), .value = "true"};
     } else if (!strcmp(a, "--fio")) {
       o->fio = val;
-    } else if (!strcmp(a, "--calibrated")) {
-      o->calibrated = val;
+    } else if (calib_use_opt(&o->calib, a, val)) {
+      continue;
     } else if (!strcmp(a, "--html")) {
       o->html = val;
     } else if (!strcmp(a, "--catalog")) {
@@ -145,23 +152,13 @@ static void cli_free(struct cli_opts *o)
     free((char *)o->sets[i].path);
 }
 
-/* Load the scenario; with --calibrated, load it once to learn its fit
- * parameters, then again with the fitted values placed before the user's
- * --set overrides (which win). */
+/* Load the scenario with the calibration the options chose (the fitted
+ * values go before the user's --set overrides, which win). */
 static int cli_load(struct cli_opts *o, struct scenario *s, struct nw_err *err)
 {
-  if (cfg_load(o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err) < 0)
+  if (calib_use_resolve(&o->calib, &o->which, err) < 0)
     return -1;
-  if (!o->calibrated)
-    return 0;
-  struct cfg_set sets[CFG_MAX_SETS];
-  int n = calib_load(o->calibrated, s, sets, CFG_MAX_SETS - o->nsets, o->calib_text, sizeof o->calib_text, err);
-  cfg_free(s);
-  if (n < 0)
-    return -1;
-  for (int i = 0; i < o->nsets; i++)
-    sets[n + i] = o->sets[i];
-  return cfg_load(o->scenario, o->catalog, sets, n + o->nsets, o->fio, s, err);
+  return calib_cfg_load(&o->which, o->scenario, o->catalog, o->sets, o->nsets, o->fio, s, err);
 }
 
 struct cli_ctx {
@@ -202,6 +199,11 @@ int cli_run(int argc, char **argv)
   }
   struct cli_ctx ctx = {.s = &s, .o = &o};
   int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
+  if (!failed && !o.no_ci && !o.fio_json &&
+      calib_ci_run(&o.which, o.scenario, o.catalog, o.sets, o.nsets, o.fio, nsteps, o.jobs, res, &err) < 0) {
+    nw_err_print(&err, stderr);
+    failed++;
+  }
   if (o.fio_json)
     report_fio_json(stdout, &s, res, nsteps, o.fio_json == 2);
   else if (o.json)

@@ -13,6 +13,7 @@
 #endif
 
 #include "sim/cli/cli.h"
+#include "sim/study/calibrate.h"
 #include "sim/cli/cli_opt.h"
 #include "sim/engine/engine.h"
 #include "sim/report/htmlreport.h"
@@ -26,6 +27,8 @@ struct cli_sweep_opts {
   const char *file, *csv, *json, *html, *catalog;
   int jobs, shard_i, shard_n, resume, list, quiet, analytic, sample, custom_hardware;
   double timeout_s;
+  struct calib_use calib;   /* --calibrated FILE / --uncalibrated */
+  struct calib_which which; /* resolved after parsing */
 };
 
 
@@ -79,6 +82,8 @@ static void cli_sweep_usage(FILE *out)
         "  --catalog DIR   catalogue folder\n"
         "  --custom-hardware  accept points beyond the chassis's hardware (ports, bays,\n"
         "                  RAM) with a warning\n"
+        "  --calibrated FILE  this calibration instead of the shipped validation/calibrated.yaml\n"
+        "  --uncalibrated  catalogue values, no calibration\n"
         "\n"
         "Under mpirun (built with MPI) rank 0 hands points out to the other ranks and\n"
         "writes the outputs, byte-identical to -j 1.\n"
@@ -94,7 +99,7 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
   memset(o, 0, sizeof *o);
   o->shard_n = 1;
   static const char *const valued[] = {"-j",      "--shard",   "--csv",    "--json",
-                                       "--html",  "--timeout", "--catalog", "--sample", NULL};
+                                       "--html",  "--timeout", "--catalog", "--sample", "--calibrated", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -117,7 +122,9 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
       }
       o->shard_i = si;
       o->shard_n = sn;
-    } else if (!strcmp(a, "--csv"))
+    } else if (calib_use_opt(&o->calib, a, val))
+      continue;
+    else if (!strcmp(a, "--csv"))
       o->csv = val;
     else if (!strcmp(a, "--json"))
       o->json = val;
@@ -169,6 +176,11 @@ static int cli_sweep_parse(int argc, char **argv, struct cli_sweep_opts *o)
                     "--shard\n");
     return 2;
   }
+  struct nw_err err = {0};
+  if (calib_use_resolve(&o->calib, &o->which, &err) < 0) {
+    nw_err_print(&err, stderr);
+    return 2;
+  }
   if (o->resume && !o->csv) {
     fprintf(stderr, "nastwin: error: --resume needs --csv FILE (the journal is FILE.partial)\n");
     return 2;
@@ -187,7 +199,7 @@ static int cli_sweep_load(const struct sweep *sw, const struct cli_sweep_opts *o
                    CFG_MAX_SETS - 1);
   if (o->custom_hardware)
     sets[n++] = (struct cfg_set){.path = "custom_hardware", .value = "true"};
-  return cfg_load(sw->base, o->catalog, sets, n, NULL, s, err);
+  return calib_cfg_load(&o->which, sw->base, o->catalog, sets, n, NULL, s, err);
 }
 
 static void cli_sweep_task_fn(void *vctx, int task, struct run_result *out)

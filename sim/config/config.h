@@ -120,6 +120,11 @@ struct scenario {
   struct cfg_fault faults[CFG_MAX_FAULTS];
   int nfits;
   struct cfg_fit fits[CFG_MAX_FITS];
+  /* The calibration applied (filled by sim/study's calib_cfg_load): its
+   * file (relative to the data folder when inside it) and the FNV-1a 64 of
+   * its bytes; calib_file "" = uncalibrated. */
+  char calib_file[256];
+  char calib_hash[17];
 };
 
 /* One --set override. */

@@ -47,8 +47,26 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   report_num(out, t->iops);
   fputs(", \"MBps\": ", out);
   report_num(out, t->MBps);
+  if (t->has_ci) {
+    fputs(", \"iops_ci90\": [", out);
+    report_num(out, t->iops_ci90[0]);
+    fputs(", ", out);
+    report_num(out, t->iops_ci90[1]);
+    fputs("], \"MBps_ci90\": [", out);
+    report_num(out, t->MBps_ci90[0]);
+    fputs(", ", out);
+    report_num(out, t->MBps_ci90[1]);
+    fputc(']', out);
+  }
   fputs(", \"latency_ms\": {\"mean\": ", out);
   report_num(out, t->lat_mean_s * 1e3);
+  if (t->has_ci) {
+    fputs(", \"mean_ci90\": [", out);
+    report_num(out, t->lat_mean_ci90_s[0] * 1e3);
+    fputs(", ", out);
+    report_num(out, t->lat_mean_ci90_s[1] * 1e3);
+    fputc(']', out);
+  }
   fputs(", \"stddev\": ", out);
   report_num(out, t->lat_stddev_s * 1e3);
   fputs(", \"min\": ", out);
@@ -62,6 +80,19 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   fputs("}}", out);
 }
 
+void report_calib_json(FILE *out, const char *file, const char *hash)
+{
+  if (!file || !file[0]) {
+    fputs("\"uncalibrated\"", out);
+    return;
+  }
+  fputs("{\"file\": ", out);
+  report_json_string(out, file);
+  fputs(", \"hash\": ", out);
+  report_json_string(out, hash);
+  fputc('}', out);
+}
+
 static void report_step_json(FILE *out, const struct scenario *s, const struct run_result *r,
                              const char *indent)
 {
@@ -69,6 +100,8 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_json_string(out, r->scenario);
   fprintf(out, ",\n%s\"system\": ", indent);
   report_json_string(out, s->system_name);
+  fprintf(out, ",\n%s\"calibration\": ", indent);
+  report_calib_json(out, s->calib_file, s->calib_hash);
   fprintf(out, ",\n%s\"step\": ", indent);
   report_json_string(out, r->step);
   fprintf(out, ",\n%s\"metric\": ", indent);
@@ -166,6 +199,10 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
           t->MBps, t->MBps * 1e6 / 1048576.0, (unsigned long long)t->ios, t->bytes / 1e6);
   fprintf(out, "    lat (ms): min=%.4g, max=%.4g, avg=%.4g, stdev=%.4g\n", t->lat_min_s * 1e3,
           t->lat_max_s * 1e3, t->lat_mean_s * 1e3, t->lat_stddev_s * 1e3);
+  if (t->has_ci)
+    fprintf(out, "    90 %% interval (calibration): IOPS %.6g..%.6g, BW %.6g..%.6gMB/s, avg lat %.4g..%.4g ms\n",
+            t->iops_ci90[0], t->iops_ci90[1], t->MBps_ci90[0], t->MBps_ci90[1], t->lat_mean_ci90_s[0] * 1e3,
+            t->lat_mean_ci90_s[1] * 1e3);
   fprintf(out, "    percentiles (ms):");
   for (int i = 0; i < RES_NPCT; i++)
     fprintf(out, " %s=%.4g", res_percentile_names[i], t->lat_pct_s[i] * 1e3);
@@ -214,6 +251,10 @@ void report_text(FILE *out, const struct scenario *s, const struct run_result *r
           s->ndisks, s->drive.name, raid_level_names[(int)s->volume.level], proto_kind_names[(int)s->proto.kind],
           s->net.nas_links, units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate),
           s->net.mtu_bytes, s->nclients);
+  if (s->calib_file[0])
+    fprintf(out, "  calibration %s (fnv1a64 %s)\n", s->calib_file, s->calib_hash);
+  else
+    fputs("  uncalibrated: catalogue values\n", out);
   for (int i = 0; i < n; i++)
     report_step_text(out, &r[i]);
 }

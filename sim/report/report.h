@@ -22,5 +22,8 @@ void report_fio_json(FILE *out, const struct scenario *s, const struct run_resul
 
 /* JSON string literal, escaped. */
 void report_json_string(FILE *out, const char *s);
+/* The calibration a result used: {"file": F, "hash": H}, or "uncalibrated"
+ * when file is NULL or "". */
+void report_calib_json(FILE *out, const char *file, const char *hash);
 
 #endif

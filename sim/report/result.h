@@ -46,6 +46,10 @@ struct res_totals {
   int nsamples;
   double sample_bytes[RES_MAX_SAMPLES];
   double sample_ios[RES_MAX_SAMPLES];
+  /* 90 % prediction intervals from the calibration's parameter
+   * uncertainty (sim/study calib_ci); has_ci 0: none (uncalibrated). */
+  int has_ci;
+  double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };

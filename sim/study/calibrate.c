@@ -18,70 +18,9 @@
 #include "models/soc/proto.h"
 #include "sim/engine/engine.h"
 #include "sim/study/runpool.h"
+#include "sim/study/calib_impl.h"
 
-/* Forward-difference step in u (at mid-range: 2.5 % of the range). */
-#define CALIB_DU 0.05
-/* Residual of a point whose prediction failed or is <= 0 at a trial point
- * (weight times this): large, so the trust region rejects the step. */
-#define CALIB_PENALTY 10.0
-/* Simulations per run-pool call (bounds the result buffer). */
-#define CALIB_CHUNK 256
-#define CALIB_SET_LEN 160
 
-/* The part of a run result the points read. */
-struct calib_res {
-  int failed;
-  char step[64];
-  char failure[256];
-  struct res_totals read, write, all;
-  int nops;
-  struct res_op op0;
-};
-
-struct calib_cached {
-  int task;
-  double *vals; /* np values (only those reaching the task compared) */
-  struct calib_res r;
-};
-
-struct calib {
-  const struct calib_opts *o;
-  struct val_set v;
-  int np;
-  struct calib_param par[CALIB_MAX_PARAMS];
-  unsigned char *reach;   /* ntasks x np: parameter j reaches task t */
-  double *w;              /* weight per point (0: excluded) */
-  int *fitpts, nfit;      /* points of the current fit */
-  int *freep, nfree;      /* parameters of the current fit */
-  double *x;              /* full parameter vector (canonical units) */
-  double *uref, *xref;    /* u <-> x pairs taken exactly (the start point):
-                           * atanh/tanh do not round-trip to the last bit,
-                           * and the cache compares values exactly */
-  struct calib_cached *cache;
-  int ncache, capcache;
-  long nsims;
-  int evals;
-  double sumsq_screen;    /* sum of squares at the screening point */
-  struct timespec t0;
-  /* The last fit's Jacobian (nfit x nfree, row i = fitpts[i], column k =
-   * freep[k], d residual / d u) and residuals at its solution: the one-step
-   * cross-validation reuses them instead of paying a Jacobian per fold. */
-  gsl_matrix *jac;
-  gsl_vector *res;
-};
-
-/* A pending simulation of a batch. */
-struct calib_pend {
-  int task;
-  const double *x;
-};
-
-struct calib_batch {
-  const struct calib *c;
-  const struct calib_pend *pend;
-};
-
-static void calib_pick_free(struct calib *c);
 
 double calib_x_of_u(double u, double lo, double hi) { return lo + (hi - lo) * 0.5 * (1.0 + tanh(u)); }
 
@@ -100,7 +39,7 @@ double calib_dx_du(double u, double lo, double hi)
   return (hi - lo) * 0.5 * (1.0 - th * th);
 }
 
-static double calib_elapsed_s(const struct calib *c)
+double calib_elapsed_s(const struct calib *c)
 {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -132,36 +71,7 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
   return 0;
 }
 
-/* Canonical unit text of a dimension ("" for numbers). */
-static const char *calib_unit(enum units_dim d)
-{
-  switch (d) {
-  case UNITS_TIME:
-    return "s";
-  case UNITS_BYTES:
-    return "B";
-  case UNITS_RATE:
-    return "B/s";
-  case UNITS_FREQ:
-    return "Hz";
-  case UNITS_POWER:
-    return "W";
-  case UNITS_ENERGY:
-    return "J";
-  case UNITS_ROTATION:
-    return "rpm";
-  default:
-    return "";
-  }
-}
-
-/* Exact value text with its canonical unit ("1.5e-05s"). */
-static void calib_value_text(double x, enum units_dim d, char *buf, size_t len)
-{
-  snprintf(buf, len, "%.10g%s", x, calib_unit(d));
-}
-
-static int calib_find_param(const struct calib *c, const char *entry, const char *key)
+int calib_find_param(const struct calib *c, const char *entry, const char *key)
 {
   for (int j = 0; j < c->np; j++)
     if (!strcmp(c->par[j].entry, entry) && !strcmp(c->par[j].key, key))
@@ -316,7 +226,7 @@ static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsig
 
 /* Make sure every task of the points is cached at each of the nvec
  * vectors: all missing simulations run as one batch.  0 or -1. */
-static int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts)
+int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts)
 {
   unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
   struct calib_pend *pend = NULL;
@@ -373,7 +283,7 @@ done:
 }
 
 /* Fill v.results from the cache at x for the points' tasks and score. */
-static void calib_score_at(struct calib *c, const double *x, const int *pts, int npts)
+void calib_score_at(struct calib *c, const double *x, const int *pts, int npts)
 {
   unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
   if (!need)
@@ -573,7 +483,7 @@ done:
 static void calib_select(struct calib *c, const gsl_matrix *J, const gsl_vector *f)
 {
   size_t p = (size_t)c->nfree;
-  int *skip = malloc(p * sizeof *skip), *pick = malloc(p * sizeof *pick);
+  int *skip = calloc(p ? p : 1, sizeof *skip), *pick = calloc(p ? p : 1, sizeof *pick);
   double *gain = malloc(p * sizeof *gain);
   c->sumsq_screen = calib_sumsq(f);
   if (skip && pick && gain) {
@@ -632,15 +542,10 @@ out:
   return rc;
 }
 
-struct calib_fitres {
-  int iterations;
-  double sumsq0, sumsq1;
-  char stop[64];
-};
 
 /* Fit the free parameters (c->freep) to the fit points, starting at c->x;
  * c->x gets the result, par[].se the standard errors.  0 or -1. */
-static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
+int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
 {
   size_t n = (size_t)c->nfit, p = (size_t)c->nfree;
   memset(fr, 0, sizeof *fr);
@@ -720,22 +625,6 @@ static int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   gsl_vector_free(u0);
   gsl_matrix_free(cov);
   return rc;
-}
-
-/* FNV-1a 64 of a file; 0 when unreadable. */
-static uint64_t calib_fnv_file(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return 0;
-  uint64_t h = 1469598103934665603ULL;
-  int ch;
-  while ((ch = fgetc(f)) != EOF) {
-    h ^= (uint64_t)(unsigned char)ch;
-    h *= 1099511628211ULL;
-  }
-  fclose(f);
-  return h;
 }
 
 /* Collect the free parameters, their reach and the residual weights. */
@@ -827,7 +716,7 @@ static int calib_setup(struct calib *c, struct nw_err *err)
 }
 
 /* Does parameter j reach point i? */
-static int calib_reaches(const struct calib *c, int j, int i)
+int calib_reaches(const struct calib *c, int j, int i)
 {
   const struct val_point *p = &c->v.pts[i];
   for (int k = 0; k < p->nsteps; k++)
@@ -837,7 +726,7 @@ static int calib_reaches(const struct calib *c, int j, int i)
 }
 
 /* Free = selected parameters reaching at least one fit point. */
-static void calib_pick_free(struct calib *c)
+void calib_pick_free(struct calib *c)
 {
   c->nfree = 0;
   for (int j = 0; j < c->np; j++) {
@@ -850,279 +739,7 @@ static void calib_pick_free(struct calib *c)
   }
 }
 
-static void calib_print_kinds(const struct val_set *v, const char *title, FILE *out)
-{
-  fprintf(out, "%s\n  %-14s %6s %10s %10s\n", title, "kind", "points", "median", "p90");
-  for (int k = 0; k < VAL_NKINDS; k++) {
-    double med, p90;
-    int n = val_summary(v, (enum val_kind)k, &med, &p90);
-    if (n > 0)
-      fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
-  }
-}
-
-static int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
-{
-  const struct calib_opts *o = c->o;
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", o->out, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
-  const char *data = o->data ? o->data : "validation/reviews.yaml";
-  const char *points = o->points ? o->points : "validation/points.yaml";
-  fprintf(f, "# calibrated.yaml - written by `nastwin calibrate`; do not edit by hand.\n"
-             "# Fitted values of the catalogue's `fit:` parameters, keyed by catalogue\n"
-             "# entry and key; applied with `nastwin validate --calibrated FILE` (and\n"
-             "# calib_load() for other commands).  Values are in canonical units.\n"
-             "version: 1\n"
-             "provenance:\n");
-  fprintf(f, "  date: \"%s\"\n", o->date ? o->date : "unspecified");
-  fprintf(f, "  data: \"%s\"\n  data_fnv1a64: \"%016llx\"\n", o->data ? o->data : "validation/reviews.yaml",
-          (unsigned long long)calib_fnv_file(o->data ? o->data : val_default_data()));
-  fprintf(f, "  points: \"%s\"\n  points_fnv1a64: \"%016llx\"\n", o->points ? o->points : "validation/points.yaml",
-          (unsigned long long)calib_fnv_file(o->points ? o->points : val_default_points()));
-  (void)data;
-  (void)points;
-  fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
-  fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
-  fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->sumsq0, fr->sumsq1);
-  fprintf(f, "  rms_log_error_before: %.6g\n  rms_log_error_after: %.6g\n",
-          c->nfit ? sqrt(fr->sumsq0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->sumsq1 / c->nfit) : 0.0);
-  fprintf(f, "  iterations: %d\n  max_iterations: %d\n  stop: \"%s\"\n", fr->iterations, o->max_iter, fr->stop);
-  fprintf(f, "parameters:\n");
-  for (int j = 0; j < c->np; j++) {
-    const struct calib_param *q = &c->par[j];
-    if (!q->free_)
-      continue;
-    char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
-    calib_value_text(q->value, q->dim, v, sizeof v);
-    calib_value_text(q->value0, q->dim, v0, sizeof v0);
-    calib_value_text(q->lo, q->dim, lo, sizeof lo);
-    calib_value_text(q->hi, q->dim, hi, sizeof hi);
-    if (isfinite(q->se))
-      calib_value_text(q->se, q->dim, se, sizeof se);
-    else
-      snprintf(se, sizeof se, "undetermined (no degree of freedom)");
-    units_format(q->value, q->dim, rd, sizeof rd);
-    fprintf(f,
-            "  - {entry: \"%s\", key: %s, value: \"%s\", readable: \"%s\", catalogue: \"%s\", lo: \"%s\", hi: \"%s\", "
-            "stderr: \"%s\", at_bound: %s, points: %d, sensitivity: %.4g}\n",
-            q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints, q->sensitivity);
-  }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    unlink(tmp);
-    return nw_fail(err, tmp, 0, 0, "write failed");
-  }
-  if (rename(tmp, o->out) < 0) {
-    unlink(tmp);
-    return nw_fail(err, o->out, 0, 0, "cannot rename into place: %s", strerror(errno));
-  }
-  return 0;
-}
-
-static int calib_cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double calib_quantile(double *x, int n, double q)
-{
-  if (n <= 0)
-    return 0;
-  qsort(x, (size_t)n, sizeof *x, calib_cmp_double);
-  double pos = q * (n - 1);
-  int lo = (int)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
-  return x[lo] + (pos - lo) * (x[hi] - x[lo]);
-}
-
-/* Leave-one-experiment-out: fit on the others from the full fit (the
- * parameters only the left-out experiment reaches go back to their
- * catalogue values), predict the left-out experiment. */
-/* Marquardt damping of the one-step fold (relative to diag(J^T J)) and
- * its trust region in u (tanh units): a fold changes the data by one
- * experiment, so its optimum is near the full fit's. */
-#define CALIB_CV_MU 1e-2
-#define CALIB_CV_MAX_DU 1.0
-
-/* One damped Gauss-Newton step from the full fit for the fold that
- * leaves out the points with test[i] set: solve
- * (J_R^T J_R + mu diag(J_R^T J_R)) du = -J_R^T f_R over the kept rows R
- * with the full fit's Jacobian and residuals (c->jac, c->res; rows
- * indexed like `rows`, columns like `cols`).  Parameters with no kept row
- * (they reach only the left-out experiment) are set by the caller; their
- * du stays 0 here.  du: ncols values.  0 or -1 (out of memory). */
-static int calib_cv_step(const struct calib *c, const unsigned char *left_out, int nrows, int ncols, double *du)
-{
-  gsl_matrix *A = gsl_matrix_calloc((size_t)ncols, (size_t)ncols);
-  gsl_vector *b = gsl_vector_calloc((size_t)ncols);
-  gsl_permutation *perm = gsl_permutation_alloc((size_t)ncols);
-  int rc = -1;
-  if (!A || !b || !perm)
-    goto done;
-  for (int i = 0; i < nrows; i++) {
-    if (left_out[i])
-      continue;
-    double fi = gsl_vector_get(c->res, (size_t)i);
-    for (int k = 0; k < ncols; k++) {
-      double jk = gsl_matrix_get(c->jac, (size_t)i, (size_t)k);
-      *gsl_vector_ptr(b, (size_t)k) -= jk * fi;
-      for (int m = 0; m < ncols; m++)
-        *gsl_matrix_ptr(A, (size_t)k, (size_t)m) += jk * gsl_matrix_get(c->jac, (size_t)i, (size_t)m);
-    }
-  }
-  for (int k = 0; k < ncols; k++) {
-    double d = gsl_matrix_get(A, (size_t)k, (size_t)k);
-    if (d == 0.0) { /* no kept row: pin this column */
-      gsl_matrix_set(A, (size_t)k, (size_t)k, 1.0);
-      gsl_vector_set(b, (size_t)k, 0.0);
-    } else {
-      gsl_matrix_set(A, (size_t)k, (size_t)k, d * (1.0 + CALIB_CV_MU));
-    }
-  }
-  int sign = 0;
-  gsl_vector_view x = gsl_vector_view_array(du, (size_t)ncols);
-  if (gsl_linalg_LU_decomp(A, perm, &sign) != GSL_SUCCESS || gsl_linalg_LU_solve(A, perm, b, &x.vector) != GSL_SUCCESS)
-    goto done;
-  double big = 0;
-  for (int k = 0; k < ncols; k++)
-    big = fmax(big, fabs(du[k]));
-  for (int k = 0; big > CALIB_CV_MAX_DU && k < ncols; k++)
-    du[k] *= CALIB_CV_MAX_DU / big;
-  rc = 0;
-done:
-  gsl_matrix_free(A);
-  gsl_vector_free(b);
-  gsl_permutation_free(perm);
-  return rc;
-}
-
-static int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
-{
-  struct val_set *v = &c->v;
-  size_t np1 = (size_t)(v->npoints > 0 ? v->npoints : 1);
-  /* the full fit's rows and columns, for the one-step folds */
-  int nrows = c->nfit, ncols = c->nfree;
-  int onestep = c->o->cv_iter == 0, rc = -1;
-  double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
-  int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
-  int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
-  int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
-  unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
-  double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
-  if (!cverr || !fullerr || !e || !has || !test || !rows || !cols || !left_out || !du ||
-      (onestep && (!c->jac || !c->res)))
-    goto out;
-  calib_score_at(c, xfull, allpts, nall);
-  for (int i = 0; i < nall; i++)
-    fullerr[allpts[i]] = v->pts[allpts[i]].error;
-  memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
-  memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
-  if (onestep)
-    fprintf(out, "\nleave-one-experiment-out, one step: for each experiment, one damped Gauss-Newton step from the\n"
-                 "full fit over the other experiments' rows of its Jacobian (no new Jacobian), then the left-out\n"
-                 "experiment simulated at those values; parameters reaching only it return to their catalogue values:\n");
-  else
-    fprintf(out, "\nleave-one-experiment-out (each fit starts from the full fit, at most %d iterations;\n"
-                 "parameters reaching only the left-out experiment return to their catalogue values):\n",
-            c->o->cv_iter);
-  fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
-  for (int i = 0; i < nall; i++) {
-    const char *exp = v->pts[allpts[i]].experiment;
-    int first = 1;
-    for (int k = 0; k < i; k++)
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
-        first = 0;
-    if (!first)
-      continue;
-    int ntest = 0;
-    c->nfit = 0;
-    for (int k = 0; k < nall; k++) {
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
-        test[ntest++] = allpts[k];
-      else
-        c->fitpts[c->nfit++] = allpts[k];
-    }
-    struct calib_fitres fr;
-    memset(&fr, 0, sizeof fr);
-    if (onestep) {
-      /* the fold keeps the full fit's free set; a parameter none of the
-       * kept rows reaches goes back to its catalogue value */
-      for (int r = 0; r < nrows; r++)
-        left_out[r] = !strcmp(v->pts[rows[r]].experiment, exp);
-      for (int j = 0; j < c->np; j++)
-        c->x[j] = xfull[j];
-      if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {
-        snprintf(fr.stop, sizeof fr.stop, "step failed");
-      } else {
-        snprintf(fr.stop, sizeof fr.stop, "one step");
-        for (int k = 0; k < ncols; k++) {
-          int j = cols[k], kept = 0;
-          for (int i = 0; i < c->nfit && !kept; i++)
-            kept = calib_reaches(c, j, c->fitpts[i]);
-          const struct calib_param *q = &c->par[j];
-          c->x[j] = kept ? calib_x_of_u(ufull[j] + du[k], q->lo, q->hi) : q->value0;
-        }
-      }
-      c->nfree = ncols;
-    } else {
-      calib_pick_free(c);
-      for (int j = 0; j < c->np; j++) {
-        c->x[j] = c->xref[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
-        c->uref[j] = c->par[j].free_ ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
-      }
-      calib_fit(c, c->o->cv_iter, &fr);
-    }
-    const double *xs[1] = {c->x};
-    calib_simulate(c, 1, xs, test, ntest);
-    calib_score_at(c, c->x, test, ntest);
-    double *a = malloc((size_t)ntest * 2 * sizeof *a);
-    int na = 0;
-    for (int k = 0; k < ntest; k++) {
-      const struct val_point *p = &v->pts[test[k]];
-      if (p->status == VAL_OK) {
-        cverr[test[k]] = p->error;
-        has[test[k]] = 1;
-        if (a) {
-          a[na] = fabs(p->error);
-          a[ntest + na] = fabs(fullerr[test[k]]);
-          na++;
-        }
-      }
-    }
-    double mcv = a ? calib_quantile(a, na, 0.5) : 0, mfull = a ? calib_quantile(a + ntest, na, 0.5) : 0;
-    fprintf(out, "  %-40s %6d %5d %13.1f%% %13.1f%%  %s\n", exp, ntest, c->nfree, 100 * mfull, 100 * mcv, fr.stop);
-    free(a);
-  }
-  fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
-          "median", "p90");
-  for (int k = 0; k < VAL_NKINDS; k++) {
-    int n = 0;
-    for (int i = 0; i < v->npoints; i++)
-      if (has[i] && v->pts[i].kind == (enum val_kind)k)
-        e[n++] = fabs(cverr[i]);
-    if (n == 0)
-      continue;
-    double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
-    fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
-  }
-  rc = 0;
-out:
-  free(e);
-  free(rows);
-  free(cols);
-  free(left_out);
-  free(du);
-  free(cverr);
-  free(fullerr);
-  free(has);
-  free(test);
-  return rc;
-}
-
-static void calib_release(struct calib *c)
+void calib_release(struct calib *c)
 {
   for (int i = 0; i < c->ncache; i++)
     free(c->cache[i].vals);
@@ -1201,16 +818,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
                "(%.1f s), at most %ld per Jacobian\n",
           c->nfit, nexcl, c->nfree, v->ntasks, t_eval0, jac_sims);
   if (o->list) {
-    fprintf(out, "%-48s %12s %12s %12s %7s %7s\n", "parameter", "catalogue", "lo", "hi", "tasks", "points");
-    for (int j = 0; j < c->np; j++) {
-      const struct calib_param *q = &c->par[j];
-      char name[192], a[32], b[32], d[32];
-      snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
-      units_format(q->value0, q->dim, a, sizeof a);
-      units_format(q->lo, q->dim, b, sizeof b);
-      units_format(q->hi, q->dim, d, sizeof d);
-      fprintf(out, "%-48s %12s %12s %12s %7d %7d%s\n", name, a, b, d, q->ntasks, q->npoints, q->free_ ? "" : "  (not free)");
-    }
+    calib_print_list(c, out);
     free(cand);
     free(allpts);
     calib_release(c);
@@ -1226,31 +834,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     free(c);
     return 1;
   }
-  int nnone = 0;
-  for (int j = 0; j < c->np; j++)
-    nnone += c->par[j].no_effect;
-  fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their catalogue value "
-               "(%ld simulations, %.0f s):\n",
-          nnone, nscreen, c->nsims, calib_elapsed_s(c));
-  for (int j = 0; j < c->np; j++)
-    if (c->par[j].no_effect)
-      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
-  fprintf(out, "forward selection (at most %d): freed, in order, with the share of the sum of squares each "
-               "removes on its own axis:\n",
-          o->max_free);
-  for (int pick = 1;; pick++) {
-    int j = 0;
-    while (j < c->np && c->par[j].pick != pick)
-      j++;
-    if (j == c->np)
-      break;
-    fprintf(out, "  %2d %s.%s  %.1f %%\n", pick, c->par[j].entry, c->par[j].key,
-            100.0 * c->par[j].gain / fmax(c->sumsq_screen, 1e-300));
-  }
-  fprintf(out, "not chosen (little left to explain, or collinear with those freed), kept at the catalogue value:\n");
-  for (int j = 0; j < c->np; j++)
-    if (c->par[j].weak)
-      fprintf(out, "  %s.%s  |dr/du| %.3g\n", c->par[j].entry, c->par[j].key, c->par[j].sensitivity);
+  calib_print_screen(c, nscreen, out);
   struct calib_fitres fr;
   if (calib_fit(c, o->max_iter, &fr) < 0) {
     nw_fail(err, "calibrate", 0, 0, "fit failed: %s (%d residuals, %d parameters); restrict with --params",
@@ -1272,32 +856,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     if (ufull)
       ufull[j] = c->uref[j];
   }
-  fprintf(out, "\n%-48s %12s %12s %12s %12s %12s\n", "parameter", "catalogue", "fitted", "std error", "lo", "hi");
-  for (int j = 0; j < c->np; j++) {
-    const struct calib_param *q = &c->par[j];
-    if (!q->free_)
-      continue;
-    char name[192], a[32], b[32], d[32], e[32], g[32];
-    snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
-    units_format(q->value0, q->dim, a, sizeof a);
-    units_format(q->value, q->dim, b, sizeof b);
-    if (isfinite(q->se))
-      units_format(q->se, q->dim, d, sizeof d);
-    else
-      snprintf(d, sizeof d, "-");
-    units_format(q->lo, q->dim, e, sizeof e);
-    units_format(q->hi, q->dim, g, sizeof g);
-    fprintf(out, "%-48s %12s %12s %12s %12s %12s%s\n", name, a, b, d, e, g, q->at_bound ? "  AT BOUND" : "");
-  }
-  fprintf(out, "\n%d iterations (%s); sum of squares of w*log(pred/meas) %.4g -> %.4g; %ld simulations, %.0f s\n",
-          fr.iterations, fr.stop, fr.sumsq0, fr.sumsq1, c->nsims, calib_elapsed_s(c));
-  int nb = 0;
-  for (int j = 0; j < c->np; j++)
-    if (c->par[j].at_bound) {
-      if (!nb++)
-        fprintf(out, "at bound (a wrong or missing mechanism, not a range to widen):\n");
-      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
-    }
+  calib_print_fit(c, &fr, out);
   for (int j = 0; j < c->np; j++)
     c->x[j] = c->par[j].value0;
   calib_score_at(c, c->x, cand, ncand);
@@ -1320,86 +879,4 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   calib_release(c);
   free(c);
   return rc;
-}
-
-/* ---- using a calibrated.yaml ---- */
-
-static const char *calib_scalar(const struct ynode *map, const char *key)
-{
-  const struct ynode *n = ytree_get(map, key);
-  return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
-}
-
-int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
-               size_t text_len, struct nw_err *err)
-{
-  struct ynode *root = ytree_load_file(path, err);
-  if (!root)
-    return -1;
-  const struct ynode *list = ytree_get(root, "parameters");
-  if (!list || list->kind != YNODE_SEQ) {
-    nw_fail(err, path, root->line, root->col, "calibrated file: expected a 'parameters' list");
-    ytree_free(root);
-    return -1;
-  }
-  int n = 0;
-  size_t used = 0;
-  for (int i = 0; i < s->nfits; i++) {
-    char entry[96];
-    const char *key;
-    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
-      continue;
-    for (int k = 0; k < list->n; k++) {
-      const struct ynode *e = list->kids[k];
-      const char *pe = calib_scalar(e, "entry"), *pk = calib_scalar(e, "key"), *pv = calib_scalar(e, "value");
-      if (!pe || !pk || !pv) {
-        nw_fail(err, e->file, e->line, e->col, "calibrated file: a parameter needs entry, key and value");
-        ytree_free(root);
-        return -1;
-      }
-      if (strcmp(pe, entry) || strcmp(pk, key))
-        continue;
-      size_t lp = strlen(s->fits[i].path) + 1, lv = strlen(pv) + 1;
-      if (n >= max || used + lp + lv > text_len) {
-        nw_fail(err, path, 0, 0, "calibrated file: more sets than room for (%d)", max);
-        ytree_free(root);
-        return -1;
-      }
-      memcpy(text + used, s->fits[i].path, lp);
-      memcpy(text + used + lp, pv, lv);
-      sets[n++] = (struct cfg_set){.path = text + used, .value = text + used + lp};
-      used += lp + lv;
-      break;
-    }
-  }
-  ytree_free(root);
-  return n;
-}
-
-int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err)
-{
-  struct cfg_set sets[CFG_MAX_SETS];
-  char *text = malloc(65536);
-  if (!text)
-    return nw_fail(err, path, 0, 0, "out of memory");
-  for (int i = 0; i < v->ncfgs; i++) {
-    int n = calib_load(path, &v->cfgs[i].s, sets, CFG_MAX_SETS, text, 65536, err);
-    if (n < 0) {
-      free(text);
-      return -1;
-    }
-    if (n == 0)
-      continue;
-    struct scenario s;
-    memset(&s, 0, sizeof s);
-    if (val_cfg_reload(v, i, catalog, sets, n, &s, err) < 0) {
-      cfg_free(&s);
-      free(text);
-      return -1;
-    }
-    cfg_free(&v->cfgs[i].s);
-    v->cfgs[i].s = s;
-  }
-  free(text);
-  return 0;
 }

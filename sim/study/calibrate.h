@@ -19,6 +19,7 @@
 #ifndef NASTWIN_CALIBRATE_H
 #define NASTWIN_CALIBRATE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
@@ -50,6 +51,7 @@ struct calib_param {
 
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
+  const char *source; /* provenance note (calibrate --system S --fio-results DIR); NULL: none */
   int njobs;     /* < 1: CPUs */
   int max_iter;  /* LM iterations of the full fit */
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
@@ -89,6 +91,57 @@ double calib_dx_du(double u, double lo, double hi);
 int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *entry, size_t len,
                        const char **key);
 
+/* FNV-1a 64 of a file's bytes; 0 when unreadable. */
+uint64_t calib_fnv_file(const char *path);
+
+/* Which calibration a command applies, as its options ask: the shipped
+ * validation/calibrated.yaml of the data folder (base/datadir.h) by
+ * default, --calibrated FILE another, --uncalibrated none. */
+struct calib_use {
+  int none;         /* --uncalibrated */
+  const char *file; /* --calibrated FILE; NULL: the shipped one */
+};
+
+/* The resolved choice: path "" = uncalibrated; name = the path, relative
+ * to the data folder when inside it; hash = 16 hex digits of FNV-1a 64. */
+struct calib_which {
+  char path[1024];
+  char name[256];
+  char hash[17];
+};
+
+/* Take --calibrated VAL / --uncalibrated into u (list "--calibrated" among
+ * the command's valued options).  1 when arg was one of them, else 0. */
+int calib_use_opt(struct calib_use *u, const char *arg, const char *val);
+
+/* Resolve u into w.  0, or -1 with err when the file cannot be read. */
+int calib_use_resolve(const struct calib_use *u, struct calib_which *w, struct nw_err *err);
+
+/* The override list that applies calibration w to a scenario: the
+ * calibrated values of its fit parameters (learnt by loading it once),
+ * then the caller's sets (which win), into all (max entries; strings in
+ * text).  Returns the count, or -1 with err. */
+int calib_sets(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
+               int nsets, const char *fio, struct cfg_set *all, int max, char *text, size_t text_len,
+               struct nw_err *err);
+
+/* cfg_load with the calibration w: the scenario is loaded once to learn
+ * its fit parameters, then again with the calibrated values placed before
+ * the caller's sets (which win); s->calib_file/calib_hash name it.  0, or
+ * -1 with err (s freed). */
+int calib_cfg_load(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
+                   int nsets, const char *fio, struct scenario *s, struct nw_err *err);
+
+/* 90 % prediction intervals of a calibrated run (calib_ci.c): for every
+ * parameter of w that reaches the scenario (path, sets, fio) with a
+ * standard error, the nsteps steps
+ * run again at value -+ se (clamped to its fit range, same seed); the
+ * linearised spread fills res[i].{read,write,all}.*_ci90 (has_ci = 1).
+ * Nothing when w->path is "".  0, or -1 with err. */
+int calib_ci_run(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
+                 int nsets, const char *fio, int nsteps, int njobs,
+                 struct run_result *res, struct nw_err *err);
+
 /* Turn a calibrated.yaml into the --set list for scenario s (loaded
  * without them): one set per fit of s whose (entry, key) is in the file.
  * The strings live in text (text_len bytes; 64 KiB is plenty).  Returns
@@ -96,9 +149,18 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
 int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
                size_t text_len, struct nw_err *err);
 
-/* Reload every configuration of a loaded val_set with the calibrated
- * values of path (validate --calibrated).  0 or -1 with err. */
-int calib_apply(struct val_set *v, const char *path, const char *catalog, struct nw_err *err);
+/* Reload every configuration of a loaded val_set with the calibration w
+ * (nothing when w->path is ""); v->calib_name/calib_hash name it.  0 or -1 with err. */
+int calib_apply(struct val_set *v, const struct calib_which *w, const char *catalog, struct nw_err *err);
+
+/* A twin of your own NAS: from dir's pairs NAME.fio + NAME.json (fio
+ * --output-format=json), write review data (data_path) and points
+ * (points_path) mapping every job's IOPS, MB/s and mean latency per
+ * direction with I/O to scenario run with that job file.  *njobs = the
+ * result files read.  0, or -1 with err (a JSON without its job file, a
+ * JSON that does not parse, a field fio 3.x writes that is missing). */
+int calib_fio_prepare(const char *scenario, const char *dir, const char *data_path, const char *points_path,
+                      int *njobs, struct nw_err *err);
 
 /* The whole `nastwin calibrate` run: fit, print the summary to out, write
  * o->out.  0 ok, 1 a fit/simulation problem, 2 bad input (err filled). */

@@ -27,6 +27,7 @@
 #include "sim/config/config.h"
 #include "sim/config/ytree.h"
 #include "sim/engine/engine.h"
+#include "sim/study/calibrate.h"
 #include "sim/study/runpool.h"
 #include "sim/study/sweep.h"
 
@@ -528,7 +529,7 @@ static void size_usage(void)
 {
   puts("usage: nastwin size SCENARIO.yaml --target \"read_MBps>=2000\" --vary PATH=LO..HI|A,B,...\n"
        "  [--vary ...] [--objective price|watts|bays] [--price NAME=USD]... [--set PATH=VALUE]\n"
-       "  [-j N]\n"
+       "  [-j N] [--calibrated FILE | --uncalibrated]\n"
        "Finds the cheapest configuration meeting the target.  A range (soc.cores=2..16,\n"
        "soc.clock=1.0GHz..3.0GHz, disks.count=4..8) is taken as monotone and bisected; a list\n"
        "(volume.level=5,6,10  disks.drive=wd-red-14tb,wd-re-4tb) is searched exhaustively,\n"
@@ -549,7 +550,8 @@ int cli_size(int argc, char **argv)
   struct cfg_set sets[CFG_MAX_SETS];
   struct nw_err err = {0};
   static const char *const valued[] = {"--target", "--vary", "--set", "--objective", "--price",
-                                       "-j", NULL};
+                                       "-j",       "--calibrated", NULL};
+  struct calib_use calib = {0};
   if (size_load_prices(&pb.prices, &err) < 0) {
     nw_err_print(&err, stderr);
     return 2;
@@ -563,6 +565,8 @@ int cli_size(int argc, char **argv)
       rc = 0;
       goto out;
     }
+    if (calib_use_opt(&calib, a, val))
+      continue;
     if (!strcmp(a, "--target"))
       target = val;
     else if (!strcmp(a, "--vary")) {
@@ -611,10 +615,22 @@ int cli_size(int argc, char **argv)
   }
   if (size_parse_target(target, &pb) < 0)
     goto out;
-  pb.base = sets;
-  pb.nbase = nsets;
-  printf("size: target %s %s %g; objective %s; ranges bisected, lists searched exhaustively\n",
-         sweep_metric_name(pb.metric), pb.op, pb.target, size_objective_names[pb.obj]);
+  struct calib_which w;
+  struct cfg_set all[CFG_MAX_SETS];
+  static char calib_text[65536];
+  int nall = calib_use_resolve(&calib, &w, &err) < 0
+                 ? -1
+                 : calib_sets(&w, pb.file, NULL, sets, nsets, NULL, all, CFG_MAX_SETS - SIZE_MAX_AXES,
+                              calib_text, sizeof calib_text, &err);
+  if (nall < 0) {
+    nw_err_print(&err, stderr);
+    goto out;
+  }
+  pb.base = all;
+  pb.nbase = nall;
+  printf("size: target %s %s %g; objective %s; ranges bisected, lists searched exhaustively; %s%s\n",
+         sweep_metric_name(pb.metric), pb.op, pb.target, size_objective_names[pb.obj],
+         w.path[0] ? "calibration " : "uncalibrated", w.name);
   rc = size_search(&pb);
 out:
   for (int i = 0; i < nsets; i++)

@@ -164,11 +164,11 @@ static void val_dirname(const char *path, char *dir, size_t len)
 }
 
 /* Find or load the scenario (path, sets); index or -1 with err. */
-static int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *catalog,
+static int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
                        const struct cfg_set *extra, int nextra, const struct ynode *where, struct nw_err *err)
 {
   for (int i = 0; i < v->ncfgs; i++)
-    if (!strcmp(v->cfgs[i].scenario, path) && !strcmp(v->cfgs[i].sets, sets))
+    if (!strcmp(v->cfgs[i].scenario, path) && !strcmp(v->cfgs[i].sets, sets) && !strcmp(v->cfgs[i].fio, fio))
       return i;
   struct val_cfg *nc = realloc(v->cfgs, (size_t)(v->ncfgs + 1) * sizeof *nc);
   if (!nc)
@@ -178,6 +178,7 @@ static int val_get_cfg(struct val_set *v, const char *path, const char *sets, co
   memset(c, 0, sizeof *c);
   val_copy(c->scenario, sizeof c->scenario, path);
   val_copy(c->sets, sizeof c->sets, sets);
+  val_copy(c->fio, sizeof c->fio, fio);
   struct cfg_set cs[CFG_MAX_SETS];
   char buf[1024];
   val_copy(buf, sizeof buf, sets);
@@ -192,7 +193,7 @@ static int val_get_cfg(struct val_set *v, const char *path, const char *sets, co
   for (int i = 0; i < nextra && n < CFG_MAX_SETS; i++)
     cs[n++] = extra[i];
   struct nw_err e2 = {0};
-  if (cfg_load(path, catalog, cs, n, NULL, &c->s, &e2) < 0) {
+  if (cfg_load(path, catalog, cs, n, fio[0] ? fio : NULL, &c->s, &e2) < 0) {
     if (err)
       *err = e2;
     return -1;
@@ -221,7 +222,7 @@ int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const 
       return nw_fail(err, c->scenario, 0, 0, "more than %d --set overrides", CFG_MAX_SETS);
     cs[n++] = extra[i];
   }
-  return cfg_load(c->scenario, catalog, cs, n, NULL, out, err);
+  return cfg_load(c->scenario, catalog, cs, n, c->fio[0] ? c->fio : NULL, out, err);
 }
 
 /* Resolve a points entry's steps into tasks of point p. */
@@ -335,7 +336,13 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
         snprintf(sets + used, sizeof sets - used, "%s%s", used ? "\n" : "", x->scalar);
       }
     }
-    p->cfg = val_get_cfg(v, p->scenario, sets, catalog, extra, nextra, pe, err);
+    char fio[512] = "";
+    const char *fj = val_scalar(pe, "fio");
+    if (fj && fj[0] == '/')
+      val_copy(fio, sizeof fio, fj);
+    else if (fj)
+      snprintf(fio, sizeof fio, "%s/%s", points_dir, fj);
+    p->cfg = val_get_cfg(v, p->scenario, sets, fio, catalog, extra, nextra, pe, err);
     if (p->cfg < 0)
       return -1;
     p->status = VAL_OK;
@@ -538,7 +545,7 @@ int val_summary(const struct val_set *v, enum val_kind k, double *median, double
 }
 
 /* "case / tool" label of a point. */
-static void val_label(const struct val_point *p, char *buf, size_t len)
+void val_label(const struct val_point *p, char *buf, size_t len)
 {
   snprintf(buf, len, "%s%s%s%s%s%s%s%s%s", p->system, p->protocol[0] ? " " : "", p->protocol,
            p->cache[0] ? " cache-" : "", p->cache, p->kase[0] ? " " : "", p->kase, p->tool[0] ? " " : "",
@@ -566,7 +573,11 @@ void val_print_table(const struct val_set *v, FILE *out)
                                              : "unmapped",
               p->note);
   }
-  fprintf(out, "\nsummary of |predicted/measured - 1| (skewed points excluded):\n");
+  if (v->calib_name[0])
+    fprintf(out, "\ncalibration %s (fnv1a64 %s)\n", v->calib_name, v->calib_hash);
+  else
+    fputs("\nuncalibrated: catalogue values\n", out);
+  fprintf(out, "summary of |predicted/measured - 1| (skewed points excluded):\n");
   fprintf(out, "  %-14s %6s %10s %10s\n", "kind", "points", "median", "p90");
   for (int k = 0; k < VAL_NKINDS; k++) {
     double med, p90;
@@ -601,7 +612,9 @@ static void val_json_scalar(FILE *out, const char *s)
 void val_print_json(const struct val_set *v, FILE *out)
 {
   static const char *const st[] = {"ok", "failed", "unsupported", "unmapped"};
-  fputs("{\"points\": [", out);
+  fputs("{\"calibration\": ", out);
+  report_calib_json(out, v->calib_name, v->calib_hash);
+  fputs(",\n\"points\": [", out);
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     fputs(i ? ",\n  {" : "\n  {", out);

@@ -49,6 +49,7 @@ struct val_point {
 struct val_cfg {
   char scenario[512];
   char sets[1024];            /* "a=b\nc=d" */
+  char fio[512];              /* the points entry's fio job file ("" = the scenario's workload) */
   struct scenario s;
 };
 
@@ -65,6 +66,8 @@ struct val_set {
   int ntasks;
   struct val_task *tasks;
   struct run_result *results; /* one per task after val_run */
+  char calib_name[256];        /* the calibration applied (calib_apply); "" = none */
+  char calib_hash[17];
 };
 
 /* Read the review data and the points file and load every scenario
@@ -73,6 +76,20 @@ struct val_set {
  * calibrate).  0, or -1 with a file:line:col error. */
 int val_load(const char *data_path, const char *points_path, const char *only, const char *catalog,
              const struct cfg_set *extra_sets, int nextra, struct val_set *v, struct nw_err *err);
+
+/* A point's case label: "system protocol cache-X case tool". */
+void val_label(const struct val_point *p, char *buf, size_t len);
+
+/* Golden predictions (validation/golden.json): every point's prediction
+ * keyed by "experiment | metric | label" (" #N" for the N-th repeat).
+ * val_golden_write writes v's predictions to path atomically (null for a
+ * point that did not run); 0 or -1 with err.  val_golden_check compares v
+ * with the file: a point whose prediction moved more than tol (relative),
+ * changed between null and a number, or is missing from the file is
+ * printed to out; points of the file that v lacks (--only) are ignored.
+ * Returns the number of such points, or -1 with err for a bad file. */
+int val_golden_write(const struct val_set *v, const char *path, struct nw_err *err);
+int val_golden_check(const struct val_set *v, const char *path, double tol, FILE *out, struct nw_err *err);
 
 /* Simulate every task (njobs children at once, < 1 = CPUs) and compute
  * each point's prediction and error.  Returns the number of points that

@@ -1,0 +1,214 @@
+/* calib_cv.c - leave-one-experiment-out cross-validation of the fit
+ * (calibrate.h, calib_impl.h). */
+#include <errno.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/study/calib_impl.h"
+
+/* Leave-one-experiment-out: fit on the others from the full fit (the
+ * parameters only the left-out experiment reaches go back to their
+ * catalogue values), predict the left-out experiment. */
+/* Marquardt damping of the one-step fold (relative to diag(J^T J)) and
+ * its trust region in u (tanh units): a fold changes the data by one
+ * experiment, so its optimum is near the full fit's. */
+#define CALIB_CV_MU 1e-2
+#define CALIB_CV_MAX_DU 1.0
+
+static int calib_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double calib_quantile(double *x, int n, double q)
+{
+  if (n <= 0)
+    return 0;
+  qsort(x, (size_t)n, sizeof *x, calib_cmp_double);
+  double pos = q * (n - 1);
+  int lo = (int)floor(pos), hi = lo + 1 < n ? lo + 1 : lo;
+  return x[lo] + (pos - lo) * (x[hi] - x[lo]);
+}
+
+/* One damped Gauss-Newton step from the full fit for the fold that
+ * leaves out the points with test[i] set: solve
+ * (J_R^T J_R + mu diag(J_R^T J_R)) du = -J_R^T f_R over the kept rows R
+ * with the full fit's Jacobian and residuals (c->jac, c->res; rows
+ * indexed like `rows`, columns like `cols`).  Parameters with no kept row
+ * (they reach only the left-out experiment) are set by the caller; their
+ * du stays 0 here.  du: ncols values.  0 or -1 (out of memory). */
+static int calib_cv_step(const struct calib *c, const unsigned char *left_out, int nrows, int ncols, double *du)
+{
+  gsl_matrix *A = gsl_matrix_calloc((size_t)ncols, (size_t)ncols);
+  gsl_vector *b = gsl_vector_calloc((size_t)ncols);
+  gsl_permutation *perm = gsl_permutation_alloc((size_t)ncols);
+  int rc = -1;
+  if (!A || !b || !perm)
+    goto done;
+  for (int i = 0; i < nrows; i++) {
+    if (left_out[i])
+      continue;
+    double fi = gsl_vector_get(c->res, (size_t)i);
+    for (int k = 0; k < ncols; k++) {
+      double jk = gsl_matrix_get(c->jac, (size_t)i, (size_t)k);
+      *gsl_vector_ptr(b, (size_t)k) -= jk * fi;
+      for (int m = 0; m < ncols; m++)
+        *gsl_matrix_ptr(A, (size_t)k, (size_t)m) += jk * gsl_matrix_get(c->jac, (size_t)i, (size_t)m);
+    }
+  }
+  for (int k = 0; k < ncols; k++) {
+    double d = gsl_matrix_get(A, (size_t)k, (size_t)k);
+    if (d == 0.0) { /* no kept row: pin this column */
+      gsl_matrix_set(A, (size_t)k, (size_t)k, 1.0);
+      gsl_vector_set(b, (size_t)k, 0.0);
+    } else {
+      gsl_matrix_set(A, (size_t)k, (size_t)k, d * (1.0 + CALIB_CV_MU));
+    }
+  }
+  int sign = 0;
+  gsl_vector_view x = gsl_vector_view_array(du, (size_t)ncols);
+  if (gsl_linalg_LU_decomp(A, perm, &sign) != GSL_SUCCESS || gsl_linalg_LU_solve(A, perm, b, &x.vector) != GSL_SUCCESS)
+    goto done;
+  double big = 0;
+  for (int k = 0; k < ncols; k++)
+    big = fmax(big, fabs(du[k]));
+  for (int k = 0; big > CALIB_CV_MAX_DU && k < ncols; k++)
+    du[k] *= CALIB_CV_MAX_DU / big;
+  rc = 0;
+done:
+  gsl_matrix_free(A);
+  gsl_vector_free(b);
+  gsl_permutation_free(perm);
+  return rc;
+}
+
+int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
+{
+  struct val_set *v = &c->v;
+  size_t np1 = (size_t)(v->npoints > 0 ? v->npoints : 1);
+  /* the full fit's rows and columns, for the one-step folds */
+  int nrows = c->nfit, ncols = c->nfree;
+  int onestep = c->o->cv_iter == 0, rc = -1;
+  double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
+  int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
+  int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
+  int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
+  unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
+  double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
+  if (!cverr || !fullerr || !e || !has || !test || !rows || !cols || !left_out || !du ||
+      (onestep && (!c->jac || !c->res)))
+    goto out;
+  calib_score_at(c, xfull, allpts, nall);
+  for (int i = 0; i < nall; i++)
+    fullerr[allpts[i]] = v->pts[allpts[i]].error;
+  memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
+  memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
+  if (onestep)
+    fprintf(out, "\nleave-one-experiment-out, one step: for each experiment, one damped Gauss-Newton step from the\n"
+                 "full fit over the other experiments' rows of its Jacobian (no new Jacobian), then the left-out\n"
+                 "experiment simulated at those values; parameters reaching only it return to their catalogue values:\n");
+  else
+    fprintf(out, "\nleave-one-experiment-out (each fit starts from the full fit, at most %d iterations;\n"
+                 "parameters reaching only the left-out experiment return to their catalogue values):\n",
+            c->o->cv_iter);
+  fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
+  for (int i = 0; i < nall; i++) {
+    const char *exp = v->pts[allpts[i]].experiment;
+    int first = 1;
+    for (int k = 0; k < i; k++)
+      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+        first = 0;
+    if (!first)
+      continue;
+    int ntest = 0;
+    c->nfit = 0;
+    for (int k = 0; k < nall; k++) {
+      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+        test[ntest++] = allpts[k];
+      else
+        c->fitpts[c->nfit++] = allpts[k];
+    }
+    struct calib_fitres fr;
+    memset(&fr, 0, sizeof fr);
+    if (onestep) {
+      /* the fold keeps the full fit's free set; a parameter none of the
+       * kept rows reaches goes back to its catalogue value */
+      for (int r = 0; r < nrows; r++)
+        left_out[r] = !strcmp(v->pts[rows[r]].experiment, exp);
+      for (int j = 0; j < c->np; j++)
+        c->x[j] = xfull[j];
+      if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {
+        snprintf(fr.stop, sizeof fr.stop, "step failed");
+      } else {
+        snprintf(fr.stop, sizeof fr.stop, "one step");
+        for (int k = 0; k < ncols; k++) {
+          int j = cols[k], kept = 0;
+          for (int i = 0; i < c->nfit && !kept; i++)
+            kept = calib_reaches(c, j, c->fitpts[i]);
+          const struct calib_param *q = &c->par[j];
+          c->x[j] = kept ? calib_x_of_u(ufull[j] + du[k], q->lo, q->hi) : q->value0;
+        }
+      }
+      c->nfree = ncols;
+    } else {
+      calib_pick_free(c);
+      for (int j = 0; j < c->np; j++) {
+        c->x[j] = c->xref[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
+        c->uref[j] = c->par[j].free_ ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+      }
+      calib_fit(c, c->o->cv_iter, &fr);
+    }
+    const double *xs[1] = {c->x};
+    calib_simulate(c, 1, xs, test, ntest);
+    calib_score_at(c, c->x, test, ntest);
+    double *a = malloc((size_t)ntest * 2 * sizeof *a);
+    int na = 0;
+    for (int k = 0; k < ntest; k++) {
+      const struct val_point *p = &v->pts[test[k]];
+      if (p->status == VAL_OK) {
+        cverr[test[k]] = p->error;
+        has[test[k]] = 1;
+        if (a) {
+          a[na] = fabs(p->error);
+          a[ntest + na] = fabs(fullerr[test[k]]);
+          na++;
+        }
+      }
+    }
+    double mcv = a ? calib_quantile(a, na, 0.5) : 0, mfull = a ? calib_quantile(a + ntest, na, 0.5) : 0;
+    fprintf(out, "  %-40s %6d %5d %13.1f%% %13.1f%%  %s\n", exp, ntest, c->nfree, 100 * mfull, 100 * mcv, fr.stop);
+    free(a);
+  }
+  fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
+          "median", "p90");
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    int n = 0;
+    for (int i = 0; i < v->npoints; i++)
+      if (has[i] && v->pts[i].kind == (enum val_kind)k)
+        e[n++] = fabs(cverr[i]);
+    if (n == 0)
+      continue;
+    double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
+    fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+  }
+  rc = 0;
+out:
+  free(e);
+  free(rows);
+  free(cols);
+  free(left_out);
+  free(du);
+  free(cverr);
+  free(fullerr);
+  free(has);
+  free(test);
+  return rc;
+}

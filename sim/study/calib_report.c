@@ -1,0 +1,193 @@
+/* calib_report.c - printing the fit and writing calibrated.yaml
+ * (calibrate.h, calib_impl.h). */
+#include <errno.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/study/calib_impl.h"
+
+/* Canonical unit text of a dimension ("" for numbers). */
+const char *calib_unit(enum units_dim d)
+{
+  switch (d) {
+  case UNITS_TIME:
+    return "s";
+  case UNITS_BYTES:
+    return "B";
+  case UNITS_RATE:
+    return "B/s";
+  case UNITS_FREQ:
+    return "Hz";
+  case UNITS_POWER:
+    return "W";
+  case UNITS_ENERGY:
+    return "J";
+  case UNITS_ROTATION:
+    return "rpm";
+  default:
+    return "";
+  }
+}
+
+/* Exact value text with its canonical unit ("1.5e-05s"). */
+void calib_value_text(double x, enum units_dim d, char *buf, size_t len)
+{
+  snprintf(buf, len, "%.10g%s", x, calib_unit(d));
+}
+
+void calib_print_kinds(const struct val_set *v, const char *title, FILE *out)
+{
+  fprintf(out, "%s\n  %-14s %6s %10s %10s\n", title, "kind", "points", "median", "p90");
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    double med, p90;
+    int n = val_summary(v, (enum val_kind)k, &med, &p90);
+    if (n > 0)
+      fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+  }
+}
+
+int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
+{
+  const struct calib_opts *o = c->o;
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", o->out, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  const char *data = o->data ? o->data : "validation/reviews.yaml";
+  const char *points = o->points ? o->points : "validation/points.yaml";
+  fprintf(f, "# calibrated.yaml - written by `nastwin calibrate`; do not edit by hand.\n"
+             "# Fitted values of the catalogue's `fit:` parameters, keyed by catalogue\n"
+             "# entry and key; applied with `nastwin validate --calibrated FILE` (and\n"
+             "# calib_load() for other commands).  Values are in canonical units.\n"
+             "version: 1\n"
+             "provenance:\n");
+  fprintf(f, "  date: \"%s\"\n", o->date ? o->date : "unspecified");
+  fprintf(f, "  data: \"%s\"\n  data_fnv1a64: \"%016llx\"\n", o->data ? o->data : "validation/reviews.yaml",
+          (unsigned long long)calib_fnv_file(o->data ? o->data : val_default_data()));
+  fprintf(f, "  points: \"%s\"\n  points_fnv1a64: \"%016llx\"\n", o->points ? o->points : "validation/points.yaml",
+          (unsigned long long)calib_fnv_file(o->points ? o->points : val_default_points()));
+  (void)data;
+  (void)points;
+  if (o->source)
+    fprintf(f, "  source: \"%s\"\n", o->source);
+  fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
+  fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
+  fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->sumsq0, fr->sumsq1);
+  fprintf(f, "  rms_log_error_before: %.6g\n  rms_log_error_after: %.6g\n",
+          c->nfit ? sqrt(fr->sumsq0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->sumsq1 / c->nfit) : 0.0);
+  fprintf(f, "  iterations: %d\n  max_iterations: %d\n  stop: \"%s\"\n", fr->iterations, o->max_iter, fr->stop);
+  fprintf(f, "parameters:\n");
+  for (int j = 0; j < c->np; j++) {
+    const struct calib_param *q = &c->par[j];
+    if (!q->free_)
+      continue;
+    char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
+    calib_value_text(q->value, q->dim, v, sizeof v);
+    calib_value_text(q->value0, q->dim, v0, sizeof v0);
+    calib_value_text(q->lo, q->dim, lo, sizeof lo);
+    calib_value_text(q->hi, q->dim, hi, sizeof hi);
+    if (isfinite(q->se))
+      calib_value_text(q->se, q->dim, se, sizeof se);
+    else
+      snprintf(se, sizeof se, "undetermined (no degree of freedom)");
+    units_format(q->value, q->dim, rd, sizeof rd);
+    fprintf(f,
+            "  - {entry: \"%s\", key: %s, value: \"%s\", readable: \"%s\", catalogue: \"%s\", lo: \"%s\", hi: \"%s\", "
+            "stderr: \"%s\", at_bound: %s, points: %d, sensitivity: %.4g}\n",
+            q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints, q->sensitivity);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    unlink(tmp);
+    return nw_fail(err, tmp, 0, 0, "write failed");
+  }
+  if (rename(tmp, o->out) < 0) {
+    unlink(tmp);
+    return nw_fail(err, o->out, 0, 0, "cannot rename into place: %s", strerror(errno));
+  }
+  return 0;
+}
+
+/* The free parameters and their reach (calibrate --list). */
+void calib_print_list(const struct calib *c, FILE *out)
+{
+  fprintf(out, "%-48s %12s %12s %12s %7s %7s\n", "parameter", "catalogue", "lo", "hi", "tasks", "points");
+  for (int j = 0; j < c->np; j++) {
+    const struct calib_param *q = &c->par[j];
+    char name[192], a[32], b[32], d[32];
+    snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
+    units_format(q->value0, q->dim, a, sizeof a);
+    units_format(q->lo, q->dim, b, sizeof b);
+    units_format(q->hi, q->dim, d, sizeof d);
+    fprintf(out, "%-48s %12s %12s %12s %7d %7d%s\n", name, a, b, d, q->ntasks, q->npoints, q->free_ ? "" : "  (not free)");
+  }
+}
+
+/* The screening Jacobian's verdict and the forward selection's picks. */
+void calib_print_screen(const struct calib *c, int nscreen, FILE *out)
+{
+  int nnone = 0;
+  for (int j = 0; j < c->np; j++)
+    nnone += c->par[j].no_effect;
+  fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their catalogue value "
+               "(%ld simulations, %.0f s):\n",
+          nnone, nscreen, c->nsims, calib_elapsed_s(c));
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].no_effect)
+      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+  fprintf(out, "forward selection (at most %d): freed, in order, with the share of the sum of squares each "
+               "removes on its own axis:\n",
+          c->o->max_free);
+  for (int pick = 1;; pick++) {
+    int j = 0;
+    while (j < c->np && c->par[j].pick != pick)
+      j++;
+    if (j == c->np)
+      break;
+    fprintf(out, "  %2d %s.%s  %.1f %%\n", pick, c->par[j].entry, c->par[j].key,
+            100.0 * c->par[j].gain / fmax(c->sumsq_screen, 1e-300));
+  }
+  fprintf(out, "not chosen (little left to explain, or collinear with those freed), kept at the catalogue value:\n");
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].weak)
+      fprintf(out, "  %s.%s  |dr/du| %.3g\n", c->par[j].entry, c->par[j].key, c->par[j].sensitivity);
+}
+
+/* The fitted values, the fit's summary and the parameters at a bound. */
+void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE *out)
+{
+  fprintf(out, "\n%-48s %12s %12s %12s %12s %12s\n", "parameter", "catalogue", "fitted", "std error", "lo", "hi");
+  for (int j = 0; j < c->np; j++) {
+    const struct calib_param *q = &c->par[j];
+    if (!q->free_)
+      continue;
+    char name[192], a[32], b[32], d[32], e[32], g[32];
+    snprintf(name, sizeof name, "%s.%s", q->entry, q->key);
+    units_format(q->value0, q->dim, a, sizeof a);
+    units_format(q->value, q->dim, b, sizeof b);
+    if (isfinite(q->se))
+      units_format(q->se, q->dim, d, sizeof d);
+    else
+      snprintf(d, sizeof d, "-");
+    units_format(q->lo, q->dim, e, sizeof e);
+    units_format(q->hi, q->dim, g, sizeof g);
+    fprintf(out, "%-48s %12s %12s %12s %12s %12s%s\n", name, a, b, d, e, g, q->at_bound ? "  AT BOUND" : "");
+  }
+  fprintf(out, "\n%d iterations (%s); sum of squares of w*log(pred/meas) %.4g -> %.4g; %ld simulations, %.0f s\n",
+          fr->iterations, fr->stop, fr->sumsq0, fr->sumsq1, c->nsims, calib_elapsed_s(c));
+  int nb = 0;
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].at_bound) {
+      if (!nb++)
+        fprintf(out, "at bound (a wrong or missing mechanism, not a range to widen):\n");
+      fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+    }
+}
