@@ -637,6 +637,37 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
   raid_ops_of(g->level)->plan_write(g, off, len, p);
 }
 
+/* md fails an array once some data has no readable copy left (raid5
+ * "failed > max_degraded", raid10 enough(), raid0/linear any member).
+ * Linear: the failed members' bytes.  Striped and mirrored levels repeat
+ * their layout within `members` rows of data_members chunks (RAID-5/6
+ * rotate parity over n rows; RAID-10 near-2 puts chunk c at member 2c mod
+ * n), so the lost share is measured exactly on those chunks from the start
+ * (each planned as a read with the failed members: lost when no plan
+ * reaches it). */
+uint64_t raid_lost_bytes(const struct raid_geom *g)
+{
+  if (g->failed_mask == 0)
+    return 0;
+  if (g->level == RAID_SINGLE || g->level == RAID_JBOD)
+    return (uint64_t)raid_nfailed(g) * g->member_bytes;
+  uint64_t cap = raid_capacity_bytes(g), nchunks = cap / g->chunk_bytes;
+  uint64_t k = (uint64_t)g->members * (uint64_t)g->data_members, lost = 0;
+  if (k > nchunks)
+    k = nchunks;
+  if (k == 0)
+    return 0;
+  struct raid_plan p;
+  memset(&p, 0, sizeof p);
+  for (uint64_t c = 0; c < k; c++) {
+    raid_plan_reset(&p);
+    raid_plan_read(g, c * g->chunk_bytes, g->chunk_bytes, NULL, &p);
+    lost += (uint64_t)p.lost;
+  }
+  raid_plan_free(&p);
+  return (uint64_t)((double)cap * (double)lost / (double)k);
+}
+
 uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
                            uint64_t len, struct raid_plan *p)
 {

@@ -148,6 +148,12 @@ void raid_plan_rebuild(const struct raid_geom *g, int target, uint64_t moff, uin
 uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
                            uint64_t len, struct raid_plan *p);
 
+/* Logical bytes that no member holds readably any more with the members
+ * of g->failed_mask failed; > 0 exactly when md fails the array (more
+ * failures than the level's redundancy, or both copies of a RAID-10
+ * chunk). */
+uint64_t raid_lost_bytes(const struct raid_geom *g);
+
 /* Append an extent (merged with a contiguous earlier one on the same member). */
 void raid_ext_add(struct raid_ext_list *l, int member, uint64_t off, uint64_t len);
 

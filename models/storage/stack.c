@@ -74,6 +74,7 @@ struct stk_req {
   int parked;             /* 1: reached FINISH while waits > 0 */
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
+  int op_index;           /* RQ_BG: the operation (index into ops) it works for */
   double stripe_heads;    /* md stripe_heads raid5d handles for this request */
   /* RAID-5/6 write: member page rows [row_next, row_end) not yet admitted to
    * the stripe cache (row_begin: the first); each admitted group is an
@@ -156,6 +157,10 @@ struct stack {
   int nops;
   uint64_t reshape_pos; /* logical bytes already in the new layout */
   int reshaping;
+  /* volume failure (stack_fail_member): every client request errs from then on */
+  int vol_failed;
+  double failed_at_s;
+  double lost_dirty_bytes; /* dirty cache bytes that could not be written back */
   struct stk_req *live;
 };
 
@@ -163,6 +168,7 @@ static void stk_run(struct stack *s, struct stk_req *r, double t);
 static void stk_op_pump(struct stack *s, double t);
 static void stk_flush_kick(struct stack *s, double t);
 static void stk_destage_kick(struct stack *s, double t);
+static void stk_volume_fail(struct stack *s, double t);
 static void stk_compute(struct stack *s, struct stk_req *r, struct accel *engine, double bytes,
                         enum stack_thread th, double cycles, double t);
 
@@ -680,9 +686,14 @@ static void stk_run(struct stack *s, struct stk_req *r, double t)
 
 static void stk_client_done(struct stack *s, struct stk_req *r, double t)
 {
-  for (struct stk_req *x = r; x != NULL; x = x->rider)
-    if (x->kind == RQ_CLIENT && s->hooks.io_done != NULL)
+  for (struct stk_req *x = r; x != NULL; x = x->rider) {
+    if (x->kind != RQ_CLIENT)
+      continue;
+    if (s->vol_failed && s->hooks.io_error != NULL) /* md ends the bio with -EIO */
+      s->hooks.io_error(s->hooks.ctx, t, x->tag);
+    else if (s->hooks.io_done != NULL)
       s->hooks.io_done(s->hooks.ctx, t, x->tag);
+  }
 }
 
 static void stk_lower(struct stack *s, struct stk_req *r, double t)
@@ -695,7 +706,7 @@ static void stk_lower(struct stack *s, struct stk_req *r, double t)
  * cache): it completes once its bytes are copied over the memory bus. */
 static void stk_immediate(struct stack *s, uint64_t tag, double t, uint64_t bytes)
 {
-  if (s->cfg.mem_bus != NULL)
+  if (s->cfg.mem_bus != NULL && !s->vol_failed) /* a failed volume errs without a copy */
     t = accel_submit(s->cfg.mem_bus, t, (double)bytes);
   struct stk_req *r = stk_req_new(s, RQ_CLIENT, 0, 0, 0);
   if (r == NULL)
@@ -731,7 +742,7 @@ static void stk_unblock(struct stack *s, double t)
 
 static void stk_flush_kick(struct stack *s, double t)
 {
-  if (s->pc == NULL)
+  if (s->pc == NULL || s->vol_failed)
     return;
   for (;;) {
     uint64_t dirty = pcache_dirty_bytes(s->pc);
@@ -763,7 +774,7 @@ static void stk_flush_kick(struct stack *s, double t)
 
 static void stk_destage_kick(struct stack *s, double t)
 {
-  if (s->sc == NULL || (int)s->cfg.ssdcache.mode != 2)
+  if (s->sc == NULL || (int)s->cfg.ssdcache.mode != 2 || s->vol_failed)
     return;
   uint64_t dirty = pcache_dirty_bytes(s->sc);
   if (dirty == 0 || s->destage_inflight > 0)
@@ -1002,6 +1013,7 @@ static void stk_reshape_checkpoint(struct stack *s, struct stk_op *op, double t)
   for (int m = 0; m < op->newg.members; m++)
     raid_ext_add(&r->plan.writes, m, 0, RAID_PAGE_BYTES);
   r->op_units = 0;
+  r->op_index = (int)(op - s->ops);
   r->planned = 1;
   r->step = ST_READS;
   op->inflight++;
@@ -1061,6 +1073,7 @@ static void stk_op_pump(struct stack *s, double t)
       return;
     stk_op_window(s, op, r, units);
     r->op_units = units;
+    r->op_index = (int)(op - s->ops);
     r->planned = 1;
     r->step = ST_READS;
     if (op->reshape) { /* read phase first; the rest waits in op->held */
@@ -1074,6 +1087,7 @@ static void stk_op_pump(struct stack *s, double t)
       r->plan.reads = tmp;
       rd->planned = 1;
       rd->step = ST_READS;
+      rd->op_index = r->op_index;
       op->held = r;
       r = rd;
     }
@@ -1098,6 +1112,7 @@ static void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     op->parts = c != NULL ? 2 : 1;
     w->step = ST_WRITES;
     if (c != NULL) {
+      c->op_index = w->op_index;
       c->plan.p_bytes = w->plan.p_bytes;
       c->plan.q_bytes = w->plan.q_bytes;
       c->stripe_heads = w->stripe_heads;
@@ -1174,7 +1189,8 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
     stk_flush_kick(s, t);
     break;
   case RQ_BG:
-    stk_op_window_done(s, r, t);
+    if (r->op_index == s->nops - 1) /* not a window of an operation that stopped */
+      stk_op_window_done(s, r, t);
     break;
   case RQ_DESTAGE:
     s->destage_inflight--;
@@ -1269,6 +1285,7 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
   s->capacity = raid_capacity_bytes(&s->g);
   s->stripes_free = (int)v->stripe_cache_entries;
   s->last_fg_s = -INFINITY;
+  s->failed_at_s = -1.0;
   /* md raises a RAID-4/5/6 array's read-ahead to at least two full
    * stripes (raid5.c run(): ra_pages >= 2 * data_disks * chunk) */
   s->ra_bytes = (uint64_t)cfg->pcache.readahead_bytes;
@@ -1451,7 +1468,7 @@ static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
 void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
 {
   uint64_t off = io->offset_bytes, len = io->len_bytes;
-  if (len == 0 || off >= s->capacity) {
+  if (len == 0 || off >= s->capacity || s->vol_failed) { /* failed: an error at once */
     stk_immediate(s, io->tag, now_s, io->len_bytes);
     return;
   }
@@ -1604,6 +1621,9 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
 {
   if (stk_op_running(s) != NULL)
     return nw_fail(err, NULL, 0, 0, "stack: a background operation is already running");
+  if (s->vol_failed)
+    return nw_fail(err, NULL, 0, 0, "stack: the volume has failed (more members failed than level %s survives)",
+                   raid_ops_of(s->g.level)->name);
   if (s->nops == STK_MAX_OPS)
     return nw_fail(err, NULL, 0, 0, "stack: at most %d background operations", STK_MAX_OPS);
   struct stk_op op;
@@ -1694,18 +1714,88 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
     return nw_fail(err, NULL, 0, 0, "stack: unknown operation kind %d", (int)op_cfg->kind);
   }
   s->ops[s->nops++] = op;
-  if (op.total == 0)
+  /* a rebuild of one member while others are missing: beyond redundancy */
+  if (raid_lost_bytes(&s->g) > 0)
+    stk_volume_fail(s, now_s);
+  else if (op.total == 0)
     stk_op_end(s, &s->ops[s->nops - 1], now_s);
   else
     stk_op_pump(s, now_s);
   return 0;
 }
 
+/* A background operation ends unfinished (its windows in flight complete
+ * without effect: stk_finish only hands the running one's to it). */
+static void stk_op_stop(struct stk_op *op, double t)
+{
+  op->rep.end_s = t;
+  op->rep.stopped = 1;
+}
+
+/* The member being rebuilt, -1 when no rebuild runs. */
+static int stk_rebuild_target(struct stack *s)
+{
+  struct stk_op *op = stk_op_running(s);
+  return op != NULL && op->cfg.kind == STACK_OP_REBUILD ? op->cfg.failed_member : -1;
+}
+
+/* More members failed than the level survives (md: the array fails).  The
+ * requests waiting for page-cache room err, write-back and destaging
+ * stop (their data is lost), a background operation stops. */
+static void stk_volume_fail(struct stack *s, double t)
+{
+  s->vol_failed = 1;
+  s->failed_at_s = t;
+  s->lost_dirty_bytes = (double)stack_dirty_bytes(s) + (s->sc != NULL ? (double)pcache_dirty_bytes(s->sc) : 0.0);
+  struct stk_op *op = stk_op_running(s);
+  if (op != NULL)
+    stk_op_stop(op, t);
+  for (int i = 0; i < s->nblocked; i++)
+    stk_immediate(s, s->blocked[i].io.tag, t, 0);
+  s->nblocked = 0;
+}
+
 void stack_fail_member(struct stack *s, double now_s, int member)
 {
-  (void)now_s;
-  if (member >= 0 && member < s->g.members)
-    s->g.failed_mask |= 1ull << member;
+  if (member < 0 || member >= s->g.members)
+    return;
+  uint64_t bit = 1ull << member;
+  struct stk_op *op = stk_op_running(s);
+  if (s->g.failed_mask & bit) {
+    /* the replacement being rebuilt fails: md stops the recovery and the
+     * array stays degraded */
+    if (stk_rebuild_target(s) == member)
+      stk_op_stop(op, now_s);
+    return;
+  }
+  s->g.failed_mask |= bit;
+  if (s->reshaping && op != NULL)
+    op->newg.failed_mask |= bit;
+  if (!s->vol_failed && raid_lost_bytes(&s->g) > 0)
+    stk_volume_fail(s, now_s);
+}
+
+void stack_volume_get(const struct stack *s, struct stack_volume_state *out)
+{
+  memset(out, 0, sizeof *out);
+  out->failed = s->vol_failed;
+  out->failed_at_s = s->failed_at_s;
+  if (!s->vol_failed)
+    return;
+  struct raid_geom g = s->g;
+  double lost = (double)raid_lost_bytes(&g);
+  /* a rebuild stopped by the failure: the rows it had rewritten on the
+   * replacement are readable there */
+  for (int i = s->nops - 1; i >= 0; i--) {
+    const struct stk_op *op = &s->ops[i];
+    if (op->cfg.kind != STACK_OP_REBUILD || !op->rep.stopped || op->rep.end_s != s->failed_at_s)
+      continue;
+    g.failed_mask &= ~(1ull << op->cfg.failed_member);
+    double f = op->rep.progress;
+    lost = f * (double)raid_lost_bytes(&g) + (1.0 - f) * lost;
+    break;
+  }
+  out->lost_bytes_estimate = lost + s->lost_dirty_bytes;
 }
 
 int stack_op_count(const struct stack *s)

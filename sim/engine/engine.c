@@ -54,6 +54,7 @@ struct eng_req {
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
+  int error;         /* the storage ended it with an I/O error (failed volume) */
   sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
                         pread() without aio), NULL if none */
   struct eng_req *next;
@@ -146,6 +147,7 @@ struct eng {
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
+  uint64_t err_read, err_write; /* I/Os ended with an error in the window */
   double ramp_s, t_end_s, last_done_s;
   struct stats_series series;
   struct eng_req *free_reqs;
@@ -403,6 +405,13 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
     eng_queue_push(&r->job->localq, r);
     break;
   }
+}
+
+/* The volume failed: the request is answered (with an error status) as any other. */
+static void eng_hook_error(void *ctx, double now_s, uint64_t tag)
+{
+  ((struct eng_req *)(uintptr_t)tag)->error = 1;
+  eng_hook_done(ctx, now_s, tag);
 }
 
 /* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
@@ -801,6 +810,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
   if (r->flush) {
     if (!j->spec->prep && e->nprep == 0 && now <= e->t_end_s && now > e->last_done_s)
       e->last_done_s = now; /* the close is part of the timed work */
+  } else if (r->error) { /* counted, not timed */
+    if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+      *(r->write ? &e->err_write : &e->err_read) += 1;
   } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     stats_hist_add(r->write ? e->h_write : e->h_read, lat);
@@ -996,14 +1008,20 @@ static void eng_faults_main(int argc, char **argv)
   (void)argv;
   struct eng *e = sg_actor_self_get_data();
   const struct scenario *s = e->s;
+  double prev_t = -INFINITY;
+  int prev = -1;
   for (int done = 0; done < s->nfaults; done++) {
-    /* next fault in time order */
+    /* next fault in (time, list order): faults at one time all happen */
     int next = -1;
-    for (int i = 0; i < s->nfaults; i++)
-      if (s->faults[i].at_s >= simgrid_get_clock() && (next < 0 || s->faults[i].at_s < s->faults[next].at_s))
+    for (int i = 0; i < s->nfaults; i++) {
+      double t = s->faults[i].at_s;
+      if ((t > prev_t || (t == prev_t && i > prev)) && (next < 0 || t < s->faults[next].at_s))
         next = i;
+    }
     if (next < 0)
       break;
+    prev_t = s->faults[next].at_s;
+    prev = next;
     const struct cfg_fault *f = &s->faults[next];
     sg_actor_sleep_until(f->at_s);
     if (f->kind == CFG_FAULT_DISK_FAIL) {
@@ -1015,7 +1033,6 @@ static void eng_faults_main(int argc, char **argv)
           mpio_fail_path(e->jobs[j].mpio, f->target);
     }
     /* disk hangs are in the device wrapper from the start */
-    sg_actor_sleep_for(1e-9);
   }
 }
 
@@ -1109,7 +1126,8 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
    * local mode, the client's: the client-pc system's SoC entry). */
   accel_init(&e->mem_bus, "soc.memory", 1.0 / soc_mem_copy_s(&s->soc, 1.0), 0.0);
   cfg.mem_bus = &e->mem_bus;
-  struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu};
+  struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu,
+                             .io_error = eng_hook_error};
   e->stack = stack_create(&cfg, &hooks, err);
   return e->stack ? 0 : -1;
 }
@@ -1499,6 +1517,14 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
   eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
   eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
+  out->read.errors = e->err_read;
+  out->write.errors = e->err_write;
+  out->all.errors = e->err_read + e->err_write;
+  struct stack_volume_state vol;
+  stack_volume_get(e->stack, &vol);
+  out->volume_failed = vol.failed;
+  out->volume_failed_at_s = vol.failed_at_s;
+  out->volume_lost_bytes = vol.lost_bytes_estimate;
   out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
   for (int i = 0; i < out->nseries; i++)
     out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
@@ -1588,6 +1614,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     struct res_op *o = &out->ops[out->nops++];
     snprintf(o->kind, sizeof o->kind, "%s", eng_op_names[rep.kind + 1]);
     o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
+    o->stopped = rep.stopped;
     o->avg_power_W = out->avg_power_W;
   }
   eng_destroy(e);

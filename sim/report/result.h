@@ -24,6 +24,7 @@ struct res_totals {
   double MBps; /* 10^6 bytes/s */
   double lat_mean_s, lat_stddev_s, lat_min_s, lat_max_s;
   double lat_pct_s[RES_NPCT];
+  uint64_t errors; /* I/Os ended with an error (failed volume): not in ios, bytes or latency */
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };
@@ -45,6 +46,7 @@ struct res_op {
   char kind[16];  /* resync, rebuild, reshape, migrate */
   double duration_s;
   double avg_power_W;
+  int stopped;    /* 1: ended unfinished (the volume or the member being rebuilt failed) */
 };
 
 struct run_result {
@@ -69,6 +71,9 @@ struct run_result {
   uint64_t issued, completed;   /* client I/Os */
   int outstanding_per_client;   /* closed-loop population per client */
   int clients;
+  int volume_failed;            /* 1: more members failed than the level survives */
+  double volume_failed_at_s;    /* < 0 when not failed */
+  double volume_lost_bytes;     /* estimate of the data lost (see stack_volume_get) */
   int failed;                   /* 1 when the simulation did not finish cleanly */
   char failure[512];
 };
