@@ -103,6 +103,7 @@ struct ssdcache_params {
   double block_bytes;     /* cache line */
   double seq_bypass_bytes;/* a stream of sequential I/O longer than this bypasses the cache */
 };
+enum ssdcache_mode { SSDCACHE_NONE, SSDCACHE_READ_ONLY, SSDCACHE_READ_WRITE }; /* index of ssdcache_mode_names */
 extern const char *const ssdcache_mode_names[];
 extern const struct param_desc ssdcache_param_table[];
 extern const size_t ssdcache_param_count;
@@ -145,7 +146,10 @@ struct stack_cfg {
 };
 
 /* Background md operations. */
-enum stack_op_kind { STACK_OP_RESYNC, STACK_OP_REBUILD, STACK_OP_RESHAPE, STACK_OP_MIGRATE };
+/* Background md operations (the scenario's `operation.kind`, and the
+ * stack's); index into stack_op_names. */
+enum stack_op_kind { STACK_OP_NONE = 0, STACK_OP_RESYNC, STACK_OP_REBUILD, STACK_OP_RESHAPE, STACK_OP_MIGRATE };
+extern const char *const stack_op_names[]; /* "none", "resync", "rebuild", "reshape", "migrate", NULL */
 struct stack_op_cfg {
   enum stack_op_kind kind;
   int target_level;   /* for MIGRATE: the new level index; RESHAPE: same level */

@@ -663,7 +663,7 @@ static int cli_sweep_main(int argc, char **argv, struct cli_sweep_mpi *mpi)
       nw_err_print(&err, stderr);
       goto done;
     }
-    int nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+    int nsteps = s.op != STACK_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
     double think_s[64];
     for (int st = 0; st < nsteps && st < 64; st++)
       think_s[st] = explain_think_s(&s, st);

@@ -62,7 +62,6 @@ struct cfg_drive {
   double params[CFG_PARAM_DOUBLES]; /* the model's params struct (all doubles) */
 };
 
-enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };
 
 /* Injected faults (`faults:` list): a member disk fails (the array runs
  * degraded), a disk hangs (requests never complete: the run must report
@@ -98,7 +97,7 @@ struct scenario {
   double time_s;        /* simulated time limit */
   uint64_t seed;
   /* Background md operation run instead of (or beside) the workload. */
-  enum cfg_op_kind op;
+  enum stack_op_kind op;
   int op_level;         /* migrate: target level index */
   int op_members;       /* reshape/migrate: members after */
   int op_from_members;  /* members before (the array's starting width) */

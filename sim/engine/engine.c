@@ -984,7 +984,7 @@ static void eng_op_main(int argc, char **argv)
   (void)argv;
   struct eng *e = sg_actor_self_get_data();
   const struct scenario *s = e->s;
-  struct stack_op_cfg op = {.kind = (enum stack_op_kind)(s->op - 1), .target_level = (int)s->volume.level,
+  struct stack_op_cfg op = {.kind = s->op, .target_level = (int)s->volume.level,
                             .new_members = s->ndisks, .failed_member = s->ndisks - 1};
   struct nw_err err = {0};
   if (stack_start_op(e->stack, simgrid_get_clock(), &op, &err) < 0) {
@@ -1069,8 +1069,6 @@ static void eng_totals(struct res_totals *t, const struct stats_hist *h, double 
     t->lat_pct_s[i] = stats_hist_quantile(h, res_percentiles[i]);
 }
 
-static const char *const eng_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate"};
-
 static int eng_setup_storage(struct eng *e, struct nw_err *err)
 {
   const struct scenario *s = e->s;
@@ -1101,11 +1099,11 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
                           .crypt = s->crypt, .members = e->disks, .cache_devs = e->cache,
                           .ncache_devs = s->ncache_devs, .seed = s->seed};
   cfg.member_bytes = (uint64_t)s->drive.model->capacity_bytes(s->drive.params);
-  if (s->op != CFG_OP_NONE) {
+  if (s->op != STACK_OP_NONE) {
     cfg.volume.members = s->op_from_members;
     cfg.spares = e->disks + s->op_from_members;
     cfg.nspares = s->ndisks - s->op_from_members;
-    if (s->op == CFG_OP_MIGRATE)
+    if (s->op == STACK_OP_MIGRATE)
       cfg.volume.level = s->op_from_level;
   }
   if (s->soc.parity_engine_rate_bytes_per_s > 0) {
@@ -1195,7 +1193,7 @@ int engine_run(const struct scenario *s, int step, int nlog, char **log_args, st
 {
   /* A step may name its own client count (IOMeter's ramp adds clients one
    * at a time): simulate a copy of the scenario with that many clients. */
-  int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
+  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
   if (with_workload && step >= 0 && step < s->workload.nsteps && s->workload.steps[step].clients > 0 &&
       s->workload.steps[step].clients != s->nclients) {
     struct scenario *copy = malloc(sizeof *copy);
@@ -1225,7 +1223,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->s = s;
   e->proto = (enum proto_kind)s->proto.kind;
   e->header_bytes = eng_header_bytes[e->proto];
-  int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
+  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
   if (with_workload) {
     if (step < 0 || step >= s->workload.nsteps) {
       snprintf(out->failure, sizeof out->failure, "no workload step %d", step);
@@ -1246,7 +1244,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     snprintf(out->step, sizeof out->step, "%s", e->step->name);
     snprintf(out->metric, sizeof out->metric, "%s", e->step->metric);
   } else {
-    snprintf(out->step, sizeof out->step, "%s", eng_op_names[s->op]);
+    snprintf(out->step, sizeof out->step, "%s", stack_op_names[s->op]);
     snprintf(out->metric, sizeof out->metric, "duration_s");
   }
 
@@ -1471,7 +1469,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   }
   if (with_workload && e->step->precondition && eng_precondition(e) != 0)
     goto fail_oom;
-  if (s->op != CFG_OP_NONE)
+  if (s->op != STACK_OP_NONE)
     eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
   if (s->nfaults > 0)
     eng_spawn("faults", e->nas, eng_faults_main, e, 1);
@@ -1495,12 +1493,12 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   for (int i = 0; i < e->njobs; i++)
     if (!e->jobs[i].finished)
       jobs_done = 0;
-  if (issued != completed || !jobs_done || (s->op != CFG_OP_NONE && stack_ops_running(e->stack))) {
+  if (issued != completed || !jobs_done || (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
              "simulation did not finish: %llu of %llu client I/Os completed%s (deadlock in the model?)",
              (unsigned long long)completed, (unsigned long long)issued,
-             s->op != CFG_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
+             s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
   }
   /* Measured window: [ramp, end of issuing] for time-based runs, [ramp,
    * last completion] otherwise. */
@@ -1612,7 +1610,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     struct stack_op_report rep;
     stack_op_get(e->stack, i, &rep);
     struct res_op *o = &out->ops[out->nops++];
-    snprintf(o->kind, sizeof o->kind, "%s", eng_op_names[rep.kind + 1]);
+    snprintf(o->kind, sizeof o->kind, "%s", stack_op_names[rep.kind]);
     o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
     o->stopped = rep.stopped;
     o->avg_power_W = out->avg_power_W;
