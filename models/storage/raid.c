@@ -566,9 +566,12 @@ static void raid56_rebuild(const struct raid_geom *g, int target, uint64_t moff,
   for (int m = 0; m < n; m++)
     if (m != target && !raid_failed(g, m))
       raid_ext_add(&p->reads, m, moff, len);
+  /* md recovers a stripe through its parity check (handle_parity_checks5/6
+   * with the stripe syncing): RAID-5 computes P over the data, RAID-6 both
+   * syndromes P and Q (async_syndrome_val), whichever block is missing */
   p->p_bytes += (double)g->data_members * (double)len;
-  if (g->level == RAID_6) /* the target holds Q in 1/n of the stripes */
-    p->q_bytes += (double)g->data_members * (double)len / (double)n;
+  if (g->level == RAID_6)
+    p->q_bytes += (double)g->data_members * (double)len;
 }
 
 static void raid1_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
