@@ -120,8 +120,10 @@ void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, u
   r->pending++;
   if (member >= 0) {
     s->pending[member]++;
-    if (r->kind != RQ_BG)
+    if (r->kind != RQ_BG) {
       s->last_fg_s = t;
+      s->fg_bytes[member] += len; /* md's is_mddev_idle: sectors md did not issue for a sync */
+    }
   }
   disk_submit(d, t, &io);
   /* the one place a disk request's CPU cost is charged: block layer +

@@ -19,6 +19,11 @@
 #include "models/storage/stack.h"
 
 #define STK_MAX_OPS 16
+/* md_do_sync's throttle: above speed_limit_min with the array not idle it
+ * sleeps 500 ms; is_mddev_idle calls a member busy after more than 64
+ * sectors of I/O md did not issue itself (see stk_md_busy) */
+#define STK_SYNC_SLEEP_S 0.5
+#define STK_SYNC_IDLE_BYTES (64u * 512u)
 #define STK_OP_WINDOWS 4                      /* background windows in flight */
 #define STK_OP_WINDOW_IDLE_BYTES (32u << 20)  /* per member, members idle (at least) */
 /* On large members an idle window grows so one pass over a member is at
@@ -98,6 +103,10 @@ struct stk_op {
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
+  /* is_mddev_idle: the last look (time, verdict) and the members' counters then */
+  double look_s;
+  int busy;
+  uint64_t last_events[RAID_MAX_MEMBERS];
 };
 
 struct blocked_write {
@@ -119,6 +128,7 @@ struct stack {
   int nheap, heap_cap;
   uint64_t seq;
   double last_fg_s;
+  uint64_t fg_bytes[RAID_MAX_MEMBERS]; /* foreground bytes sent to each member so far */
   /* stripe cache */
   int stripes_free;
   struct stk_req *swait_head, *swait_tail;

@@ -231,6 +231,29 @@ static void stk_reshape_checkpoint(struct stack *s, struct stk_op *op, double t)
   stk_run(s, r, t);
 }
 
+/* md_do_sync (Linux 3.x-4.x): above speed_limit_min the sync looks at
+ * is_mddev_idle and, when the array is busy (some member did more than 64
+ * sectors of I/O md did not issue for the sync since the last look),
+ * sleeps 500 ms before looking again; so its speed hovers at
+ * speed_limit_min under any foreground load and goes up to
+ * speed_limit_max only while the array is idle.  Here: a look at most
+ * every 500 ms, its verdict holding until the next; the pacing at
+ * speed_limit_min while busy is the fluid limit of md's sleeps (a heavier
+ * load cannot make it faster, only its own I/O slower). */
+static int stk_md_busy(struct stack *s, struct stk_op *op, double t)
+{
+  if (t < op->look_s + STK_SYNC_SLEEP_S)
+    return op->busy;
+  op->look_s = t;
+  op->busy = 0;
+  for (int m = 0; m < s->ndev && m < RAID_MAX_MEMBERS; m++) {
+    if (s->fg_bytes[m] - op->last_events[m] > STK_SYNC_IDLE_BYTES)
+      op->busy = 1;
+    op->last_events[m] = s->fg_bytes[m];
+  }
+  return op->busy;
+}
+
 void stk_op_pump(struct stack *s, double t)
 {
   struct stk_op *op = stk_op_running(s);
@@ -245,16 +268,16 @@ void stk_op_pump(struct stack *s, double t)
       }
       return;
     }
-    int busy = stk_bg_active(s, t);
+    int busy = stk_md_busy(s, op, t);
     uint64_t w = op->reshape ? stk_reshape_window_bytes(s, op) : 0;
     if (op->reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
       stk_reshape_checkpoint(s, op, t);
       return;
     }
-    /* md: above speed_limit_min, resync yields whenever the array is not
-     * idle; it never goes above speed_limit_max. Rates are per member
-     * (a reshape counts the new layout's sectors per member: reshape_request
-     * returns reshape_sectors, which md_do_sync adds to io_sectors). */
+    /* md: speed_limit_min while the array is busy, up to speed_limit_max
+     * while idle (stk_md_busy). Rates are per member (a reshape counts the
+     * new layout's sectors per member: reshape_request returns
+     * reshape_sectors, which md_do_sync adds to io_sectors). */
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
     if (op->mkfs)
       rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
@@ -417,6 +440,11 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   op.rep.start_s = now_s;
   op.rep.end_s = -1.0;
   op.next_issue_s = now_s;
+  /* md's first look (is_mddev_idle(mddev, 1)) only takes the counters; the
+   * array counts as busy if foreground I/O came in the last 500 ms */
+  op.look_s = now_s;
+  op.busy = stk_bg_active(s, now_s);
+  memcpy(op.last_events, s->fg_bytes, sizeof op.last_events);
   const struct raid_geom *g = &s->g;
   switch (op_cfg->kind) {
   case STACK_OP_RESYNC:
