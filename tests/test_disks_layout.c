@@ -196,7 +196,9 @@ static double link_run(const char *link)
   fprintf(f, "name: l\nsystem: client-pc\ndisks: {count: 2, drive: synology-snv3400-400g%s}\n"
              "volume: {level: 0}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
              "workload: {rw: read, bs: 1m, iodepth: 8, direct: 1, size: 8g, time_based: 1, "
-             "runtime: 0.5s}\ntime: 0.5s\n", link);
+             "runtime: 0.5s}\ntime: 0.5s\n"
+             "custom_hardware: true\n", /* two M.2 drives: the client-pc has one slot */
+          link);
   fclose(f);
   snprintf(cmd, sizeof cmd,
            "%s run %s --json | python3 -c \"import json,sys; "

@@ -523,6 +523,79 @@ static void raid56_write(const struct raid_geom *g, uint64_t off, uint64_t len, 
   }
 }
 
+/* ---- background plans per level (md resync / recovery) ------------- */
+
+/* RAID-5/6 resync: read every member, recompute P/Q, write the parity
+ * chunks: parity rotates, so each member gets parity_members/n of the
+ * window (written as one extent: a simplification of n-strided chunk
+ * writes). */
+static void raid56_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p)
+{
+  int n = g->members;
+  for (int m = 0; m < n; m++)
+    raid_ext_add(&p->reads, m, moff, len);
+  for (int m = 0; m < n; m++)
+    raid_ext_add(&p->writes, m, moff, len * (uint64_t)g->parity_members / (uint64_t)n);
+  p->p_bytes += (double)g->data_members * (double)len;
+  if (g->level == RAID_6)
+    p->q_bytes += (double)g->data_members * (double)len;
+}
+
+static void raid1_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p)
+{
+  raid_ext_add(&p->reads, 0, moff, len);
+  for (int m = 1; m < g->members; m++)
+    raid_ext_add(&p->writes, m, moff, len);
+}
+
+static void raid10_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p)
+{
+  for (int m = 0; m < g->members; m += 2) {
+    raid_ext_add(&p->reads, m, moff, len);
+    if (m + 1 < g->members)
+      raid_ext_add(&p->writes, m + 1, moff, len);
+  }
+}
+
+/* Recovery of member `target`: the reads (and parity) that rebuild it;
+ * raid_plan_rebuild adds the target's write. */
+static void raid56_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
+                           struct raid_plan *p)
+{
+  int n = g->members;
+  for (int m = 0; m < n; m++)
+    if (m != target && !raid_failed(g, m))
+      raid_ext_add(&p->reads, m, moff, len);
+  /* md recovers a stripe through its parity check (handle_parity_checks5/6
+   * with the stripe syncing): RAID-5 computes P over the data, RAID-6 both
+   * syndromes P and Q (async_syndrome_val), whichever block is missing */
+  p->p_bytes += (double)g->data_members * (double)len;
+  if (g->level == RAID_6)
+    p->q_bytes += (double)g->data_members * (double)len;
+}
+
+static void raid1_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
+                          struct raid_plan *p)
+{
+  for (int m = 0; m < g->members; m++)
+    if (m != target && !raid_failed(g, m)) {
+      raid_ext_add(&p->reads, m, moff, len);
+      break;
+    }
+}
+
+static void raid10_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
+                           struct raid_plan *p)
+{
+  int n = g->members;
+  if (n % 2 == 0) {
+    raid_ext_add(&p->reads, target ^ 1, moff, len);
+  } else { /* odd near-2: the copies sit on both neighbours */
+    raid_ext_add(&p->reads, (target + 1) % n, moff, len / 2);
+    raid_ext_add(&p->reads, (target + n - 1) % n, moff, len - len / 2);
+  }
+}
+
 /* ---- ops tables ------------------------------------------------------ */
 
 static const struct raid_ops raid_single_ops = {
@@ -536,23 +609,27 @@ static const struct raid_ops raid_linear_ops = {
 static const struct raid_ops raid0_ops = {
     .name = "0", .min_members = 2, .max_members = RAID_MAX_MEMBERS,
     .capacity_bytes = raid_linear_capacity, .map = raid0_map,
-    .plan_read = raid0_read, .plan_write = raid0_write};
+    .plan_read = raid0_read, .plan_write = raid0_write, .can_reshape = 1};
 static const struct raid_ops raid1_ops = {
     .name = "1", .min_members = 2, .max_members = RAID_MAX_MEMBERS,
     .capacity_bytes = raid1_capacity, .map = raid1_map,
-    .plan_read = raid1_read, .plan_write = raid1_write};
+    .plan_read = raid1_read, .plan_write = raid1_write,
+    .plan_resync = raid1_resync, .plan_rebuild = raid1_rebuild};
 static const struct raid_ops raid5_ops = { /* md allows a 2-disk RAID-5 */
     .name = "5", .min_members = 2, .max_members = RAID_MAX_MEMBERS,
     .capacity_bytes = raid56_capacity, .map = raid56_map,
-    .plan_read = raid56_read, .plan_write = raid56_write};
+    .plan_read = raid56_read, .plan_write = raid56_write,
+    .plan_resync = raid56_resync, .plan_rebuild = raid56_rebuild, .can_reshape = 1};
 static const struct raid_ops raid6_ops = {
     .name = "6", .min_members = 4, .max_members = RAID_MAX_MEMBERS,
     .capacity_bytes = raid56_capacity, .map = raid56_map,
-    .plan_read = raid56_read, .plan_write = raid56_write};
+    .plan_read = raid56_read, .plan_write = raid56_write,
+    .plan_resync = raid56_resync, .plan_rebuild = raid56_rebuild, .can_reshape = 1};
 static const struct raid_ops raid10_ops = {
     .name = "10", .min_members = 2, .max_members = RAID_MAX_MEMBERS,
     .capacity_bytes = raid10_capacity, .map = raid10_map,
-    .plan_read = raid10_read, .plan_write = raid10_write};
+    .plan_read = raid10_read, .plan_write = raid10_write,
+    .plan_resync = raid10_resync, .plan_rebuild = raid10_rebuild};
 
 const struct raid_ops *raid_ops_of(int level)
 {
@@ -637,6 +714,37 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
   raid_ops_of(g->level)->plan_write(g, off, len, p);
 }
 
+/* md fails an array once some data has no readable copy left (raid5
+ * "failed > max_degraded", raid10 enough(), raid0/linear any member).
+ * Linear: the failed members' bytes.  Striped and mirrored levels repeat
+ * their layout within `members` rows of data_members chunks (RAID-5/6
+ * rotate parity over n rows; RAID-10 near-2 puts chunk c at member 2c mod
+ * n), so the lost share is measured exactly on those chunks from the start
+ * (each planned as a read with the failed members: lost when no plan
+ * reaches it). */
+uint64_t raid_lost_bytes(const struct raid_geom *g)
+{
+  if (g->failed_mask == 0)
+    return 0;
+  if (g->level == RAID_SINGLE || g->level == RAID_JBOD)
+    return (uint64_t)raid_nfailed(g) * g->member_bytes;
+  uint64_t cap = raid_capacity_bytes(g), nchunks = cap / g->chunk_bytes;
+  uint64_t k = (uint64_t)g->members * (uint64_t)g->data_members, lost = 0;
+  if (k > nchunks)
+    k = nchunks;
+  if (k == 0)
+    return 0;
+  struct raid_plan p;
+  memset(&p, 0, sizeof p);
+  for (uint64_t c = 0; c < k; c++) {
+    raid_plan_reset(&p);
+    raid_plan_read(g, c * g->chunk_bytes, g->chunk_bytes, NULL, &p);
+    lost += (uint64_t)p.lost;
+  }
+  raid_plan_free(&p);
+  return (uint64_t)((double)cap * (double)lost / (double)k);
+}
+
 uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
                            uint64_t len, struct raid_plan *p)
 {
@@ -664,70 +772,55 @@ uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n,
 
 void raid_plan_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p)
 {
-  int n = g->members;
-  switch (g->level) {
-  case RAID_5:
-  case RAID_6:
-    /* read every member, recompute P/Q, write the parity chunks: parity
-     * rotates, so each member gets parity_members/n of the window (written
-     * as one extent: a simplification of n-strided chunk writes) */
-    for (int m = 0; m < n; m++)
-      raid_ext_add(&p->reads, m, moff, len);
-    for (int m = 0; m < n; m++)
-      raid_ext_add(&p->writes, m, moff, len * (uint64_t)g->parity_members / (uint64_t)n);
-    p->p_bytes += (double)g->data_members * (double)len;
-    if (g->level == RAID_6)
-      p->q_bytes += (double)g->data_members * (double)len;
-    break;
-  case RAID_1:
-    raid_ext_add(&p->reads, 0, moff, len);
-    for (int m = 1; m < n; m++)
-      raid_ext_add(&p->writes, m, moff, len);
-    break;
-  case RAID_10:
-    for (int m = 0; m < n; m += 2) {
-      raid_ext_add(&p->reads, m, moff, len);
-      if (m + 1 < n)
-        raid_ext_add(&p->writes, m + 1, moff, len);
-    }
-    break;
-  default:
-    break; /* no redundancy: nothing to resync */
-  }
+  const struct raid_ops *ops = raid_ops_of(g->level);
+  if (ops->plan_resync != NULL) /* no redundancy: nothing to resync */
+    ops->plan_resync(g, moff, len, p);
 }
 
 void raid_plan_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
                        struct raid_plan *p)
 {
-  int n = g->members;
-  switch (g->level) {
-  case RAID_5:
-  case RAID_6:
-    for (int m = 0; m < n; m++)
-      if (m != target && !raid_failed(g, m))
-        raid_ext_add(&p->reads, m, moff, len);
-    p->p_bytes += (double)g->data_members * (double)len;
-    if (g->level == RAID_6) /* the target holds Q in 1/n of the stripes */
-      p->q_bytes += (double)g->data_members * (double)len / (double)n;
-    break;
-  case RAID_1:
-    for (int m = 0; m < n; m++)
-      if (m != target && !raid_failed(g, m)) {
-        raid_ext_add(&p->reads, m, moff, len);
-        break;
-      }
-    break;
-  case RAID_10:
-    if (n % 2 == 0) {
-      raid_ext_add(&p->reads, target ^ 1, moff, len);
-    } else { /* odd near-2: the copies sit on both neighbours */
-      raid_ext_add(&p->reads, (target + 1) % n, moff, len / 2);
-      raid_ext_add(&p->reads, (target + n - 1) % n, moff, len - len / 2);
-    }
-    break;
-  default:
+  const struct raid_ops *ops = raid_ops_of(g->level);
+  if (ops->plan_rebuild == NULL) {
     p->lost = 1; /* nothing to rebuild from */
     return;
   }
+  ops->plan_rebuild(g, target, moff, len, p);
   raid_ext_add(&p->writes, target, moff, len);
+}
+
+int raid_redundant(const struct raid_geom *g)
+{
+  return raid_ops_of(g->level)->plan_rebuild != NULL;
+}
+
+/* md's grow paths as DSM uses them: RAID-5/6 and RAID-0 reshape onto added
+ * disks (raid5 check_reshape / raid0 takeover to raid4 and back); migration
+ * single/1-disk JBOD -> 2-disk RAID-1 (raid1 recovery onto the added disk)
+ * and 2-disk RAID-1 -> RAID-5 (raid5 takeover_raid1: a 2-disk RAID-1 is a
+ * 2-disk RAID-5 as it stands, then a reshape). */
+int raid_grow_plan(const struct raid_geom *g, int reshape, int target_level, int new_members,
+                   struct raid_geom *from, struct raid_geom *to, struct nw_err *err)
+{
+  int tl = raid_effective_level(reshape ? g->level : target_level, new_members);
+  if (g->failed_mask != 0)
+    return nw_fail(err, NULL, 0, 0, "reshape/migrate: the array is degraded");
+  if (reshape && !raid_ops_of(g->level)->can_reshape)
+    return nw_fail(err, NULL, 0, 0, "reshape: level %s cannot grow by reshape (5, 6, 0 can)",
+                   raid_ops_of(g->level)->name);
+  *from = *g;
+  if (!reshape) {
+    int from_single = (g->level == RAID_SINGLE || g->level == RAID_JBOD) && g->members == 1;
+    if (!(from_single && tl == RAID_1 && new_members == 2) &&
+        !(g->level == RAID_1 && g->members == 2 && tl == RAID_5))
+      return nw_fail(err, NULL, 0, 0,
+                     "migrate: supported are single/jbod(1 disk) -> 1 (2 disks) and "
+                     "1 (2 disks) -> 5; got %s (%d) -> level index %d (%d)",
+                     raid_ops_of(g->level)->name, g->members, target_level, new_members);
+    if (g->level == RAID_1 &&
+        raid_geom_init(from, RAID_5, RAID_LEFT_SYMMETRIC, 2, g->chunk_bytes, g->member_bytes, err) != 0)
+      return -1;
+  }
+  return raid_geom_init(to, tl, from->level != g->level ? RAID_LEFT_SYMMETRIC : g->layout, new_members,
+                        g->chunk_bytes, g->member_bytes, err);
 }

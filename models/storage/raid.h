@@ -99,6 +99,14 @@ struct raid_ops {
                     struct raid_plan *p);
   /* Append the member I/Os of a logical write. */
   void (*plan_write)(const struct raid_geom *g, uint64_t off, uint64_t len, struct raid_plan *p);
+  /* md resync window [moff, moff+len) of every member (NULL: no redundancy,
+   * nothing to resync) */
+  void (*plan_resync)(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p);
+  /* the reads (and parity) recovering member `target` over [moff, moff+len)
+   * (NULL: nothing to rebuild from) */
+  void (*plan_rebuild)(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
+                       struct raid_plan *p);
+  int can_reshape; /* 1: md grows it onto added disks by a reshape */
 };
 
 /* Ops table of an effective level (RAID_SINGLE..RAID_10); NULL otherwise. */
@@ -137,6 +145,18 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
 void raid_plan_resync(const struct raid_geom *g, uint64_t moff, uint64_t len, struct raid_plan *p);
 void raid_plan_rebuild(const struct raid_geom *g, int target, uint64_t moff, uint64_t len,
                        struct raid_plan *p);
+/* 1 if the level keeps data through a member failure (it can resync and
+ * rebuild). */
+int raid_redundant(const struct raid_geom *g);
+
+/* md's grow rules: a reshape of g onto new_members (RAID-5/6/0), or a
+ * migration to target_level (single/1-disk JBOD -> 2-disk RAID-1, 2-disk
+ * RAID-1 -> RAID-5).  *from = the geometry the operation starts from (g,
+ * or the 2-disk RAID-5 md takes a 2-disk RAID-1 over as), *to = the
+ * result.  -1 with a message naming what md refuses. */
+int raid_grow_plan(const struct raid_geom *g, int reshape, int target_level, int new_members,
+                   struct raid_geom *from, struct raid_geom *to, struct nw_err *err);
+
 /* Plan one md reshape window from geometry o to n (same chunk, n->members >
  * o->members): [moff, moff+len) is a range of every NEW member (md's reshape
  * progress counts per-device sectors of the new layout).  The window holds
@@ -147,6 +167,12 @@ void raid_plan_rebuild(const struct raid_geom *g, int target, uint64_t moff, uin
  * computed over all the window's data.  Returns the old per-member bytes read. */
 uint64_t raid_plan_reshape(const struct raid_geom *o, const struct raid_geom *n, uint64_t moff,
                            uint64_t len, struct raid_plan *p);
+
+/* Logical bytes that no member holds readably any more with the members
+ * of g->failed_mask failed; > 0 exactly when md fails the array (more
+ * failures than the level's redundancy, or both copies of a RAID-10
+ * chunk). */
+uint64_t raid_lost_bytes(const struct raid_geom *g);
 
 /* Append an extent (merged with a contiguous earlier one on the same member). */
 void raid_ext_add(struct raid_ext_list *l, int member, uint64_t off, uint64_t len);

@@ -56,6 +56,9 @@ struct stack_hooks {
   void (*io_done)(void *ctx, double now_s, uint64_t tag);
   /* Run `cycles` on kernel thread `thread`; call stack_cpu_done(token) when done. */
   void (*cpu_work)(void *ctx, enum stack_thread thread, double cycles, uint64_t token);
+  /* A client request finished at now_s with an I/O error (the volume has
+   * failed); NULL: io_done is called instead. */
+  void (*io_error)(void *ctx, double now_s, uint64_t tag);
 };
 
 /* Volume (md) parameters: the `volume:` section of a scenario. */
@@ -100,6 +103,7 @@ struct ssdcache_params {
   double block_bytes;     /* cache line */
   double seq_bypass_bytes;/* a stream of sequential I/O longer than this bypasses the cache */
 };
+enum ssdcache_mode { SSDCACHE_NONE, SSDCACHE_READ_ONLY, SSDCACHE_READ_WRITE }; /* index of ssdcache_mode_names */
 extern const char *const ssdcache_mode_names[];
 extern const struct param_desc ssdcache_param_table[];
 extern const size_t ssdcache_param_count;
@@ -142,7 +146,10 @@ struct stack_cfg {
 };
 
 /* Background md operations. */
-enum stack_op_kind { STACK_OP_RESYNC, STACK_OP_REBUILD, STACK_OP_RESHAPE, STACK_OP_MIGRATE };
+/* Background md operations (the scenario's `operation.kind`, and the
+ * stack's); index into stack_op_names. */
+enum stack_op_kind { STACK_OP_NONE = 0, STACK_OP_RESYNC, STACK_OP_REBUILD, STACK_OP_RESHAPE, STACK_OP_MIGRATE };
+extern const char *const stack_op_names[]; /* "none", "resync", "rebuild", "reshape", "migrate", NULL */
 struct stack_op_cfg {
   enum stack_op_kind kind;
   int target_level;   /* for MIGRATE: the new level index; RESHAPE: same level */
@@ -154,6 +161,8 @@ struct stack_op_report {
   double start_s, end_s; /* end_s < 0 while running */
   double progress;       /* 0..1 */
   int checkpoints;       /* reshape: superblock updates of reshape_position */
+  int stopped;           /* 1: ended unfinished at end_s (the volume failed, or the
+                            member being rebuilt failed) */
 };
 
 struct stack;
@@ -182,8 +191,24 @@ void stack_cpu_done(struct stack *s, double now_s, uint64_t token);
 
 /* Start a background operation at now_s; -1 with err if impossible. */
 int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op, struct nw_err *err);
-/* Mark a member failed (degraded mode from now on). */
+/* Mark a member failed at now_s.  Within the level's redundancy the volume
+ * runs degraded; beyond it (raid_lost_bytes > 0 with every failed member,
+ * a member being rebuilt counting as failed, as md counts it) the volume
+ * fails: from then on every client request completes with an error
+ * (hooks io_error), write-back stops and a background operation stops.
+ * The member being rebuilt failing again stops the rebuild (degraded). */
 void stack_fail_member(struct stack *s, double now_s, int member);
+
+/* The volume's state: failed (and when), and an estimate of the data lost
+ * then: the volume's bytes no surviving member holds (rows a rebuild had
+ * already rewritten on the replacement count as held) plus the dirty
+ * page-cache and SSD-cache bytes that could no longer be written back. */
+struct stack_volume_state {
+  int failed;
+  double failed_at_s;         /* < 0 while not failed */
+  double lost_bytes_estimate; /* 0 while not failed */
+};
+void stack_volume_get(const struct stack *s, struct stack_volume_state *out);
 
 /* Background operations started so far (count, and the i-th). */
 int stack_op_count(const struct stack *s);

@@ -16,6 +16,7 @@ const char *const raid_level_names[] = {"single", "jbod", "0", "1", "5", "6", "1
                                         NULL};
 const char *const raid_layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
                                          "right-asymmetric", NULL};
+const char *const stack_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate", NULL};
 const char *const ssdcache_mode_names[] = {"none", "read-only", "read-write", NULL};
 
 const struct param_desc volume_param_table[] = {

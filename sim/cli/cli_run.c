@@ -189,7 +189,7 @@ int cli_run(int argc, char **argv)
     cli_free(&o);
     return 2;
   }
-  int nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+  int nsteps = s.op != STACK_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
   struct run_result *res = calloc((size_t)nsteps, sizeof *res);
   if (!res) {
     fprintf(stderr, "nastwin: error: out of memory\n");

@@ -451,7 +451,7 @@ static int cli_sweep_tmpl_load(const struct sweep *sw, const struct cli_sweep_op
     return -1;
   }
   t->loaded = 1;
-  t->nsteps = s.op != CFG_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
+  t->nsteps = s.op != STACK_OP_NONE && !s.op_with_workload ? 1 : s.workload.nsteps;
   for (int st = 0; st < t->nsteps && st < 64; st++)
     qnet_shape_of(&s, st, &t->shape[st]);
   t->nclients = s.nclients;

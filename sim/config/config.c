@@ -775,15 +775,14 @@ static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, stru
     const struct ynode *kn = NULL;
     if (cfg_word(on, "operation", "kind", 1, &k, &kn, err) < 0)
       return -1;
-    static const char *const kinds[] = {"resync", "rebuild", "reshape", "migrate", NULL};
     int ki = -1;
-    for (int i = 0; kinds[i]; i++)
-      if (strcmp(kinds[i], k) == 0)
+    for (int i = STACK_OP_RESYNC; stack_op_names[i]; i++)
+      if (strcmp(stack_op_names[i], k) == 0)
         ki = i;
     if (ki < 0)
       return nw_fail(err, kn->file, kn->line, kn->col,
                      "operation.kind: '%s' is not allowed; one of: resync, rebuild, reshape, migrate", k);
-    s->op = (enum cfg_op_kind)(ki + 1);
+    s->op = (enum stack_op_kind)ki;
     long fm, wl;
     if (cfg_int(on, "operation", "from_members", 1, 64, 0, s->ndisks, &fm, err) < 0 ||
         cfg_int(on, "operation", "with_workload", 0, 1, 0, 0, &wl, err) < 0)
@@ -800,7 +799,7 @@ static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, stru
         return -1;
       s->op_from_level = (int)lv;
     }
-    if ((s->op == CFG_OP_RESHAPE || s->op == CFG_OP_MIGRATE) && s->op_from_members > s->ndisks)
+    if ((s->op == STACK_OP_RESHAPE || s->op == STACK_OP_MIGRATE) && s->op_from_members > s->ndisks)
       return nw_fail(err, on->file, on->line, on->col,
                      "operation: from_members %d must not exceed disks.count %d", s->op_from_members,
                      s->ndisks);
@@ -908,13 +907,13 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
   /* Cross-checks on the storage configuration, before any object exists. */
   struct stack_cfg sc = {.volume = out->volume, .pcache = out->pcache, .ssdcache = out->ssdcache,
                          .crypt = out->crypt, .ncache_devs = out->ncache_devs};
-  sc.volume.members = out->op != CFG_OP_NONE ? out->op_from_members : out->ndisks;
+  sc.volume.members = out->op != STACK_OP_NONE ? out->op_from_members : out->ndisks;
   /* The check needs member and cache device slots, not devices. */
   struct disk *slots[64] = {0};
   sc.members = slots;
   sc.cache_devs = out->ncache_devs > 0 ? slots : NULL;
   sc.member_bytes = (uint64_t)out->drive.model->capacity_bytes(out->drive.params);
-  if (out->op == CFG_OP_MIGRATE)
+  if (out->op == STACK_OP_MIGRATE)
     sc.volume.level = out->op_from_level;
   if (stack_check(&sc, err) < 0) {
     const struct ynode *vn = ytree_path(R, "volume.level");

@@ -74,7 +74,6 @@ struct cfg_drive {
   double link_reserved_bytes_per_s; /* of it, kept for another function (a NIC on the card) */
 };
 
-enum cfg_op_kind { CFG_OP_NONE = 0, CFG_OP_RESYNC, CFG_OP_REBUILD, CFG_OP_RESHAPE, CFG_OP_MIGRATE };
 
 /* Injected faults (`faults:` list): a member disk fails (the array runs
  * degraded), a disk hangs (requests never complete: the run must report
@@ -110,7 +109,7 @@ struct scenario {
   double time_s;        /* simulated time limit */
   uint64_t seed;
   /* Background md operation run instead of (or beside) the workload. */
-  enum cfg_op_kind op;
+  enum stack_op_kind op;
   int op_level;         /* migrate: target level index */
   int op_members;       /* reshape/migrate: members after */
   int op_from_members;  /* members before (the array's starting width) */

@@ -60,6 +60,7 @@ struct eng_req {
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   int rec;           /* replay: the trace record, else -1 */
+  int error;         /* the storage ended it with an I/O error (failed volume) */
   sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
                         pread() without aio), NULL if none */
   struct eng_req *next;
@@ -156,6 +157,7 @@ struct eng {
   int nreplay_lat, replay_cap;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
+  uint64_t err_read, err_write; /* I/Os ended with an error in the window */
   double ramp_s, t_end_s, last_done_s;
   struct stats_series series;
   struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
@@ -445,6 +447,13 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
     eng_queue_push(&r->job->localq, r);
     break;
   }
+}
+
+/* The volume failed: the request is answered (with an error status) as any other. */
+static void eng_hook_error(void *ctx, double now_s, uint64_t tag)
+{
+  ((struct eng_req *)(uintptr_t)tag)->error = 1;
+  eng_hook_done(ctx, now_s, tag);
 }
 
 /* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
@@ -803,6 +812,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
   if (r->flush) {
     if (!j->spec->prep && e->nprep == 0 && now <= e->t_end_s && now > e->last_done_s)
       e->last_done_s = now; /* the close is part of the timed work */
+  } else if (r->error) { /* counted, not timed */
+    if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+      *(r->write ? &e->err_write : &e->err_read) += 1;
   } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     if (j->spec->replay && r->rec >= 0 && e->nreplay_lat < e->replay_cap)
@@ -986,7 +998,7 @@ static void eng_op_main(int argc, char **argv)
   (void)argv;
   struct eng *e = sg_actor_self_get_data();
   const struct scenario *s = e->s;
-  struct stack_op_cfg op = {.kind = (enum stack_op_kind)(s->op - 1), .target_level = (int)s->volume.level,
+  struct stack_op_cfg op = {.kind = s->op, .target_level = (int)s->volume.level,
                             .new_members = s->ndisks, .failed_member = s->ndisks - 1};
   struct nw_err err = {0};
   if (stack_start_op(e->stack, simgrid_get_clock(), &op, &err) < 0) {
@@ -1010,14 +1022,20 @@ static void eng_faults_main(int argc, char **argv)
   (void)argv;
   struct eng *e = sg_actor_self_get_data();
   const struct scenario *s = e->s;
+  double prev_t = -INFINITY;
+  int prev = -1;
   for (int done = 0; done < s->nfaults; done++) {
-    /* next fault in time order */
+    /* next fault in (time, list order): faults at one time all happen */
     int next = -1;
-    for (int i = 0; i < s->nfaults; i++)
-      if (s->faults[i].at_s >= simgrid_get_clock() && (next < 0 || s->faults[i].at_s < s->faults[next].at_s))
+    for (int i = 0; i < s->nfaults; i++) {
+      double t = s->faults[i].at_s;
+      if ((t > prev_t || (t == prev_t && i > prev)) && (next < 0 || t < s->faults[next].at_s))
         next = i;
+    }
     if (next < 0)
       break;
+    prev_t = s->faults[next].at_s;
+    prev = next;
     const struct cfg_fault *f = &s->faults[next];
     sg_actor_sleep_until(f->at_s);
     if (f->kind == CFG_FAULT_DISK_FAIL) {
@@ -1029,7 +1047,6 @@ static void eng_faults_main(int argc, char **argv)
           mpio_fail_path(e->jobs[j].mpio, f->target);
     }
     /* disk hangs are in the device wrapper from the start */
-    sg_actor_sleep_for(1e-9);
   }
 }
 
@@ -1105,8 +1122,6 @@ static void eng_replay_result(struct eng *e, struct run_result *out)
   free(traced);
 }
 
-static const char *const eng_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate"};
-
 static int eng_setup_storage(struct eng *e, struct nw_err *err)
 {
   const struct scenario *s = e->s;
@@ -1154,11 +1169,11 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
                           .crypt = s->crypt, .members = e->disks, .cache_devs = e->cache,
                           .ncache_devs = s->ncache_devs, .seed = s->seed};
   cfg.member_bytes = (uint64_t)s->drive.model->capacity_bytes(s->drive.params);
-  if (s->op != CFG_OP_NONE) {
+  if (s->op != STACK_OP_NONE) {
     cfg.volume.members = s->op_from_members;
     cfg.spares = e->disks + s->op_from_members;
     cfg.nspares = s->ndisks - s->op_from_members;
-    if (s->op == CFG_OP_MIGRATE)
+    if (s->op == STACK_OP_MIGRATE)
       cfg.volume.level = s->op_from_level;
   }
   if (s->soc.parity_engine_rate_bytes_per_s > 0) {
@@ -1179,7 +1194,8 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
    * local mode, the client's: the client-pc system's SoC entry). */
   accel_init(&e->mem_bus, "soc.memory", 1.0 / soc_mem_copy_s(&s->soc, 1.0), 0.0);
   cfg.mem_bus = &e->mem_bus;
-  struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu};
+  struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu,
+                             .io_error = eng_hook_error};
   e->stack = stack_create(&cfg, &hooks, err);
   return e->stack ? 0 : -1;
 }
@@ -1256,7 +1272,7 @@ int engine_run(const struct scenario *s, int step, int nlog, char **log_args, st
 {
   /* A step may name its own client count (IOMeter's ramp adds clients one
    * at a time): simulate a copy of the scenario with that many clients. */
-  int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
+  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
   if (with_workload && step >= 0 && step < s->workload.nsteps && s->workload.steps[step].clients > 0 &&
       s->workload.steps[step].clients != s->nclients) {
     struct scenario *copy = malloc(sizeof *copy);
@@ -1286,7 +1302,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   e->s = s;
   e->proto = (enum proto_kind)s->proto.kind;
   e->header_bytes = eng_header_bytes[e->proto];
-  int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
+  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
   if (with_workload) {
     if (step < 0 || step >= s->workload.nsteps) {
       snprintf(out->failure, sizeof out->failure, "no workload step %d", step);
@@ -1307,7 +1323,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     snprintf(out->step, sizeof out->step, "%s", e->step->name);
     snprintf(out->metric, sizeof out->metric, "%s", e->step->metric);
   } else {
-    snprintf(out->step, sizeof out->step, "%s", eng_op_names[s->op]);
+    snprintf(out->step, sizeof out->step, "%s", stack_op_names[s->op]);
     snprintf(out->metric, sizeof out->metric, "duration_s");
   }
 
@@ -1543,7 +1559,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   }
   if (with_workload && e->step->precondition && eng_precondition(e) != 0)
     goto fail_oom;
-  if (s->op != CFG_OP_NONE)
+  if (s->op != STACK_OP_NONE)
     eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
   if (s->nfaults > 0)
     eng_spawn("faults", e->nas, eng_faults_main, e, 1);
@@ -1567,12 +1583,12 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   for (int i = 0; i < e->njobs; i++)
     if (!e->jobs[i].finished)
       jobs_done = 0;
-  if (issued != completed || !jobs_done || (s->op != CFG_OP_NONE && stack_ops_running(e->stack))) {
+  if (issued != completed || !jobs_done || (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
              "simulation did not finish: %llu of %llu client I/Os completed%s (deadlock in the model?)",
              (unsigned long long)completed, (unsigned long long)issued,
-             s->op != CFG_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
+             s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
   }
   /* Measured window: [ramp, end of issuing] for time-based runs, [ramp,
    * last completion] otherwise. */
@@ -1593,6 +1609,14 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
   if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
     eng_replay_result(e, out);
+  out->read.errors = e->err_read;
+  out->write.errors = e->err_write;
+  out->all.errors = e->err_read + e->err_write;
+  struct stack_volume_state vol;
+  stack_volume_get(e->stack, &vol);
+  out->volume_failed = vol.failed;
+  out->volume_failed_at_s = vol.failed_at_s;
+  out->volume_lost_bytes = vol.lost_bytes_estimate;
   out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
   for (int i = 0; i < out->nseries; i++)
     out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
@@ -1680,8 +1704,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     struct stack_op_report rep;
     stack_op_get(e->stack, i, &rep);
     struct res_op *o = &out->ops[out->nops++];
-    snprintf(o->kind, sizeof o->kind, "%s", eng_op_names[rep.kind + 1]);
+    snprintf(o->kind, sizeof o->kind, "%s", stack_op_names[rep.kind]);
     o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
+    o->stopped = rep.stopped;
     o->avg_power_W = out->avg_power_W;
   }
   eng_destroy(e);

@@ -77,7 +77,7 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
     fprintf(out, ", \"%s\": ", res_percentile_names[i]);
     report_num(out, t->lat_pct_s[i] * 1e3);
   }
-  fputs("}}", out);
+  fprintf(out, "}, \"errors\": %llu}", (unsigned long long)t->errors);
 }
 
 void report_calib_json(FILE *out, const char *file, const char *hash)
@@ -152,9 +152,16 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
     report_num(out, r->ops[i].duration_s);
     fputs(", \"avg_power_W\": ", out);
     report_num(out, r->ops[i].avg_power_W);
+    if (r->ops[i].stopped)
+      fputs(", \"stopped\": true", out);
     fputc('}', out);
   }
-  fprintf(out, "],\n%s\"series_MBps\": [", indent);
+  fprintf(out, "],\n%s\"volume\": {\"failed\": %s, \"failed_at_s\": ", indent,
+          r->volume_failed ? "true" : "false");
+  report_num(out, r->volume_failed ? r->volume_failed_at_s : NAN);
+  fputs(", \"lost_bytes_estimate\": ", out);
+  report_num(out, r->volume_lost_bytes);
+  fprintf(out, "},\n%s\"series_MBps\": [", indent);
   for (int i = 0; i < r->nseries; i++) {
     if (i)
       fputs(", ", out);
@@ -193,6 +200,9 @@ void report_json(FILE *out, const struct scenario *s, const struct run_result *r
 
 static void report_dir_text(FILE *out, const char *name, const struct res_totals *t)
 {
+  if (t->errors > 0)
+    fprintf(out, "  %-5s: %llu I/O ERRORS (failed volume; not in the figures below)\n", name,
+            (unsigned long long)t->errors);
   if (t->ios == 0)
     return;
   fprintf(out, "  %-5s: IOPS=%.6g, BW=%.6gMB/s (%.6gMiB/s), %llu I/Os, %.6g MB\n", name, t->iops,
@@ -237,13 +247,24 @@ static void report_step_text(FILE *out, const struct run_result *r)
             "demerit %.4g ms (Ruemmler-Wilkes)\n", r->replay.requests,
             r->replay.simulated_mean_s * 1e3, r->replay.traced_mean_s * 1e3, r->replay.demerit_s * 1e3);
   for (int i = 0; i < r->nops; i++)
-    fprintf(out, "  operation %s: %.6g s (%.4g min), %.4g W average\n", r->ops[i].kind,
-            r->ops[i].duration_s, r->ops[i].duration_s / 60.0, r->ops[i].avg_power_W);
+    fprintf(out, "  operation %s: %.6g s (%.4g min), %.4g W average%s\n", r->ops[i].kind,
+            r->ops[i].duration_s, r->ops[i].duration_s / 60.0, r->ops[i].avg_power_W,
+            r->ops[i].stopped ? "; STOPPED unfinished" : "");
 }
 
 void report_text(FILE *out, const struct scenario *s, const struct run_result *r, int n)
 {
   char clk[32], rate[32];
+  for (int i = 0; i < n; i++)
+    if (r[i].volume_failed)
+      fprintf(out,
+              "################################################################\n"
+              "# VOLUME FAILED at %.4g s (step %s): more disks failed than the\n"
+              "# RAID level survives. Every I/O after that ended with an error\n"
+              "# (%llu in the window); about %.4g GB of data are lost.\n"
+              "################################################################\n",
+              r[i].volume_failed_at_s, r[i].step, (unsigned long long)r[i].all.errors,
+              r[i].volume_lost_bytes / 1e9);
   fprintf(out, "nastwin %s: scenario %s (seed %llu)\n", NASTWIN_VERSION, s->name,
           (unsigned long long)s->seed);
   fprintf(out, "  system %s: %s, %g cores at %s; %d x %s; volume %s; %s over %g x %s (MTU %g); %d client(s)\n",

@@ -50,6 +50,7 @@ struct res_totals {
    * uncertainty (sim/study calib_ci); has_ci 0: none (uncalibrated). */
   int has_ci;
   double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
+  uint64_t errors; /* I/Os ended with an error (failed volume): not in ios, bytes or latency */
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };
@@ -71,6 +72,7 @@ struct res_op {
   char kind[16];  /* resync, rebuild, reshape, migrate */
   double duration_s;
   double avg_power_W;
+  int stopped;    /* 1: ended unfinished (the volume or the member being rebuilt failed) */
 };
 
 struct run_result {
@@ -105,6 +107,9 @@ struct run_result {
     double demerit_s;           /* Ruemmler-Wilkes demerit (s) */
     double traced_mean_s, simulated_mean_s;
   } replay;
+  int volume_failed;            /* 1: more members failed than the level survives */
+  double volume_failed_at_s;    /* < 0 when not failed */
+  double volume_lost_bytes;     /* estimate of the data lost (see stack_volume_get) */
   int failed;                   /* 1 when the simulation did not finish cleanly */
   char failure[512];
 };

@@ -229,7 +229,7 @@ int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const 
 static int val_add_tasks(struct val_set *v, struct val_point *p, const struct ynode *pe, struct nw_err *err)
 {
   const struct scenario *s = &v->cfgs[p->cfg].s;
-  int op_only = s->op != CFG_OP_NONE && !s->op_with_workload;
+  int op_only = s->op != STACK_OP_NONE && !s->op_with_workload;
   const struct ynode *steps = ytree_get(pe, "steps");
   int want[VAL_MAX_STEPS], nwant = 0;
   if (op_only || !steps) {

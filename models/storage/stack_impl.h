@@ -1,0 +1,209 @@
+/* stack_impl.h - private to models/storage/stack*.c: the stack's state,
+ * its requests and the functions the stack's files share.  The public
+ * contract is stack.h.
+ *
+ *   stack.c          requests and their steps, events, create/destroy
+ *   stack_pcache.c   page cache, read-ahead, flusher, stack_submit
+ *   stack_ssd.c      SSD cache and its destager
+ *   stack_crypt.c    folder encryption (AES before writes, after reads)
+ *   stack_md.c       md glue: plans and the RAID-5/6 stripe cache
+ *   stack_ops.c      background operations and member failures
+ *   stack_precond.c  preconditioned steady state */
+#ifndef NASTWIN_STACK_IMPL_H
+#define NASTWIN_STACK_IMPL_H
+
+#include <stdint.h>
+
+#include "models/storage/pcache.h"
+#include "models/storage/raid.h"
+#include "models/storage/stack.h"
+
+#define STK_MAX_OPS 16
+/* md_do_sync's throttle: above speed_limit_min with the array not idle it
+ * sleeps 500 ms; is_mddev_idle calls a member busy after more than 64
+ * sectors of I/O md did not issue itself (see stk_md_busy) */
+#define STK_SYNC_SLEEP_S 0.5
+#define STK_SYNC_IDLE_BYTES (64u * 512u)
+#define STK_OP_WINDOWS 4                      /* background windows in flight */
+#define STK_OP_WINDOW_IDLE_BYTES (32u << 20)  /* per member, members idle (at least) */
+/* On large members an idle window grows so one pass over a member is at
+ * most this many windows: a 14 TB rebuild costs the same number of events
+ * as a 1 TB one (windows are simulation granularity, not md's). */
+#define STK_OP_WINDOWS_PER_PASS 65536u
+#define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
+#define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
+                          is_mddev_idle and sleeps 500 ms) */
+#define STK_RA_STREAMS 32 /* sequential readers tracked at once */
+#define STK_FLUSH_MAX_BYTES (4u << 20) /* one write-back request (MAX_WRITEBACK_PAGES 1024) */
+/* Write-back in flight: the flusher submits a pass of pages without
+ * waiting for them (fs-writeback.c), so scattered dirty pages are many
+ * small bios queued at md at once; md's stripe cache and the member
+ * queues bound them further down.  Four largest requests' worth. */
+#define STK_FLUSH_INFLIGHT_BYTES (4u * STK_FLUSH_MAX_BYTES)
+#define STK_DESTAGE_MAX_BYTES (1u << 20)
+#define STK_MERGE_MAX_BYTES (4u << 20)
+#define STK_STRIPE_GROUPS 4 /* row groups the stripe cache holds at least (see stk_stripes_grant) */
+#define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
+#define STK_DESTAGE_DIRTY_FRAC 0.5 /* destage under load once this fraction is dirty */
+
+enum stk_step {
+  ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
+  ST_CRYPT_R, ST_FINISH, ST_DONE
+};
+enum stk_kind { RQ_CLIENT, RQ_RA, RQ_FLUSH, RQ_BG, RQ_DESTAGE, RQ_FILL, RQ_ROWS };
+enum stk_tm { TM_REQ, TM_OP, TM_FLUSH, TM_DESTAGE };
+
+struct stk_req {
+  int kind, step, pending, write, sync;
+  uint64_t off, len; /* logical range (cache/raid level) */
+  uint64_t tag;      /* RQ_CLIENT: client cookie */
+  int skip_raid, ssd_fill, planned, stripes_held;
+  double pre_cycles;
+  struct raid_plan plan;
+  struct stk_req *rider;  /* client requests completed with this one */
+  struct stk_req *waiters; /* reads that also need this read-ahead's pages (linked by wnext) */
+  struct stk_req *wnext;
+  int waits;              /* read-aheads in flight this read still needs (see waiters) */
+  int parked;             /* 1: reached FINISH while waits > 0 */
+  struct stk_req *next;   /* wait queue link */
+  uint64_t op_units;      /* RQ_BG: progress units of this window */
+  int op_index;           /* RQ_BG: the operation (index into ops) it works for */
+  double stripe_heads;    /* md stripe_heads raid5d handles for this request */
+  /* RAID-5/6 write: member page rows [row_next, row_end) not yet admitted to
+   * the stripe cache (row_begin: the first); each admitted group is an
+   * RQ_ROWS request whose parent is this one */
+  uint64_t row_begin, row_next, row_end;
+  struct stk_req *parent;
+  struct stk_req *lprev, *lnext; /* every live request, freed by stack_destroy */
+};
+
+struct stk_timer {
+  double t_s;
+  uint64_t seq;
+  int kind;
+  struct stk_req *req;
+};
+
+struct stk_op {
+  struct stack_op_cfg cfg;
+  struct stack_op_report rep;
+  uint64_t total, issued, done; /* progress units: member bytes (reshape: of the new layout) */
+  int inflight, timer_armed, critical_done;
+  double next_issue_s;
+  int reshape;           /* md reshape (RESHAPE, MIGRATE RAID-1 -> 5): windowed, see stk_reshape_* */
+  int sb_pending;        /* reshape: the superblock update in flight */
+  uint64_t safe_bytes;   /* reshape: logical progress recorded in the superblocks (reshape_safe) */
+  double checkpoint_s;   /* reshape: time of the last superblock update */
+  struct stk_req *held;  /* reshape: the window's writes, waiting for its reads */
+  int parts;             /* reshape: requests of the window's write phase still running */
+  uint64_t unit_windows; /* reshape: md windows in the unit in flight (> 1: a batch) */
+  double unit_issue_s;   /* reshape: issue time of the unit in flight */
+  int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */
+  double window_s;       /* reshape: duration of the last plain window (0: none; < 0: skip the next) */
+  struct raid_geom newg; /* reshape / migration target */
+  int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
+  int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
+  /* is_mddev_idle: the last look (time, verdict) and the members' counters then */
+  double look_s;
+  int busy;
+  uint64_t last_events[RAID_MAX_MEMBERS];
+};
+
+struct blocked_write {
+  struct stack_io io;
+};
+
+struct stack {
+  struct stack_cfg cfg;
+  struct stack_hooks hooks;
+  enum ssdcache_mode sc_mode; /* cfg.ssdcache.mode, typed */
+  int crypt_on;               /* cfg.crypt.enabled */
+  struct raid_geom g;
+  struct disk *dev[RAID_MAX_MEMBERS];
+  int ndev;
+  int pending[RAID_MAX_MEMBERS];
+  uint64_t capacity;
+  /* timers */
+  struct stk_timer *heap;
+  int nheap, heap_cap;
+  uint64_t seq;
+  double last_fg_s;
+  uint64_t fg_bytes[RAID_MAX_MEMBERS]; /* foreground bytes sent to each member so far */
+  /* stripe cache */
+  int stripes_free;
+  struct stk_req *swait_head, *swait_tail;
+  /* page cache */
+  struct pcache *pc;
+  uint64_t dirty_limit, dirty_bg;
+  uint64_t flush_inflight_bytes;
+  int flush_timer;
+  struct blocked_write *blocked;
+  int nblocked, blocked_cap;
+  /* read-ahead state per sequential stream (Linux keeps it per open file) */
+  struct stk_ra {
+    uint64_t last_end, ra_end;
+    struct stk_req *req; /* read-ahead in flight */
+    uint64_t used;       /* LRU clock */
+  } ra[STK_RA_STREAMS];
+  uint64_t ra_clock;
+  uint64_t ra_bytes;     /* effective read-ahead window */
+  /* ssd cache */
+  struct pcache *sc;
+  uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS], sc_used[STK_SC_STREAMS], sc_clock;
+  uint64_t sc_span;
+  int sc_rr, destage_inflight, destage_timer;
+  /* background ops */
+  struct stk_op ops[STK_MAX_OPS];
+  int nops;
+  uint64_t reshape_pos; /* logical bytes already in the new layout */
+  int reshaping;
+  /* volume failure (stack_fail_member): every client request errs from then on */
+  int vol_failed;
+  double failed_at_s;
+  double lost_dirty_bytes; /* dirty cache bytes that could not be written back */
+  struct stk_req *live;
+};
+
+/* stack.c */
+void stk_tm_push(struct stack *s, double t, int kind, struct stk_req *r);
+struct stk_req *stk_req_new(struct stack *s, int kind, uint64_t off, uint64_t len,
+                            int write);
+void stk_req_free1(struct stack *s, struct stk_req *r);
+void stk_req_free(struct stack *s, struct stk_req *r);
+void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, uint64_t len,
+                    int write, struct stk_req *r, double t);
+int stk_bg_active(const struct stack *s, double t);
+void stk_run(struct stack *s, struct stk_req *r, double t);
+void stk_lower(struct stack *s, struct stk_req *r, double t);
+
+void stk_compute(struct stack *s, struct stk_req *r, struct accel *engine, double bytes,
+                 enum stack_thread th, double cycles, double t);
+
+/* stack_crypt.c */
+void stk_crypt_write(struct stack *s, struct stk_req *r, double t);
+void stk_crypt_read(struct stack *s, struct stk_req *r, double t);
+
+/* stack_md.c */
+void stk_plan(struct stack *s, struct stk_req *r);
+void stk_stripes_admit(struct stack *s, struct stk_req *r, double t);
+void stk_stripes_release(struct stack *s, int n, double t);
+void stk_parity(struct stack *s, struct stk_req *r, double t);
+
+/* stack_ssd.c */
+uint64_t stk_cdev_off(const struct stack *s, uint64_t off);
+void stk_ssd(struct stack *s, struct stk_req *r, double t);
+void stk_destage_kick(struct stack *s, double t);
+void stk_ssd_fill(struct stack *s, struct stk_req *r, double t);
+
+/* stack_pcache.c */
+void stk_client_done(struct stack *s, struct stk_req *r, double t);
+void stk_immediate(struct stack *s, uint64_t tag, double t, uint64_t bytes);
+void stk_unblock(struct stack *s, double t);
+void stk_flush_kick(struct stack *s, double t);
+
+/* stack_ops.c */
+struct stk_op *stk_op_running(struct stack *s);
+void stk_op_pump(struct stack *s, double t);
+void stk_op_window_done(struct stack *s, struct stk_req *r, double t);
+
+#endif

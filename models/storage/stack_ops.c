@@ -1,0 +1,576 @@
+/* stack_ops.c - background md operations (resync / volume creation,
+ * rebuild, reshape, migration) as windows of member I/O paced by md's
+ * throttle, and member failures (degraded service, volume failure). */
+#include "models/storage/stack_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* mke2fs default journal size for a file system of cap bytes in 4 KiB
+ * blocks (e2fsprogs ext2fs_default_journal_size). */
+static uint64_t stk_journal_bytes(uint64_t cap)
+{
+  uint64_t blocks = cap / 4096, j;
+  if (blocks < 2048)
+    j = 0;
+  else if (blocks < 32768)
+    j = 1024;
+  else if (blocks < 256 * 1024)
+    j = 4096;
+  else if (blocks < 512 * 1024)
+    j = 8192;
+  else if (blocks < 4096 * 1024)
+    j = 16384;
+  else if (blocks < 8192 * 1024)
+    j = 32768;
+  else if (blocks < 16384 * 1024)
+    j = 65536;
+  else if (blocks < 32768 * 1024)
+    j = 131072;
+  else
+    j = 262144;
+  return j * 4096;
+}
+
+struct stk_op *stk_op_running(struct stack *s)
+{
+  if (s->nops > 0 && s->ops[s->nops - 1].rep.end_s < 0)
+    return &s->ops[s->nops - 1];
+  return NULL;
+}
+
+static void stk_op_end(struct stack *s, struct stk_op *op, double t)
+{
+  switch (op->cfg.kind) {
+  case STACK_OP_REBUILD:
+    s->g.failed_mask &= ~(1ull << op->cfg.failed_member);
+    break;
+  case STACK_OP_RESHAPE:
+    s->g = op->newg;
+    s->reshaping = 0;
+    break;
+  case STACK_OP_MIGRATE:
+    s->g = op->newg;
+    s->reshaping = 0;
+    break;
+  default:
+    break;
+  }
+  op->rep.end_s = t;
+  op->rep.progress = 1.0;
+  s->capacity = raid_capacity_bytes(&s->g);
+}
+
+/* Build the plan of the next window: `units` of progress. */
+static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
+{
+  uint64_t pos = op->issued;
+  switch (op->cfg.kind) {
+  case STACK_OP_RESYNC:
+    if (op->mkfs) { /* volume creation: mke2fs zeroes inode tables and journal */
+      raid_plan_write(&s->g, pos, units, &r->plan);
+      break;
+    }
+    raid_plan_resync(&s->g, pos, units, &r->plan);
+    if (s->g.parity_members > 0)
+      r->stripe_heads = (double)units / RAID_PAGE_BYTES;
+    break;
+  case STACK_OP_REBUILD:
+    raid_plan_rebuild(&s->g, op->cfg.failed_member, pos, units, &r->plan);
+    if (s->g.parity_members > 0)
+      r->stripe_heads = (double)units / RAID_PAGE_BYTES;
+    break;
+  case STACK_OP_NONE: /* never started (stack_start_op refuses it) */
+    break;
+  case STACK_OP_MIGRATE:
+  case STACK_OP_RESHAPE:
+    if (!op->reshape) { /* single -> RAID-1: md raid1 recovery copies member 0 */
+      raid_ext_add(&r->plan.reads, 0, pos, units);
+      raid_ext_add(&r->plan.writes, 1, pos, units);
+      break;
+    }
+    {
+      /* md reshape: read the old layout, write the new one; the first
+       * window also backs up the critical section (mdadm --grow copies the
+       * stripes rewritten in place before the kernel starts) */
+      const struct raid_geom *o = &s->g, *n = &op->newg;
+      uint64_t rd = raid_plan_reshape(o, n, pos, units, &r->plan);
+      /* raid5d handles one destination stripe_head per 4 KiB row of the
+       * new layout and one source stripe_head per old row it consumes */
+      r->stripe_heads = (double)(units + rd) / RAID_PAGE_BYTES;
+      if (!op->critical_done) {
+        uint64_t crit = o->chunk_bytes * (uint64_t)o->data_members * (uint64_t)n->data_members;
+        for (int m = 0; m < o->members; m++)
+          raid_ext_add(&r->plan.reads, m, 0, crit / (uint64_t)o->data_members);
+        raid_ext_add(&r->plan.writes, n->members - 1, n->member_bytes - crit, crit);
+        op->critical_done = 1;
+      }
+    }
+    break;
+  }
+}
+
+/* md reshape window (new-layout bytes per member).  reshape_request takes
+ * the destination stripe_heads of a chunk (one per 4 KiB row of the new
+ * layout) and the source stripe_heads of the old rows they consume
+ * (D_new/D_old per new row); raid5_get_active_stripe blocks once the stripe
+ * cache is used up, so the cache bounds the reshape's work in flight.  We
+ * move it as one window: read the sources, compute, write, then the next
+ * (md keeps no other buffer between old and new layout).  At least one
+ * chunk: md never splits one. */
+static uint64_t stk_reshape_window_bytes(const struct stack *s, const struct stk_op *op)
+{
+  double per_row = 1.0 + (double)op->newg.data_members / (double)s->g.data_members;
+  uint64_t rows = (uint64_t)(s->cfg.volume.stripe_cache_entries / per_row);
+  uint64_t chunk_rows = s->g.chunk_bytes / RAID_PAGE_BYTES;
+  rows -= rows % chunk_rows;
+  if (rows < chunk_rows)
+    rows = chunk_rows;
+  return rows * RAID_PAGE_BYTES;
+}
+
+/* md raid5.c reshape_request (growing forwards, data offsets unchanged):
+ * before the next window the superblocks must record reshape_position when
+ * the window would write over old-layout data beyond what they record as
+ * reshaped (safepos < writepos) once the reads run ahead of the writes
+ * (readpos > writepos: before that, mdadm's backup covers the critical
+ * section).  Positions per member; md uses one chunk as the margin, we use
+ * the window.  `issued` is the new-layout position of the next window. */
+static int stk_reshape_unsafe(const struct stack *s, const struct stk_op *op, uint64_t issued,
+                              uint64_t w)
+{
+  uint64_t od = (uint64_t)s->g.data_members, nd = (uint64_t)op->newg.data_members;
+  uint64_t writepos = issued + w;
+  uint64_t readpos = issued * nd / od, safepos = op->safe_bytes / od;
+  readpos = readpos > w ? readpos - w : 0;
+  safepos = safepos > w ? safepos - w : 0;
+  return safepos < writepos && readpos > writepos;
+}
+
+/* ... and in any case every reshape_checkpoint seconds. */
+static int stk_reshape_need_checkpoint(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                       double t)
+{
+  return t >= op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s ||
+         stk_reshape_unsafe(s, op, op->issued, w);
+}
+
+/* md windows to move as one simulated unit (1: a lone window).  A 14 TB
+ * member is ~10^7 md windows; identical consecutive windows are batched:
+ * the unit reads the old rows of all of them and writes their new rows,
+ * and stk_op_window_done holds the next unit back until each window has
+ * taken the duration window_s that the last lone plain window took (its
+ * read phase, then its write phase: md's serialisation).  Windows are
+ * identical when the members are idle, the window is full, all of them
+ * read old data or none does, and no superblock checkpoint falls between
+ * them (the period and the safety rule are checked per window here; the
+ * checkpoints themselves stay real).  window_s is re-measured after each
+ * checkpoint.  A unit moves at most the idle window of the other
+ * operations (as long as a foreground request may wait behind it); the
+ * last window of the reshape is always a lone one. */
+static uint64_t stk_reshape_batch(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                  double rate, double t)
+{
+  if (op->window_s <= 0 || !op->critical_done || w == 0)
+    return 1;
+  uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+  uint64_t k = (op->total - op->issued) / w;
+  k = k > 0 ? k - 1 : 0;
+  uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+  if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
+    idle_window = STK_OP_WINDOW_IDLE_BYTES;
+  if (k > idle_window / w)
+    k = idle_window / w;
+  uint64_t l0 = op->issued * nd;
+  if (l0 < cap) { /* windows reading old data: all of theirs below cap */
+    uint64_t kc = (cap - l0) / (w * nd);
+    if (k > kc)
+      k = kc;
+  }
+  /* the period: window k starts at t + k * max(window_s, w / rate) */
+  double period = op->window_s > (double)w / rate ? op->window_s : (double)w / rate;
+  double left = op->checkpoint_s + s->cfg.volume.reshape_checkpoint_s - t;
+  double kt = ceil(left / period);
+  if (kt < (double)k)
+    k = kt > 0 ? (uint64_t)kt : 0;
+  /* the safety rule turns on at one window and stays on: first such window */
+  if (k >= 2 && stk_reshape_unsafe(s, op, op->issued + (k - 1) * w, w)) {
+    uint64_t lo = 0, hi = k - 1; /* window lo is safe, window hi is not */
+    while (hi - lo > 1) {
+      uint64_t mid = lo + (hi - lo) / 2;
+      if (stk_reshape_unsafe(s, op, op->issued + mid * w, w))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    k = hi;
+  }
+  return k >= 2 ? k : 1;
+}
+
+/* Superblock update, once the window in flight is done (the caller's
+ * check): one 4 KiB write per member (the v1.2 superblock lies before the
+ * data area; offset 0 of the member stands for it), then the members'
+ * cache flush (stk_op_window_done delays the next window by it). */
+static void stk_reshape_checkpoint(struct stack *s, struct stk_op *op, double t)
+{
+  struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+  if (r == NULL)
+    return;
+  for (int m = 0; m < op->newg.members; m++)
+    raid_ext_add(&r->plan.writes, m, 0, RAID_PAGE_BYTES);
+  r->op_units = 0;
+  r->op_index = (int)(op - s->ops);
+  r->planned = 1;
+  r->step = ST_READS;
+  op->inflight++;
+  op->sb_pending = 1;
+  stk_run(s, r, t);
+}
+
+/* md_do_sync (Linux 3.x-4.x): above speed_limit_min the sync looks at
+ * is_mddev_idle and, when the array is busy (some member did more than 64
+ * sectors of I/O md did not issue for the sync since the last look),
+ * sleeps 500 ms before looking again; so its speed hovers at
+ * speed_limit_min under any foreground load and goes up to
+ * speed_limit_max only while the array is idle.  Here: a look at most
+ * every 500 ms, its verdict holding until the next; the pacing at
+ * speed_limit_min while busy is the fluid limit of md's sleeps (a heavier
+ * load cannot make it faster, only its own I/O slower). */
+static int stk_md_busy(struct stack *s, struct stk_op *op, double t)
+{
+  if (t < op->look_s + STK_SYNC_SLEEP_S)
+    return op->busy;
+  op->look_s = t;
+  op->busy = 0;
+  for (int m = 0; m < s->ndev && m < RAID_MAX_MEMBERS; m++) {
+    if (s->fg_bytes[m] - op->last_events[m] > STK_SYNC_IDLE_BYTES)
+      op->busy = 1;
+    op->last_events[m] = s->fg_bytes[m];
+  }
+  return op->busy;
+}
+
+void stk_op_pump(struct stack *s, double t)
+{
+  struct stk_op *op = stk_op_running(s);
+  if (op == NULL)
+    return;
+  const struct volume_params *v = &s->cfg.volume;
+  while (op->inflight < (op->reshape ? 1 : STK_OP_WINDOWS) && op->issued < op->total) {
+    if (t < op->next_issue_s) {
+      if (!op->timer_armed) {
+        op->timer_armed = 1;
+        stk_tm_push(s, op->next_issue_s, TM_OP, NULL);
+      }
+      return;
+    }
+    int busy = stk_md_busy(s, op, t);
+    uint64_t w = op->reshape ? stk_reshape_window_bytes(s, op) : 0;
+    if (op->reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
+      stk_reshape_checkpoint(s, op, t);
+      return;
+    }
+    /* md: speed_limit_min while the array is busy, up to speed_limit_max
+     * while idle (stk_md_busy). Rates are per member (a reshape counts the
+     * new layout's sectors per member: reshape_request returns
+     * reshape_sectors, which md_do_sync adds to io_sectors). */
+    double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
+    if (op->mkfs)
+      rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
+    uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+    if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
+      idle_window = STK_OP_WINDOW_IDLE_BYTES;
+    idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
+    uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
+    if (op->reshape) {
+      op->unit_windows = busy ? 1 : stk_reshape_batch(s, op, w, rate, t);
+      units = op->unit_windows * w;
+      op->unit_issue_s = t;
+    }
+    if (units > op->total - op->issued)
+      units = op->total - op->issued;
+    if (op->reshape) { /* plain: full, not the critical section, all old rows or none */
+      uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+      uint64_t l0 = op->issued * nd, l1 = (op->issued + units) * nd;
+      op->unit_plain = !busy && op->unit_windows == 1 && units == w && op->critical_done &&
+                       (l1 <= cap || l0 >= cap);
+      if (op->unit_windows == 1 && !op->unit_plain && op->window_s > 0)
+        op->window_s = 0;
+    }
+    struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+    if (r == NULL)
+      return;
+    stk_op_window(s, op, r, units);
+    r->op_units = units;
+    r->op_index = (int)(op - s->ops);
+    r->planned = 1;
+    r->step = ST_READS;
+    if (op->reshape) { /* read phase first; the rest waits in op->held */
+      struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
+      if (rd == NULL) {
+        stk_req_free(s, r);
+        return;
+      }
+      struct raid_ext_list tmp = rd->plan.reads;
+      rd->plan.reads = r->plan.reads;
+      r->plan.reads = tmp;
+      rd->planned = 1;
+      rd->step = ST_READS;
+      rd->op_index = r->op_index;
+      op->held = r;
+      r = rd;
+    }
+    op->issued += units;
+    op->inflight++;
+    op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + (double)units / rate;
+    stk_run(s, r, t);
+  }
+}
+
+void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
+{
+  struct stk_op *op = stk_op_running(s);
+  if (op == NULL)
+    return;
+  if (op->held != NULL) {
+    /* reads done: md handles the stripes one by one, so parity (and the
+     * raid5d walk) of a stripe overlaps the writes of those before it; we
+     * run the window's compute beside its writes */
+    struct stk_req *w = op->held, *c = stk_req_new(s, RQ_BG, 0, 0, 1);
+    op->held = NULL;
+    op->parts = c != NULL ? 2 : 1;
+    w->step = ST_WRITES;
+    if (c != NULL) {
+      c->op_index = w->op_index;
+      c->plan.p_bytes = w->plan.p_bytes;
+      c->plan.q_bytes = w->plan.q_bytes;
+      c->stripe_heads = w->stripe_heads;
+      w->plan.p_bytes = w->plan.q_bytes = 0;
+      w->stripe_heads = 0;
+      c->planned = 1;
+      c->step = ST_PARITY;
+      stk_run(s, c, t);
+    }
+    stk_run(s, w, t);
+    return;
+  }
+  op->done += r->op_units;
+  if (op->parts > 0 && --op->parts > 0)
+    return;
+  op->inflight--;
+  if (op->sb_pending) { /* superblocks written: flush, then the next window */
+    op->sb_pending = 0;
+    op->safe_bytes = op->done * (uint64_t)op->newg.data_members;
+    op->checkpoint_s = t;
+    op->rep.checkpoints++;
+    /* measure a lone window again, but not the first: it pays what the
+     * superblock write left on the members (a broken sequential stream) */
+    op->window_s = -1;
+    double flushed = t + s->cfg.volume.superblock_flush_s;
+    if (op->next_issue_s < flushed)
+      op->next_issue_s = flushed;
+  } else if (op->reshape) { /* one window at a time: they finish in order */
+    if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
+      double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
+      if (op->next_issue_s < end)
+        op->next_issue_s = end;
+    } else if (op->unit_plain) { /* the first after a checkpoint is not typical */
+      op->window_s = op->window_s < 0 ? 0 : t - op->unit_issue_s;
+    }
+    uint64_t cap = raid_capacity_bytes(&s->g);
+    uint64_t pos = op->done * (uint64_t)op->newg.data_members;
+    s->reshape_pos = pos < cap ? pos : cap;
+  }
+  op->rep.progress = op->total ? (double)op->done / (double)op->total : 1.0;
+  if (op->done >= op->total && op->inflight == 0)
+    stk_op_end(s, op, t);
+  else
+    stk_op_pump(s, t);
+}
+
+/* A background operation ends unfinished (its windows in flight complete
+ * without effect: stk_finish only hands the running one's to it). */
+static void stk_op_stop(struct stk_op *op, double t)
+{
+  op->rep.end_s = t;
+  op->rep.stopped = 1;
+}
+
+/* The member being rebuilt, -1 when no rebuild runs. */
+static int stk_rebuild_target(struct stack *s)
+{
+  struct stk_op *op = stk_op_running(s);
+  return op != NULL && op->cfg.kind == STACK_OP_REBUILD ? op->cfg.failed_member : -1;
+}
+
+/* More members failed than the level survives (md: the array fails).  The
+ * requests waiting for page-cache room err, write-back and destaging
+ * stop (their data is lost), a background operation stops. */
+static void stk_volume_fail(struct stack *s, double t)
+{
+  s->vol_failed = 1;
+  s->failed_at_s = t;
+  s->lost_dirty_bytes = (double)stack_dirty_bytes(s) + (s->sc != NULL ? (double)pcache_dirty_bytes(s->sc) : 0.0);
+  struct stk_op *op = stk_op_running(s);
+  if (op != NULL)
+    stk_op_stop(op, t);
+  for (int i = 0; i < s->nblocked; i++)
+    stk_immediate(s, s->blocked[i].io.tag, t, 0);
+  s->nblocked = 0;
+}
+
+int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_cfg,
+                   struct nw_err *err)
+{
+  if (stk_op_running(s) != NULL)
+    return nw_fail(err, NULL, 0, 0, "stack: a background operation is already running");
+  if (s->vol_failed)
+    return nw_fail(err, NULL, 0, 0, "stack: the volume has failed (more members failed than level %s survives)",
+                   raid_ops_of(s->g.level)->name);
+  if (s->nops == STK_MAX_OPS)
+    return nw_fail(err, NULL, 0, 0, "stack: at most %d background operations", STK_MAX_OPS);
+  struct stk_op op;
+  memset(&op, 0, sizeof op);
+  op.cfg = *op_cfg;
+  op.rep.kind = op_cfg->kind;
+  op.rep.start_s = now_s;
+  op.rep.end_s = -1.0;
+  op.next_issue_s = now_s;
+  /* md's first look (is_mddev_idle(mddev, 1)) only takes the counters; the
+   * array counts as busy if foreground I/O came in the last 500 ms */
+  op.look_s = now_s;
+  op.busy = stk_bg_active(s, now_s);
+  memcpy(op.last_events, s->fg_bytes, sizeof op.last_events);
+  const struct raid_geom *g = &s->g;
+  switch (op_cfg->kind) {
+  case STACK_OP_RESYNC:
+    op.total = raid_redundant(g) ? g->member_bytes : 0;
+    if (op.total == 0) {
+      /* nothing to resync: initialising the volume is mke2fs writing its
+       * inode tables (capacity / inode_ratio x inode_size) and journal */
+      const struct volume_params *v = &s->cfg.volume;
+      double cap = (double)raid_capacity_bytes(g);
+      double itab = v->mkfs_inode_ratio_bytes > 0 ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes : 0;
+      op.total = (uint64_t)(itab + (double)stk_journal_bytes((uint64_t)cap));
+      op.total -= op.total % RAID_PAGE_BYTES;
+      if (op.total > raid_capacity_bytes(g))
+        op.total = raid_capacity_bytes(g);
+      op.mkfs = 1;
+    }
+    break;
+  case STACK_OP_REBUILD:
+    if (op_cfg->failed_member < 0 || op_cfg->failed_member >= g->members)
+      return nw_fail(err, NULL, 0, 0, "rebuild: member %d out of range 0..%d",
+                     op_cfg->failed_member, g->members - 1);
+    if (!raid_redundant(g))
+      return nw_fail(err, NULL, 0, 0, "rebuild: level %s has no redundancy",
+                     raid_ops_of(g->level)->name);
+    s->g.failed_mask |= 1ull << op_cfg->failed_member; /* replaced disk holds nothing yet */
+    op.total = g->member_bytes;
+    break;
+  case STACK_OP_RESHAPE:
+  case STACK_OP_MIGRATE: {
+    int nm = op_cfg->new_members;
+    int add = nm - g->members;
+    if (add < 1 || add > s->cfg.nspares)
+      return nw_fail(err, NULL, 0, 0,
+                     "%s: new_members %d must exceed the current %d by 1..%d (spares given)",
+                     op_cfg->kind == STACK_OP_RESHAPE ? "reshape" : "migrate", nm, g->members,
+                     s->cfg.nspares);
+    struct raid_geom from;
+    if (raid_grow_plan(g, op_cfg->kind == STACK_OP_RESHAPE, op_cfg->target_level, nm, &from, &op.newg, err) != 0)
+      return -1;
+    op.phase = from.level != g->level; /* md took a 2-disk RAID-1 over as a RAID-5 */
+    s->g = from;
+    for (int i = s->ndev; i < nm; i++)
+      s->dev[i] = s->cfg.spares[i - s->g.members];
+    s->ndev = nm;
+    op.total = s->g.member_bytes; /* reshape: md_do_sync runs to dev_sectors (new layout) */
+    if (op.newg.level != RAID_1) {
+      op.reshape = 1;
+      op.checkpoint_s = now_s; /* raid5_start_reshape sets reshape_checkpoint */
+      op.window_s = -1;        /* the window after the critical section's backup is not typical */
+      s->reshaping = 1;
+      s->reshape_pos = 0;
+    }
+    break;
+  }
+  default:
+    return nw_fail(err, NULL, 0, 0, "stack: unknown operation kind %d", (int)op_cfg->kind);
+  }
+  s->ops[s->nops++] = op;
+  /* a rebuild of one member while others are missing: beyond redundancy */
+  if (raid_lost_bytes(&s->g) > 0)
+    stk_volume_fail(s, now_s);
+  else if (op.total == 0)
+    stk_op_end(s, &s->ops[s->nops - 1], now_s);
+  else
+    stk_op_pump(s, now_s);
+  return 0;
+}
+
+void stack_fail_member(struct stack *s, double now_s, int member)
+{
+  if (member < 0 || member >= s->g.members)
+    return;
+  uint64_t bit = 1ull << member;
+  struct stk_op *op = stk_op_running(s);
+  if (s->g.failed_mask & bit) {
+    /* the replacement being rebuilt fails: md stops the recovery and the
+     * array stays degraded */
+    if (stk_rebuild_target(s) == member)
+      stk_op_stop(op, now_s);
+    return;
+  }
+  s->g.failed_mask |= bit;
+  if (s->reshaping && op != NULL)
+    op->newg.failed_mask |= bit;
+  if (!s->vol_failed && raid_lost_bytes(&s->g) > 0)
+    stk_volume_fail(s, now_s);
+}
+
+void stack_volume_get(const struct stack *s, struct stack_volume_state *out)
+{
+  memset(out, 0, sizeof *out);
+  out->failed = s->vol_failed;
+  out->failed_at_s = s->failed_at_s;
+  if (!s->vol_failed)
+    return;
+  struct raid_geom g = s->g;
+  double lost = (double)raid_lost_bytes(&g);
+  /* a rebuild stopped by the failure: the rows it had rewritten on the
+   * replacement are readable there */
+  for (int i = s->nops - 1; i >= 0; i--) {
+    const struct stk_op *op = &s->ops[i];
+    if (op->cfg.kind != STACK_OP_REBUILD || !op->rep.stopped || op->rep.end_s != s->failed_at_s)
+      continue;
+    g.failed_mask &= ~(1ull << op->cfg.failed_member);
+    double f = op->rep.progress;
+    lost = f * (double)raid_lost_bytes(&g) + (1.0 - f) * lost;
+    break;
+  }
+  out->lost_bytes_estimate = lost + s->lost_dirty_bytes;
+}
+
+int stack_op_count(const struct stack *s)
+{
+  return s->nops;
+}
+
+void stack_op_get(const struct stack *s, int i, struct stack_op_report *out)
+{
+  if (i < 0 || i >= s->nops) {
+    memset(out, 0, sizeof *out);
+    return;
+  }
+  *out = s->ops[i].rep;
+}
+
+int stack_ops_running(const struct stack *s)
+{
+  return s->nops > 0 && s->ops[s->nops - 1].rep.end_s < 0;
+}

@@ -1,0 +1,248 @@
+/* stack_precond.c - the steady state a long run of the step's jobs leaves
+ * in the page cache, the member disks' caches and the SSD cache
+ * (stack_precondition; see the README). */
+#include "models/storage/stack_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Mark `dirty_bytes` of [off, off+len) dirty in cache c, in runs of `unit`
+ * bytes spread evenly over the range (the state random writes leave). */
+static void stk_precond_spread(struct pcache *c, uint64_t off, uint64_t len, uint64_t unit,
+                               double dirty_bytes)
+{
+  uint64_t nblk = (len + unit - 1) / unit;
+  double frac = dirty_bytes / (double)len, acc = 0;
+  uint64_t run_start = 0, run_len = 0;
+  for (uint64_t b = 0; b < nblk; b++) {
+    acc += frac;
+    int mark = acc >= 1.0 - 1e-9;
+    if (mark)
+      acc -= 1.0;
+    if (mark && run_len > 0 && run_start + run_len == b) {
+      run_len++;
+    } else if (mark) {
+      if (run_len > 0)
+        pcache_insert(c, off + run_start * unit, run_len * unit, 1, 0.0);
+      run_start = b;
+      run_len = 1;
+    }
+  }
+  if (run_len > 0)
+    pcache_insert(c, off + run_start * unit, run_len * unit, 1, 0.0);
+}
+
+/* The job's region clipped to the volume; 0 when nothing of it is on it. */
+static int stk_precond_region(const struct stack *s, const struct stack_precond *p, uint64_t *off, uint64_t *len)
+{
+  if (p->len_bytes == 0 || p->offset_bytes >= s->capacity)
+    return 0;
+  *off = p->offset_bytes;
+  *len = p->offset_bytes + p->len_bytes > s->capacity ? s->capacity - p->offset_bytes : p->len_bytes;
+  return 1;
+}
+
+/* Its relative write rate: write_weight, 1 when not given; 0 for readers. */
+static double stk_precond_weight(const struct stack_precond *p)
+{
+  if (!(p->write_fraction > 0))
+    return 0.0;
+  return p->write_weight > 0 ? p->write_weight : 1.0;
+}
+
+/* Split `room` among n claimants in proportion to weight[i], none above
+ * cap[i] (water-filling: what a capped one cannot use goes to the others);
+ * share[i] = 0 where weight or cap is 0. */
+static void stk_precond_split(int n, const double *weight, const double *cap, double room, double *share)
+{
+  for (int i = 0; i < n; i++)
+    share[i] = weight[i] > 0 && cap[i] > 0 ? -1.0 : 0.0; /* -1: not settled yet */
+  for (;;) {
+    double w = 0, left = room;
+    for (int i = 0; i < n; i++) {
+      if (share[i] < 0)
+        w += weight[i];
+      else
+        left -= share[i];
+    }
+    if (!(w > 0))
+      return;
+    left = fmax(0.0, left);
+    int capped = 0;
+    for (int i = 0; i < n; i++)
+      if (share[i] < 0 && cap[i] <= left * weight[i] / w) {
+        share[i] = cap[i];
+        capped = 1;
+      }
+    if (capped)
+      continue; /* the others split what these leave */
+    for (int i = 0; i < n; i++)
+      if (share[i] < 0)
+        share[i] = left * weight[i] / w;
+    return;
+  }
+}
+
+/* A sequential writer's dirty stretch at the end of its region of len
+ * bytes, about dirty_bytes long: its start (the write-back point) on the
+ * grid of write-back runs from the region's start, where a steady stream's
+ * write-back point always lies (it takes STK_FLUSH_MAX_BYTES runs from
+ * where the stream began); off the grid every later run would straddle
+ * chunks the stream's own runs never straddle. */
+static uint64_t stk_precond_seq_dirty(uint64_t len, double dirty_bytes)
+{
+  if (!(dirty_bytes >= (double)RAID_PAGE_BYTES))
+    return 0;
+  if (dirty_bytes >= (double)len)
+    return len;
+  uint64_t behind = (uint64_t)floor(((double)len - dirty_bytes) / STK_FLUSH_MAX_BYTES + 0.5) * STK_FLUSH_MAX_BYTES;
+  return behind < len ? len - behind : len;
+}
+
+/* Page cache after a long run of buffered writes faster than write-back:
+ * the writers are held at the dirty limit (balance_dirty_pages), so
+ * `dirty_bytes` of the job's region are dirty.  A random writer leaves
+ * them spread evenly over the region, in runs of its writes; a sequential
+ * one as the stretch just behind its position (its next write is at the
+ * region's start, so the stretch is the region's end, as it wrapped),
+ * dirtied in address order: the write-back sweep and the oldest-first
+ * order both take it from its start. */
+static void stk_precond_pcache(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p,
+                               double dirty_bytes)
+{
+  if (p->run_bytes < len) { /* in whole writes: pages of run_bytes together */
+    uint64_t unit = (p->run_bytes + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
+    stk_precond_spread(s->pc, off, len, unit, dirty_bytes);
+  } else {
+    uint64_t dirty = stk_precond_seq_dirty(len, dirty_bytes);
+    pcache_insert(s->pc, off + len - dirty, dirty, 1, 0.0);
+  }
+  /* above the background threshold: the flusher is at work from time 0 */
+  if (!s->flush_timer && pcache_dirty_bytes(s->pc) > 0) {
+    s->flush_timer = 1;
+    stk_tm_push(s, 0.0, TM_FLUSH, NULL);
+  }
+}
+
+/* Member disks after a long run of the job's writes; each member's own
+ * caches settle as the disk model says (disk_precondition), holding
+ * `cache_share` of them.  Random writers: every write reaches the members
+ * as writes of at most a chunk (RAID-5/6: pages of data, P and Q),
+ * scattered over the rows the region covers.  Sequential writers: the
+ * members last wrote the rows just behind the write-back point, i.e. before
+ * the job's dirty stretch (`dirty_bytes` at the region's end; none: the
+ * writer's own position, the region's start, so the region's end as it
+ * wrapped): the range ends there and the disk holds its end. */
+static void stk_precond_members(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p,
+                                double dirty_bytes, double cache_share)
+{
+  if (!(p->write_fraction > 0))
+    return;
+  uint64_t chunk = s->g.chunk_bytes;
+  int seq = p->run_bytes >= len;
+  uint64_t run = p->run_bytes < chunk ? p->run_bytes : chunk; /* sequential: a chunk per row */
+  run = (run + RAID_PAGE_BYTES - 1) / RAID_PAGE_BYTES * RAID_PAGE_BYTES;
+  uint64_t hi = off + len; /* end of the range the members wrote last */
+  uint64_t seq_dirty = seq ? stk_precond_seq_dirty(len, dirty_bytes) : 0;
+  if (seq_dirty < len)
+    hi -= seq_dirty;
+  struct raid_loc a, b;
+  raid_map(&s->g, off, &a);
+  raid_map(&s->g, hi - 1, &b);
+  for (int i = 0; i < s->g.members; i++) {
+    struct disk_precond dp = {.run_bytes = run, .write_fraction = p->write_fraction, .cache_share = cache_share};
+    if (s->g.level == RAID_JBOD) { /* linear: the part of the range on member i */
+      if (i < a.member || i > b.member)
+        continue;
+      dp.offset_bytes = i == a.member ? a.member_offset : 0;
+      dp.len_bytes = (i == b.member ? b.member_offset + 1 : s->g.member_bytes) - dp.offset_bytes;
+    } else { /* striped or mirrored: the chunk rows the range covers, on every member */
+      dp.offset_bytes = a.member_offset / chunk * chunk;
+      dp.len_bytes = (b.member_offset / chunk + 1) * chunk - dp.offset_bytes;
+    }
+    dp.sequential = seq;
+    disk_precondition(s->dev[i], &dp);
+  }
+}
+
+/* SSD cache after a long run of the job (see stack.h). */
+static void stk_precond_ssd(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p)
+{
+  double bypass = s->cfg.ssdcache.seq_bypass_bytes;
+  if (bypass > 0 && (double)p->run_bytes > bypass)
+    return; /* the admission policy never lets this job's I/O in */
+  uint64_t cap = (uint64_t)s->cfg.ssdcache.capacity_bytes;
+  if (len > cap) { /* LRU: what the cache holds at the end is the most recent cap bytes */
+    off += len - cap;
+    len = cap;
+  }
+  pcache_insert(s->sc, off, len, 0, 0.0);
+  if (s->sc_mode != SSDCACHE_READ_WRITE || !(p->write_fraction > 0))
+    return;
+  /* read-write: under sustained load the destager only runs above the
+   * threshold, so the dirty level settles at min(region, threshold x cap);
+   * random writes spread the dirty blocks evenly over the region */
+  stk_precond_spread(s->sc, off, len, pcache_block_bytes(s->sc),
+                     fmin((double)len, STK_DESTAGE_DIRTY_FRAC * (double)cap));
+  /* the destager looks again once the array has been idle for a while */
+  if (!s->destage_timer && pcache_dirty_bytes(s->sc) > 0) {
+    s->destage_timer = 1;
+    stk_tm_push(s, STK_IDLE_S, TM_DESTAGE, NULL);
+  }
+}
+
+int stack_precondition(struct stack *s, const struct stack_precond *jobs, int njobs)
+{
+  if (s == NULL || jobs == NULL || njobs <= 0)
+    return 0;
+  /* per job: weight, page-cache claim (buffered writers: the region), then
+   * its dirty bytes and disk-cache share */
+  double *v = malloc((size_t)njobs * 5 * sizeof *v);
+  if (v == NULL)
+    return -1;
+  double *weight = v, *claim = v + njobs, *dirty = v + 2 * njobs, *share = v + 3 * njobs, *pweight = v + 4 * njobs;
+  double wsum = 0;
+  for (int i = 0; i < njobs; i++) {
+    uint64_t off, len;
+    int on = stk_precond_region(s, &jobs[i], &off, &len);
+    weight[i] = on ? stk_precond_weight(&jobs[i]) : 0.0;
+    claim[i] = on && jobs[i].buffered_writes && s->pc != NULL ? (double)len : 0.0;
+    pweight[i] = claim[i] > 0 ? weight[i] : 0.0;
+    wsum += weight[i];
+    /* writers sharing a region (fio numjobs on one file) dirty the same
+     * pages: one claim for the region, with their rates together, laid
+     * out by the first of them */
+    for (int k = 0; k < i && claim[i] > 0; k++)
+      if (claim[k] > 0 && jobs[k].offset_bytes == jobs[i].offset_bytes && jobs[k].len_bytes == jobs[i].len_bytes &&
+          (jobs[k].run_bytes >= jobs[k].len_bytes) == (jobs[i].run_bytes >= jobs[i].len_bytes)) {
+        pweight[k] += pweight[i];
+        pweight[i] = claim[i] = 0;
+      }
+  }
+  /* balance_dirty_pages holds the dirty level at the limit; each writer's
+   * part of it is its write rate x how long a page stays dirty, the same
+   * for all (one write-back queue): in proportion to its rate */
+  double room = 0;
+  if (s->pc != NULL && pcache_dirty_bytes(s->pc) < s->dirty_limit)
+    room = (double)(s->dirty_limit - pcache_dirty_bytes(s->pc));
+  stk_precond_split(njobs, pweight, claim, room, dirty);
+  /* the dirty pages take RAM page by page (clean ones are evicted for
+   * them), so the dirty limit, a fraction of RAM, always fits */
+  for (int i = 0; i < njobs; i++)
+    share[i] = wsum > 0 ? weight[i] / wsum : 0.0;
+  for (int i = 0; i < njobs; i++) {
+    uint64_t off, len;
+    if (!stk_precond_region(s, &jobs[i], &off, &len))
+      continue;
+    if (s->pc != NULL)
+      stk_precond_pcache(s, off, len, &jobs[i], dirty[i]);
+    stk_precond_members(s, off, len, &jobs[i], dirty[i], share[i]);
+    if (s->sc != NULL)
+      stk_precond_ssd(s, off, len, &jobs[i]);
+  }
+  free(v);
+  return 0;
+}
