@@ -1,12 +1,58 @@
 /* End to end through the real engine (forked simulations via the binary):
  * a golden run checkable by hand, determinism, Little's law on closed
- * loops, and the failure path for unfinished work. */
+ * loops, the failure path for unfinished work, and (in process, through
+ * engine_run) what the JSON does not print: thread occupancy. */
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
 
 #include "cli_util.h"
 #include "cli_util.c.inc"
+#include "sim/config/config.h"
+#include "sim/engine/engine.h"
+#include "sim/study/runpool.h"
+
+/* In-process results (what the JSON does not print): the scenario run by
+ * engine_run in a forked child (SimGrid initialises once per process). */
+struct direct_ctx {
+  const struct scenario *s;
+};
+
+static void direct_task(void *ctx, int task, struct run_result *out)
+{
+  struct direct_ctx *c = ctx;
+  engine_run(c->s, task, 0, NULL, out);
+}
+
+/* Run step 0 of scenario `rel` with `nsets` overrides ("path", "value"
+ * pairs) into *out (caller frees). */
+static struct run_result *run_direct(const char *rel, const char *const *sets, int nsets)
+{
+  char path[1024];
+  cli_source_path(rel, path, sizeof path);
+  struct cfg_set cs[16];
+  for (int i = 0; i < nsets && i < 16; i++)
+    cs[i] = (struct cfg_set){.path = sets[2 * i], .value = sets[2 * i + 1]};
+  struct scenario s;
+  struct nw_err err = {0};
+  memset(&s, 0, sizeof s);
+  ck_assert_msg(cfg_load(path, NULL, cs, nsets, NULL, &s, &err) == 0, "load %s: %s", rel, err.msg);
+  struct run_result *out = calloc(1, sizeof *out);
+  ck_assert_ptr_nonnull(out);
+  struct direct_ctx ctx = {.s = &s};
+  ck_assert_int_eq(runpool_run(1, 1, 0.0, direct_task, &ctx, out, NULL), 0);
+  cfg_free(&s);
+  return out;
+}
+
+static const struct res_resource *find_res(const struct run_result *r, const char *name)
+{
+  for (int i = 0; i < r->nres; i++)
+    if (!strcmp(r->res[i].name, name))
+      return &r->res[i];
+  ck_abort_msg("no resource %s in the result", name);
+  return NULL;
+}
 
 static struct cli_out run_json(const char *rel, const char *const *extra)
 {
@@ -367,6 +413,59 @@ START_TEST(test_fio_file_fio_json)
 }
 END_TEST
 
+/* Occupancy: the DS1819+ 16 jobs x QD16 4 KiB CIFS random read bench.
+ * Without aio, smbd sleeps in pread() on each page-cache miss with 255
+ * requests waiting behind it: it holds a request all of the window while
+ * its CPU is nearly idle (one 4 KiB read per ~6 ms of 8 disks' seeks at
+ * most one at a time).  With aio it holds a request only while it runs
+ * or waits for a core.  Every thread's occupancy covers its busy time and
+ * never exceeds the window. */
+START_TEST(test_thread_occupancy)
+{
+  const char *rel = "bench/scenarios/ds1819plus_cifs_4k_16t16q.yaml";
+  const char *blk[] = {"time", "1s", "protocol.smb_aio_read", "0"};
+  const char *aio[] = {"time", "1s", "protocol.smb_aio_read", "1"};
+  struct run_result *b = run_direct(rel, blk, 2), *a = run_direct(rel, aio, 2);
+  ck_assert_msg(!b->failed && !a->failed, "runs failed: %s / %s", b->failure, a->failure);
+  const struct res_resource *sb = find_res(b, "soc.smbd.c0.0"), *sa = find_res(a, "soc.smbd.c0.0");
+  ck_assert_msg(sb->occupied_s > 0.97 * b->window_s && sb->occupied_s <= b->window_s * (1 + 1e-9),
+                "blocking smbd occupied %.4f s of a %.4f s window", sb->occupied_s, b->window_s);
+  ck_assert_msg(sb->busy_s < 0.05 * b->window_s, "blocking smbd CPU busy %.4f s of %.4f s", sb->busy_s,
+                b->window_s);
+  ck_assert_msg(sa->occupied_s < 0.5 * a->window_s, "aio smbd occupied %.4f s of %.4f s", sa->occupied_s,
+                a->window_s);
+  for (int k = 0; k < 2; k++) {
+    const struct run_result *r = k ? a : b;
+    int threads = 0;
+    for (int i = 0; i < r->nres; i++) {
+      const struct res_resource *x = &r->res[i];
+      if (x->kind != RES_THREAD)
+        continue;
+      threads++;
+      ck_assert_msg(x->occupied_s >= x->busy_s * (1 - 1e-9) && x->occupied_s <= r->window_s * (1 + 1e-9),
+                    "%s: occupied %.6f s, busy %.6f s, window %.4f s", x->name, x->occupied_s, x->busy_s,
+                    r->window_s);
+    }
+    ck_assert_msg(threads >= 6, "%d threads accounted", threads);
+  }
+  free(a);
+  free(b);
+
+  /* nfsd blocks on the file system too: a thread of the pool holds a
+   * request from pickup to reply. */
+  const char *nfs[] = {"time", "0.5s"};
+  struct run_result *n = run_direct("bench/scenarios/ds414slim_nfs_4k_random.yaml", nfs, 1);
+  double held = 0, busy = 0;
+  for (int i = 0; i < n->nres; i++)
+    if (!strncmp(n->res[i].name, "soc.nfsd", 8)) {
+      held += n->res[i].occupied_s;
+      busy += n->res[i].busy_s;
+    }
+  ck_assert_msg(held > 2.0 * busy && held > 0, "nfsd pool: occupied %.4f s, busy %.4f s", held, busy);
+  free(n);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -388,6 +487,7 @@ int main(void)
   tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);
+  tcase_add_test(tc, test_thread_occupancy);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -41,6 +41,9 @@ struct eng_thread {
   double cycles; /* reference cycles executed inside the window */
   double speed;  /* host speed (cycles/s) */
   int softirq;   /* interrupt context: runs ahead of processes on its core */
+  int holding;   /* 1 while it holds a request (or a kernel work item) */
+  double hold_since_s;
+  double occupied_s; /* time inside the window holding one (s) */
 };
 
 struct eng_req {
@@ -222,6 +225,35 @@ static void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
     t->cycles += cycles;
 }
 
+/* Time of [from, to] inside the measured window (s). */
+static double eng_in_window_s(const struct eng *e, double from_s, double to_s)
+{
+  double lo = from_s > e->ramp_s ? from_s : e->ramp_s;
+  double hi = to_s < e->t_end_s ? to_s : e->t_end_s;
+  return hi > lo ? hi - lo : 0.0;
+}
+
+/* Occupancy: t takes a request off its queue (eng_hold) and hands it on
+ * or replies (eng_release); in between it holds it whether it runs, waits
+ * for a core or sleeps in a storage call. */
+static void eng_hold(struct eng_thread *t)
+{
+  t->holding = 1;
+  t->hold_since_s = simgrid_get_clock();
+}
+
+static void eng_release(const struct eng *e, struct eng_thread *t)
+{
+  t->occupied_s += eng_in_window_s(e, t->hold_since_s, simgrid_get_clock());
+  t->holding = 0;
+}
+
+/* t's occupancy at the end of the run, a request still held included (s). */
+static double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s)
+{
+  return t->occupied_s + (t->holding ? eng_in_window_s(e, t->hold_since_s, now_s) : 0.0);
+}
+
 /* A semaphore that lives as long as the engine (destroyed with it). */
 static sg_sem_t eng_sem(struct eng *e)
 {
@@ -348,8 +380,10 @@ static void eng_kthread_main(int argc, char **argv)
     k->head = w->next;
     if (!k->head)
       k->tail = NULL;
+    eng_hold(&k->acct);
     eng_exec(k->e, &k->acct, w->cycles);
     stack_cpu_done(k->e->stack, simgrid_get_clock(), w->token);
+    eng_release(k->e, &k->acct);
     free(w);
     eng_wake_storage(k->e);
   }
@@ -497,8 +531,10 @@ static void eng_socket_main(int argc, char **argv)
     if (e->softirq_single) {
       eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
     } else {
+      eng_hold(c->softirq);
       eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
       eng_deliver(e, c, r);
+      eng_release(e, c->softirq);
     }
   }
 }
@@ -512,8 +548,10 @@ static void eng_softirq_main(int argc, char **argv)
   struct eng *e = sg_actor_self_get_data();
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->softirqq);
+    eng_hold(e->softirq);
     eng_exec(e, e->softirq, r->softirq_cycles);
     eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
+    eng_release(e, e->softirq);
   }
 }
 
@@ -534,6 +572,7 @@ static void eng_smbd_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
+    eng_hold(c->daemon);
     /* Its lines evicted by the other runnable smbd processes since it
      * last ran: the core stalls refilling them (cache thrashing). */
     double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->smbd_runnable);
@@ -550,6 +589,7 @@ static void eng_smbd_main(int argc, char **argv)
     eng_submit(e, r);
     if (blocks)
       sg_sem_acquire(wait);
+    eng_release(e, c->daemon);
   }
 }
 
@@ -562,8 +602,10 @@ static void eng_iscsi_trx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
+    eng_hold(c->daemon);
     eng_exec(e, c->daemon, r->rx_cycles);
     eng_submit(e, r);
+    eng_release(e, c->daemon);
   }
 }
 
@@ -576,8 +618,10 @@ static void eng_iscsi_ttx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->txq);
     struct eng *e = r->job->e;
+    eng_hold(c->tx);
     eng_exec(e, c->tx, r->tx_cycles);
     eng_send_reply(e, r);
+    eng_release(e, c->tx);
   }
 }
 
@@ -592,11 +636,13 @@ static void eng_iperf_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->rxq);
     struct eng *e = r->job->e;
+    eng_hold(c->daemon);
     struct proto_cycles pc;
     proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
                        (int)e->s->net.tcp_timestamps, &pc);
     eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles);
     eng_send_reply(e, r);
+    eng_release(e, c->daemon);
   }
 }
 
@@ -616,11 +662,13 @@ static void eng_nfsd_main(int argc, char **argv)
   sg_sem_t wait = eng_sem(e);
   for (;;) {
     struct eng_req *r = eng_queue_pop(&e->nfsq);
+    eng_hold(n->t);
     eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
     r->waiter = wait;
     eng_submit(e, r);
     sg_sem_acquire(wait);
     eng_send_reply(e, r);
+    eng_release(e, n->t);
   }
 }
 
@@ -1505,12 +1553,12 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
 
   /* Utilisation: threads, links, disks, engines. */
   double T = out->window_s;
-  for (int i = 0; i < e->nthreads; i++)
-    analysis_add(out, RES_THREAD, e->threads[i]->name, e->threads[i]->who,
-                 e->threads[i]->cycles / e->threads[i]->speed);
-  for (int k = 0; k < STACK_THREAD_COUNT; k++)
-    analysis_add(out, RES_THREAD, e->kthreads[k].acct.name, e->kthreads[k].acct.who,
-                 e->kthreads[k].acct.cycles / e->kthreads[k].acct.speed);
+  for (int i = 0; i < e->nthreads + STACK_THREAD_COUNT; i++) {
+    const struct eng_thread *t = i < e->nthreads ? e->threads[i] : &e->kthreads[i - e->nthreads].acct;
+    int x = analysis_add(out, RES_THREAD, t->name, t->who, t->cycles / t->speed);
+    if (x >= 0)
+      out->res[x].occupied_s = eng_occupied_s(e, t, now);
+  }
   if (!local)
     analysis_cores(out, e->map.nas_cores);
   if (!local) {
