@@ -189,7 +189,7 @@ void explain_text(FILE *out, const struct scenario *s, int step, const struct ru
             "   one of the %d cores: the other cores have nothing of it to run (the CPU as a whole\n"
             "   is only as busy as its cores' average).\n",
             core, b->name, b->who, b->busy * 100.0, prog,
-            s->proto.kind == PROTO_SMB ? "CIFS" : proto_kind_names[(int)s->proto.kind], ncores);
+            proto_ops_of(&s->proto)->label, ncores);
   } else
     fprintf(out, "   %s (%s) is the bottleneck, busy %.1f%% of the time.\n", b->name, b->who,
             b->busy * 100.0);
