@@ -6,6 +6,7 @@
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/plugins/energy.h>
 #include <simgrid/semaphore.h>
@@ -25,11 +26,6 @@
 #include "sim/analysis/stats.h"
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(nastwin, "nastwin engine");
-
-/* Protocol message headers on the wire (bytes): spec facts, see proto.h. */
-static const double eng_header_bytes[] = {[PROTO_SMB] = PROTO_SMB_HEADER_BYTES,
-                                          [PROTO_NFS] = PROTO_NFS_HEADER_BYTES,
-                                          [PROTO_ISCSI] = PROTO_ISCSI_BHS_BYTES, [PROTO_LOCAL] = 0.0};
 
 struct eng;
 struct eng_job;
@@ -72,15 +68,16 @@ struct eng_conn {
   const struct plat_conn *pc;
   sg_host_t host;
   sg_mailbox_t srv;             /* where the daemon receives (SMB, iSCSI) */
-  struct eng_thread *daemon;    /* smbd / iscsi_trx */
-  struct eng_thread *tx;        /* iscsi_ttx */
-  struct eng_queue txq;         /* iSCSI: completions waiting for iscsi_ttx */
+  struct eng_queue txq;         /* PROTO_SHAPE_RXTX: completions waiting for the tx thread */
   struct eng_queue rxq;         /* requests received on this connection's socket */
-  struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the nfsd pool's */
+  struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
-  int smbd_work;                /* requests in rxq or being executed by smbd */
+  int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
+  sg_host_t alt_host[PLAT_MAX_BOND]; /* client end while rehashed without member M */
+  double alt_up[PLAT_MAX_BOND], alt_down[PLAT_MAX_BOND]; /* payload carried while rehashed */
+  int proc_work;                /* PROTO_SHAPE_PROCESS: requests in rxq or being executed */
 };
 
 struct eng_job {
@@ -127,7 +124,8 @@ struct eng {
   const struct scenario *s;
   const struct workload_step *step;
   struct plat_map map;
-  enum proto_kind proto;
+  const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
+  int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
   sg_host_t nas;            /* where daemons and the storage run */
   struct stack *stack;
   struct disk **disks, **cache;
@@ -141,11 +139,11 @@ struct eng {
   int njobs;
   struct eng_thread *threads[4096];
   int nthreads;
-  struct eng_queue nfsq;    /* requests waiting for a thread of the nfsd pool */
+  struct eng_queue poolq;   /* requests waiting for a thread of the pool (PROTO_SHAPE_POOL) */
   int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
   struct eng_queue softirqq;
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
-  int smbd_runnable;        /* smbd processes with a request to execute */
+  int proc_runnable;        /* daemon processes (PROTO_SHAPE_PROCESS) with a request to execute */
   struct stats_hist *h_read, *h_write, *h_all;
   double bytes_read, bytes_write;
   uint64_t ios_read, ios_write;
@@ -310,6 +308,18 @@ static struct eng_req *eng_req_new(struct eng *e)
   return r;
 }
 
+/* A client actor of connection c moves to the host of c's current route
+ * (LACP rehash after a member left or rejoined the bond); it is called
+ * whenever the actor wakes, so it is never blocked when it moves. */
+static void eng_follow_route(const struct eng_conn *c)
+{
+  if (!c)
+    return;
+  sg_host_t want = c->route < 0 ? c->host : c->alt_host[c->route];
+  if (want && sg_host_self() != want)
+    sg_actor_set_host(sg_actor_self(), want);
+}
+
 /* ---- CPU cost of one request ------------------------------------------- */
 
 /* Where the CPU work of one request goes, in reference cycles: the
@@ -333,7 +343,7 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
    * tcp_rcv_established) runs in trx's context, and only driver + IP stay
    * in the softirq.  smbd and knfsd read non-blocking (EAGAIN before the
    * prequeue), so theirs stays in the softirq. */
-  double reader_tcp = e->proto == PROTO_ISCSI ? pc.rx_msg_tcp_cycles : 0.0;
+  double reader_tcp = e->ops->blocking_reader ? pc.rx_msg_tcp_cycles : 0.0;
   r->softirq_cycles = pc.rx_packet_cycles - reader_tcp;
   r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp + (r->write ? data : 0.0);
   r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
@@ -419,21 +429,21 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
   struct eng *e = ctx;
   (void)now_s;
   struct eng_req *r = (struct eng_req *)(uintptr_t)tag;
-  switch (e->proto) {
-  case PROTO_SMB: {
+  switch (e->ops->shape) {
+  case PROTO_SHAPE_PROCESS: {
     sg_sem_t waiter = r->waiter; /* r belongs to the reply once sent */
     eng_send_reply(e, r);
     if (waiter)
       sg_sem_release(waiter);
     break;
   }
-  case PROTO_NFS:
+  case PROTO_SHAPE_POOL:
     sg_sem_release(r->waiter);
     break;
-  case PROTO_ISCSI:
+  case PROTO_SHAPE_RXTX:
     eng_queue_push(&e->conns[r->job->conn0 + r->conn].txq, r);
     break;
-  case PROTO_LOCAL:
+  case PROTO_SHAPE_NONE:
     eng_queue_push(&r->job->localq, r);
     break;
   }
@@ -443,14 +453,14 @@ static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
  * export without async). */
 static int eng_job_sync(const struct eng *e, const struct job *spec)
 {
-  return spec->sync || (e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0);
+  return spec->sync || e->ops->sync_writes(&e->s->proto);
 }
 
 /* A job's I/O bypasses the storage stack's page cache: O_DIRECT on a local
  * drive (a remote client's flag never reaches the server's cache). */
 static int eng_job_direct(const struct eng *e, const struct job *spec)
 {
-  return e->proto == PROTO_LOCAL && spec->direct;
+  return e->ops->direct_io && spec->direct;
 }
 
 /* Steady state before measuring (StorageReview preconditions for hours):
@@ -501,8 +511,8 @@ static void eng_submit(struct eng *e, struct eng_req *r)
  * becomes runnable (counted for the cache working-set model). */
 static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
 {
-  if (e->proto == PROTO_SMB && !e->net_only && c->smbd_work++ == 0)
-    e->smbd_runnable++;
+  if (e->ops->shape == PROTO_SHAPE_PROCESS && !e->net_only && c->proc_work++ == 0)
+    e->proc_runnable++;
   eng_queue_push(c->deliver, r);
 }
 
@@ -555,121 +565,134 @@ static void eng_softirq_main(int argc, char **argv)
   }
 }
 
-/* smbd: one single-threaded process per client connection; every
- * request's CPU work is serial on one core.  Writes land in the page
- * cache without sleeping.  Reads: with aio (smb_aio_read 1) a helper pool
- * does the pread(), so the process does not wait for the disks; without,
- * smbd itself sleeps in pread() whenever the data is not all in the page
- * cache (a disk read, or a read-ahead still in flight), so the connection
- * has at most one such read outstanding while its other requests wait in
- * the socket.  A page-cache hit is a copy, already in the CPU cost. */
-static void eng_smbd_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  sg_sem_t wait = NULL;
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
-    /* Its lines evicted by the other runnable smbd processes since it
-     * last ran: the core stalls refilling them (cache thrashing). */
-    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->smbd_runnable);
-    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles + refill_s * c->daemon->speed);
-    if (--c->smbd_work == 0)
-      e->smbd_runnable--;
-    int blocks = !r->write && e->s->proto.smb_aio_read == 0 &&
-                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
-    if (blocks) {
-      if (!wait)
-        wait = eng_sem(e);
-      r->waiter = wait;
-    }
-    eng_submit(e, r);
-    if (blocks)
-      sg_sem_acquire(wait);
-    eng_release(e, c->daemon);
-  }
-}
+/* The protocol daemons: one family of threads.  Each takes a request off
+ * its queue, does its CPU work and hands the request on; what work and
+ * which hand-off follow from the protocol's thread shape (proto.h):
+ *
+ * - a process per connection (smbd): the whole request's CPU work, serial
+ *   on one core; writes land in the page cache without sleeping.  Reads:
+ *   with aio a helper pool does the pread(), so the process does not wait
+ *   for the disks; without (read_blocks), it sleeps in pread() whenever the
+ *   data is not all in the page cache (a disk read, or a read-ahead still
+ *   in flight), so the connection has at most one such read outstanding
+ *   while its other requests wait in the socket.  A page-cache hit is a
+ *   copy, already in the CPU cost.  The completion sends the reply.
+ * - a pool thread (nfsd): it blocks on the file system until the storage
+ *   is done, then replies, so the pool size bounds requests in service.
+ * - a receive thread per session (iscsi_trx: commands and write data) that
+ *   submits, and a transmit thread (iscsi_ttx: responses and read data).
+ * - an iperf server thread per TCP connection: it receives (or sends) the
+ *   stream and touches no storage, so only the network stack's per-byte
+ *   and per-packet work runs on its core. */
+static sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data,
+                            int daemon);
 
-/* iscsi_trx: receives commands (and write data) of one session. */
-static void eng_iscsi_trx_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
-    eng_exec(e, c->daemon, r->rx_cycles);
-    eng_submit(e, r);
-    eng_release(e, c->daemon);
-  }
-}
+enum eng_work { ENG_WORK_PROCESS, ENG_WORK_POOL, ENG_WORK_RX, ENG_WORK_TX, ENG_WORK_STREAM };
 
-/* iscsi_ttx: sends responses (and read data) of one session. */
-static void eng_iscsi_ttx_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->txq);
-    struct eng *e = r->job->e;
-    eng_hold(c->tx);
-    eng_exec(e, c->tx, r->tx_cycles);
-    eng_send_reply(e, r);
-    eng_release(e, c->tx);
-  }
-}
+struct eng_daemon {
+  struct eng *e;
+  struct eng_thread *t;
+  struct eng_queue *q;  /* where its requests wait */
+  struct eng_conn *c;   /* its connection (NULL for a pool thread) */
+  enum eng_work work;
+  sg_sem_t wait;        /* where it sleeps on the storage, NULL until needed */
+};
 
-/* iperf server: one thread per TCP connection; it receives (or sends) the
- * stream and touches no storage, so only the network stack's per-byte and
- * per-packet work runs on its core. */
-static void eng_iperf_main(int argc, char **argv)
+/* Reference cycles the daemon executes for r. */
+static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req *r)
 {
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
+  struct eng *e = d->e;
+  switch (d->work) {
+  case ENG_WORK_PROCESS: {
+    /* Its lines evicted by the other runnable processes since it last
+     * ran: the core stalls refilling them (cache thrashing). */
+    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->proc_runnable);
+    return r->rx_cycles + r->tx_cycles + refill_s * d->t->speed;
+  }
+  case ENG_WORK_POOL:
+    return r->rx_cycles + r->tx_cycles;
+  case ENG_WORK_RX:
+    return r->rx_cycles;
+  case ENG_WORK_TX:
+    return r->tx_cycles;
+  case ENG_WORK_STREAM: {
     struct proto_cycles pc;
     proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
                        (int)e->s->net.tcp_timestamps, &pc);
-    eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles);
+    return pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles;
+  }
+  }
+  return 0.0;
+}
+
+/* Hand r on once its CPU work is done. */
+static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
+{
+  struct eng *e = d->e;
+  switch (d->work) {
+  case ENG_WORK_PROCESS: {
+    if (--d->c->proc_work == 0)
+      e->proc_runnable--;
+    int blocks = !r->write && e->ops->read_blocks(&e->s->proto) &&
+                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
+    if (blocks) {
+      if (!d->wait)
+        d->wait = eng_sem(e);
+      r->waiter = d->wait;
+    }
+    eng_submit(e, r);
+    if (blocks)
+      sg_sem_acquire(d->wait);
+    break;
+  }
+  case ENG_WORK_POOL:
+    r->waiter = d->wait;
+    eng_submit(e, r);
+    sg_sem_acquire(d->wait);
     eng_send_reply(e, r);
-    eng_release(e, c->daemon);
+    break;
+  case ENG_WORK_RX:
+    eng_submit(e, r);
+    break;
+  case ENG_WORK_TX:
+  case ENG_WORK_STREAM:
+    eng_send_reply(e, r);
+    break;
   }
 }
 
-/* nfsd: a kernel thread of the pool; it blocks on the file system until
- * the storage is done, so the pool size bounds requests in service. */
-struct eng_nfsd {
-  struct eng *e;
-  struct eng_thread *t;
-};
-
-static void eng_nfsd_main(int argc, char **argv)
+static void eng_daemon_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
-  struct eng_nfsd *n = sg_actor_self_get_data();
-  struct eng *e = n->e;
-  sg_sem_t wait = eng_sem(e);
+  struct eng_daemon *d = sg_actor_self_get_data();
   for (;;) {
-    struct eng_req *r = eng_queue_pop(&e->nfsq);
-    eng_hold(n->t);
-    eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
-    r->waiter = wait;
-    eng_submit(e, r);
-    sg_sem_acquire(wait);
-    eng_send_reply(e, r);
-    eng_release(e, n->t);
+    struct eng_req *r = eng_queue_pop(d->q);
+    eng_hold(d->t);
+    eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
+    eng_daemon_handoff(d, r);
+    eng_release(d->e, d->t);
   }
+}
+
+/* Start a daemon thread accounted as `name` (`who`) serving queue q. */
+static int eng_daemon_start(struct eng *e, const char *actor, const char *name, const char *who,
+                            enum eng_work work, struct eng_queue *q, struct eng_conn *c, double speed)
+{
+  struct eng_daemon *d = eng_own(e, sizeof *d);
+  if (!d)
+    return -1;
+  d->e = e;
+  d->work = work;
+  d->q = q;
+  d->c = c;
+  d->t = eng_thread_new(e, name, who, speed);
+  if (!d->t)
+    return -1;
+  if (work == ENG_WORK_POOL)
+    d->wait = eng_sem(e);
+  eng_spawn(actor, e->nas, eng_daemon_main, d, 1);
+  return 0;
 }
 
 /* ---- client jobs --------------------------------------------------------- */
@@ -784,7 +807,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   struct eng *e = j->e;
   j->outstanding++;
   j->issued++;
-  if (e->proto == PROTO_LOCAL) {
+  if (e->local) {
     eng_submit(e, r);
     return;
   }
@@ -861,10 +884,12 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->ios_read++;
     }
     stats_series_add(&e->series, now, (double)r->len_bytes);
-    if (e->proto != PROTO_LOCAL && !r->absorbed) {
+    if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-      c->bytes_up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-      c->bytes_down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+      double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
+      double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
+      *up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
+      *down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
     }
     if (now > e->last_done_s)
       e->last_done_s = now;
@@ -914,6 +939,7 @@ static void eng_lane_rx_main(int argc, char **argv)
   (void)argv;
   struct eng_lane *l = sg_actor_self_get_data();
   struct eng_job *j = l->job;
+  struct eng_conn *c = j->e->local ? NULL : &j->e->conns[j->conn0 + l->conn];
   if (l->conn == 0 && !j->spec->prep && j->e->nprep > 0)
     sg_sem_acquire(j->gate);
   if (l->conn == 0 && j->spec->rate_iops <= 0 && j->spec->thinktime_s <= 0) {
@@ -922,8 +948,9 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_maybe_finish(j);
   }
   for (;;) {
-    struct eng_req *r = j->e->proto == PROTO_LOCAL ? eng_queue_pop(&j->localq)
+    struct eng_req *r = j->e->local ? eng_queue_pop(&j->localq)
                                                    : sg_mailbox_get(j->reply[l->conn]);
+    eng_follow_route(c);
     eng_account(j->e, r);
     if (j->spec->thinktime_s > 0 && eng_may_issue(j)) {
       j->pending_timer++;
@@ -947,6 +974,7 @@ static void eng_lane_tx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
     struct eng_conn *c = &e->conns[j->conn0 + l->conn];
+    eng_follow_route(c);
     double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
     sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
   }
@@ -961,6 +989,7 @@ static void eng_client_copy_main(int argc, char **argv)
   struct eng_conn *c = sg_actor_self_get_data();
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->cacheq);
+    eng_follow_route(c);
     struct eng_client *cl = &r->job->e->clients[r->job->client];
     sg_actor_sleep_until(accel_submit(&cl->bus, simgrid_get_clock(), (double)r->len_bytes));
     sg_comm_detach(sg_mailbox_put_init(r->job->reply[r->conn], r, 0), NULL);
@@ -1037,6 +1066,58 @@ static void eng_op_main(int argc, char **argv)
   }
 }
 
+/* An LACP bond member goes down or comes back: what the bond's link
+ * monitor does miimon later. */
+struct eng_bond {
+  struct eng *e;
+  int member, down;
+};
+
+/* Frames on a dead member are lost: its directions carry nothing
+ * (1 B/s) until the bond notices; it then rehashes every flow over the
+ * survivors (Linux: hash modulo the active members), and the frames lost
+ * meanwhile are sent again: in flight on the dead link, they drain when
+ * the link is given back its rate (TCP's retransmission, without its
+ * timeout).  A member back up rejoins at the next poll and the flows hash
+ * as before. */
+static void eng_bond_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_bond *b = sg_actor_self_get_data();
+  struct eng *e = b->e;
+  char name[32];
+  sg_link_t dirs[2];
+  snprintf(name, sizeof name, "nas%d_UP", b->member);
+  dirs[0] = sg_link_by_name(name);
+  snprintf(name, sizeof name, "nas%d_DOWN", b->member);
+  dirs[1] = sg_link_by_name(name);
+  if (b->down)
+    for (int i = 0; i < 2; i++)
+      if (dirs[i])
+        sg_link_set_bandwidth(dirs[i], 1.0);
+  sg_actor_sleep_for(e->s->net.miimon_s);
+  for (int i = 0; b->down && i < 2; i++)
+    if (dirs[i])
+      sg_link_set_bandwidth(dirs[i], e->map.nas_port_payload_bytes_per_s);
+  for (int i = 0; i < e->map.nconns; i++) {
+    struct eng_conn *c = &e->conns[i];
+    if (b->down)
+      c->route = b->member;
+    else if (c->route == b->member)
+      c->route = -1;
+  }
+}
+
+static void eng_bond_event(struct eng *e, int member, int down)
+{
+  struct eng_bond *b = eng_own(e, sizeof *b);
+  if (!b)
+    xbt_die("out of memory");
+  *b = (struct eng_bond){.e = e, .member = member, .down = down};
+  eng_spawn("bond-miimon", e->nas, eng_bond_main, b, 1);
+}
+
 /* Injects the scenario's disk failures and path losses at their times. */
 static void eng_faults_main(int argc, char **argv)
 {
@@ -1057,10 +1138,18 @@ static void eng_faults_main(int argc, char **argv)
     if (f->kind == CFG_FAULT_DISK_FAIL) {
       stack_fail_member(e->stack, simgrid_get_clock(), f->target);
       eng_wake_storage(e);
-    } else if (f->kind == CFG_FAULT_PATH_DOWN) {
-      for (int j = 0; j < e->njobs; j++)
-        if (e->jobs[j].mpio && f->target < e->jobs[j].nconns)
+    } else if (f->kind == CFG_FAULT_PATH_DOWN || f->kind == CFG_FAULT_PATH_UP) {
+      int down = f->kind == CFG_FAULT_PATH_DOWN;
+      for (int j = 0; j < e->njobs; j++) {
+        if (!e->jobs[j].mpio || f->target >= e->jobs[j].nconns)
+          continue;
+        if (down)
           mpio_fail_path(e->jobs[j].mpio, f->target);
+        else
+          mpio_reinstate_path(e->jobs[j].mpio, f->target);
+      }
+      if (e->map.failover & (1u << f->target))
+        eng_bond_event(e, f->target, down);
     }
     /* disk hangs are in the device wrapper from the start */
     sg_actor_sleep_for(1e-9);
@@ -1219,6 +1308,37 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
   j->region_bytes = size;
 }
 
+/* The daemon threads serving connection c: an iperf server, a process,
+ * or a receive and a transmit thread (a pool serves every connection).
+ * 0, or -1 out of memory. */
+static int eng_conn_daemons(struct eng *e, struct eng_conn *c, double speed)
+{
+  const struct proto_ops *ops = e->ops;
+  int cl = c->pc->client, k = c->pc->index;
+  char name[96], who[96];
+  if (e->net_only) {
+    snprintf(name, sizeof name, "soc.iperf.c%d.%d", cl, k);
+    snprintf(who, sizeof who, "iperf server thread for client %d", cl);
+    return eng_daemon_start(e, "iperf", name, who, ENG_WORK_STREAM, &c->rxq, c, speed);
+  }
+  if (ops->shape == PROTO_SHAPE_PROCESS) {
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d%s", ops->daemon_who, cl,
+             e->map.conns_per_client > 1 ? " (one channel)" : "");
+    return eng_daemon_start(e, ops->daemon, name, who, ENG_WORK_PROCESS, &c->rxq, c, speed);
+  }
+  if (ops->shape == PROTO_SHAPE_RXTX) {
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d session %d", ops->daemon_who, cl, k);
+    if (eng_daemon_start(e, ops->daemon, name, who, ENG_WORK_RX, &c->rxq, c, speed) < 0)
+      return -1;
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->tx_daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d session %d", ops->tx_daemon, cl, k);
+    return eng_daemon_start(e, ops->tx_daemon, name, who, ENG_WORK_TX, &c->txq, c, speed);
+  }
+  return 0;
+}
+
 static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out);
 
 int engine_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out)
@@ -1253,8 +1373,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   struct nw_err err = {0};
   struct eng E = {0}, *e = &E;
   e->s = s;
-  e->proto = (enum proto_kind)s->proto.kind;
-  e->header_bytes = eng_header_bytes[e->proto];
+  e->ops = proto_ops_of(&s->proto);
+  e->local = e->ops->shape == PROTO_SHAPE_NONE;
+  e->header_bytes = e->ops->header_bytes;
   int with_workload = s->op == CFG_OP_NONE || s->op_with_workload;
   if (with_workload) {
     if (step < 0 || step >= s->workload.nsteps) {
@@ -1267,8 +1388,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       e->net_only |= e->step->jobs[i].net_only;
     if (e->net_only) {
       e->header_bytes = 0.0; /* a raw stream: no protocol messages */
-      if (e->proto == PROTO_LOCAL) {
-        snprintf(out->failure, sizeof out->failure, "an iperf step needs a network: protocol kind local has none");
+      if (e->local) {
+        snprintf(out->failure, sizeof out->failure, "an iperf step needs a network: protocol kind %s has none",
+                 e->ops->name);
         out->failed = 1;
         return 1;
       }
@@ -1302,7 +1424,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     goto fail_err;
   simgrid_load_platform(path);
   unlink(path);
-  int local = e->proto == PROTO_LOCAL;
+  int local = e->local;
   e->nas = sg_host_by_name(local ? "c0" : "nas");
 
   if (eng_setup_storage(e, &err) < 0)
@@ -1363,7 +1485,7 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
     }
   }
-  eng_queue_init(e, &e->nfsq);
+  eng_queue_init(e, &e->poolq);
   eng_queue_init(e, &e->softirqq);
   e->softirq_single = !local && s->soc.irq_core >= 0;
   if (e->softirq_single) {
@@ -1374,25 +1496,26 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     e->softirq->softirq = 1;
     eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
   }
-  if (e->proto == PROTO_NFS && !e->net_only) {
-    int nt = (int)s->proto.nfs_threads;
+  if (e->ops->shape == PROTO_SHAPE_POOL && !e->net_only) {
+    int nt = e->ops->pool_threads(&s->proto);
     for (int i = 0; i < nt; i++) {
-      snprintf(name, sizeof name, "soc.nfsd%d", i);
-      struct eng_nfsd *nd = eng_own(e, sizeof *nd);
-      if (!nd)
+      char actor[32];
+      snprintf(name, sizeof name, "soc.%s%d", e->ops->daemon, i);
+      snprintf(actor, sizeof actor, "%s%d", e->ops->daemon, i);
+      if (eng_daemon_start(e, actor, name, e->ops->daemon_who, ENG_WORK_POOL, &e->poolq, NULL, speed) < 0)
         goto fail_oom;
-      nd->e = e;
-      nd->t = eng_thread_new(e, name, "nfsd kernel thread", speed);
-      if (!nd->t)
-        goto fail_oom;
-      snprintf(name, sizeof name, "nfsd%d", i);
-      eng_spawn(name, e->nas, eng_nfsd_main, nd, 1);
     }
   }
   for (int i = 0; i < nconns; i++) {
     struct eng_conn *c = &e->conns[i];
     c->pc = &e->map.conns[i];
     c->host = sg_host_by_name(c->pc->host);
+    c->route = -1;
+    for (int m = 0; m < e->map.nas_ports && m < PLAT_MAX_BOND; m++)
+      if (e->map.failover & (1u << m)) {
+        snprintf(name, sizeof name, "%sx%d", c->pc->host, m);
+        c->alt_host[m] = sg_host_by_name(name);
+      }
     snprintf(name, sizeof name, "srv-%s", c->pc->host);
     c->srv = sg_mailbox_by_name(name);
     eng_queue_init(e, &c->txq);
@@ -1408,29 +1531,10 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     }
     if (e->clients[c->pc->client].cache)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
-    c->deliver = e->proto == PROTO_NFS && !e->net_only ? &e->nfsq : &c->rxq;
+    c->deliver = e->ops->shape == PROTO_SHAPE_POOL && !e->net_only ? &e->poolq : &c->rxq;
     eng_spawn("socket", e->nas, eng_socket_main, c, 1);
-    if (e->net_only) {
-      snprintf(name, sizeof name, "soc.iperf.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iperf server thread for client %d", c->pc->client);
-      c->daemon = eng_thread_new(e, name, who, speed);
-      eng_spawn("iperf", e->nas, eng_iperf_main, c, 1);
-    } else if (e->proto == PROTO_SMB) {
-      snprintf(name, sizeof name, "soc.smbd.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "smbd for client %d%s", c->pc->client,
-               e->map.conns_per_client > 1 ? " (one channel)" : "");
-      c->daemon = eng_thread_new(e, name, who, speed);
-      eng_spawn("smbd", e->nas, eng_smbd_main, c, 1);
-    } else if (e->proto == PROTO_ISCSI) {
-      snprintf(name, sizeof name, "soc.iscsi_trx.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iscsi_trx for client %d session %d", c->pc->client, c->pc->index);
-      c->daemon = eng_thread_new(e, name, who, speed);
-      snprintf(name, sizeof name, "soc.iscsi_ttx.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iscsi_ttx for client %d session %d", c->pc->client, c->pc->index);
-      c->tx = eng_thread_new(e, name, who, speed);
-      eng_spawn("iscsi_trx", e->nas, eng_iscsi_trx_main, c, 1);
-      eng_spawn("iscsi_ttx", e->nas, eng_iscsi_ttx_main, c, 1);
-    }
+    if (eng_conn_daemons(e, c, speed) < 0)
+      goto fail_oom;
   }
 
   /* Client jobs. */
@@ -1458,8 +1562,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
             goto fail_oom;
           gsl_rng_set(j->rng, (unsigned long)(s->seed * 7919u + (uint64_t)idx * 104729u + 1u));
           j->depth = j->spec->iodepth;
-          if (e->proto == PROTO_SMB && s->proto.smb_credits > 0 && j->depth > (int)s->proto.smb_credits)
-            j->depth = (int)s->proto.smb_credits;
+          if (j->depth > e->ops->window(&s->proto))
+            j->depth = e->ops->window(&s->proto);
           j->t_end = j->spec->runtime_s > 0 && j->spec->runtime_s < s->time_s ? j->spec->runtime_s : s->time_s;
           j->nconns = local ? 1 : e->map.conns_per_client;
           j->conn0 = local ? 0 : c * e->map.conns_per_client;
@@ -1569,6 +1673,11 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
       const struct eng_conn *c = &e->conns[i];
       up[c->pc->nas_rx % 64] += c->bytes_up;
       down[c->pc->nas_tx % 64] += c->bytes_down;
+      for (int m = 0; m < np && m < PLAT_MAX_BOND; m++)
+        if (e->map.failover & (1u << m)) {
+          up[c->pc->alt_rx[m]] += c->alt_up[m];
+          down[c->pc->alt_tx[m]] += c->alt_down[m];
+        }
     }
     for (int m = 0; m < np && m < 64; m++) {
       snprintf(name, sizeof name, "net.nas%d.rx", m);
@@ -1585,10 +1694,14 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
           const struct eng_conn *cn = &e->conns[i];
           if (cn->pc->client != c)
             continue;
-          if (cn->pc->client_tx == n)
-            tx += cn->bytes_up;
-          if (cn->pc->client_rx == n)
-            rx += cn->bytes_down;
+          for (int m = -1; m < np && m < PLAT_MAX_BOND; m++) {
+            if (m >= 0 && !(e->map.failover & (1u << m)))
+              continue;
+            if (cn->pc->client_tx == n)
+              tx += m < 0 ? cn->bytes_up : cn->alt_up[m];
+            if (cn->pc->client_rx == n)
+              rx += m < 0 ? cn->bytes_down : cn->alt_down[m];
+          }
         }
         snprintf(name, sizeof name, "net.client%d.nic%d.tx", c, n);
         analysis_add(out, RES_LINK, name, "client NIC, towards the NAS",
