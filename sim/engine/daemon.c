@@ -58,7 +58,6 @@ static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
  * rendezvous: the transfer would start only when the daemon asks).  Two
  * receives stay posted so back-to-back messages of one TCP stream do not
  * pay the route latency between them. */
-#define ENG_SOCKET_POSTED 2
 static void eng_socket_main(int argc, char **argv)
 {
   (void)argc;
@@ -334,6 +333,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
     c->deliver = e->ops->shape == PROTO_SHAPE_POOL && !e->net_only ? &e->poolq : &c->rxq;
     eng_spawn("socket", e->nas, eng_socket_main, c, 1);
+    eng_wire_start(e, c);
     if (eng_conn_daemons(e, c, speed) < 0)
       return nw_fail(err, e->s->path, 0, 0, "out of memory");
   }

@@ -62,6 +62,7 @@ struct eng_conn {
   struct eng_queue rxq;         /* requests received on this connection's socket */
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
+  struct eng_queue wireq;       /* requests waiting for a sender of the client socket */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
   int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
@@ -83,6 +84,7 @@ struct eng_job {
   int conn0;                /* first connection (global index) of the client */
   sg_mailbox_t reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS];
   struct eng_queue sendq[16]; /* requests another lane must send */
+  struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
   struct mpio *mpio;
   int rr;
   struct eng_queue localq;  /* local mode: completions */
@@ -150,6 +152,12 @@ struct eng {
   int nowned, capowned;
 };
 
+/* One connection of one job copy: its client actors. */
+struct eng_lane {
+  struct eng_job *job;
+  int conn;
+};
+
 /* calloc a record that lives as long as the engine (NULL out of memory). */
 void *eng_own(struct eng *e, size_t size);
 /* A CPU thread accounted in the results (NULL out of memory). */
@@ -184,6 +192,12 @@ void eng_client_copy_main(int argc, char **argv);
 void eng_op_main(int argc, char **argv);
 void eng_faults_main(int argc, char **argv);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
+/* Receives the NAS socket keeps posted (so back-to-back messages of one
+ * TCP stream do not pay the route latency between them), and as many
+ * client senders. */
+#define ENG_SOCKET_POSTED 2
+/* The client senders of connection c's socket. */
+void eng_wire_start(struct eng *e, struct eng_conn *c);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */

@@ -250,12 +250,52 @@ void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t t
   sg_sem_release(k->sem);
 }
 
+/* Replies wait in their lane's queue for its reply sender (a detached
+ * SimGrid comm per waiting reply would cost a scan of every pending one
+ * at each completion: the cost per I/O would grow with queue depth). */
 void eng_send_reply(struct eng *e, struct eng_req *r)
 {
-  struct eng_job *j = r->job;
-  double size = e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
-  sg_comm_t c = sg_mailbox_put_init(j->reply[r->conn], r, (long)size);
-  sg_comm_detach(c, NULL);
+  (void)e;
+  eng_queue_push(&r->job->replyq[r->conn], r);
+}
+
+/* The NAS end of a lane: sends its replies in order, one at a time, as
+ * the lane's receive takes them. */
+static void eng_reply_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_lane *l = sg_actor_self_get_data();
+  struct eng_job *j = l->job;
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&j->replyq[l->conn]);
+    double size = j->e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+    sg_mailbox_put(j->reply[l->conn], r, (long)size);
+  }
+}
+
+/* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
+ * the requests in order, each sending one at a time, matching the NAS
+ * socket's posted receives. */
+static void eng_wire_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&c->wireq);
+    struct eng *e = r->job->e;
+    eng_follow_route(c);
+    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
+    sg_mailbox_put(c->srv, r, (long)size);
+  }
+}
+
+void eng_wire_start(struct eng *e, struct eng_conn *c)
+{
+  eng_queue_init(e, &c->wireq);
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }
 
 void eng_hook_done(void *ctx, double now_s, uint64_t tag)
@@ -466,9 +506,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
     eng_queue_push(&j->sendq[r->conn], r);
     return;
   }
-  struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-  double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-  sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+  eng_queue_push(&e->conns[j->conn0 + r->conn].wireq, r);
 }
 
 static void eng_issue(struct eng_job *j, int self)
@@ -571,10 +609,6 @@ static void eng_maybe_finish(struct eng_job *j)
   }
 }
 
-struct eng_lane {
-  struct eng_job *job;
-  int conn;
-};
 
 /* Client receive side of one connection of one job copy. */
 static void eng_lane_rx_main(int argc, char **argv)
@@ -617,10 +651,7 @@ static void eng_lane_tx_main(int argc, char **argv)
   struct eng *e = j->e;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
-    struct eng_conn *c = &e->conns[j->conn0 + l->conn];
-    eng_follow_route(c);
-    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-    sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+    eng_queue_push(&e->conns[j->conn0 + l->conn].wireq, r);
   }
 }
 
@@ -767,6 +798,9 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           eng_queue_init(e, &j->sendq[q]);
           sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
           eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
+          eng_queue_init(e, &j->replyq[q]);
+          if (!local)
+            eng_spawn("job-reply", e->nas, eng_reply_main, l, 1);
           if (!local && (j->nconns > 1 || timer))
             eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
         }
