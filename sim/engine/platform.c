@@ -147,7 +147,7 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
   double hop_s = s->net.link_latency_s;
   double sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
   int cores = map->nas_cores;
-  double pidle = s->soc.power_idle_W, pcore = s->soc.power_core_busy_W;
+  double pidle = soc_power_idle_W(&s->soc), pcore = soc_power_core_busy_W(&s->soc);
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
   fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\" core=\"%d\">\n", map->nas_speed_cycles_per_s, cores);
