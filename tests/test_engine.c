@@ -416,6 +416,61 @@ START_TEST(test_fio_file_fio_json)
 }
 END_TEST
 
+/* LACP failover: 8 initiators saturate both 10GbE ports of a DS2015xs
+ * bond (NAS->client).  Port 0 dies at 0.5 s of 2 s: its flows stall until
+ * the link monitor (100 ms) takes it out, then all rehash onto port 1, so
+ * the run carries 0.5 s at two ports and 1.5 s at one: 0.625 of the
+ * faultless MB/s.  Back up at 1 s (rejoining 100 ms later): about
+ * (1 + 0.6 + 1.8) / 4 = 0.85.  Every I/O completes (exit 0). */
+/* Run tests/scenarios/lacp-failover.yaml with its faults line replaced. */
+static struct cli_out run_lacp(const char *faults)
+{
+  char src[1024], text[4096];
+  cli_source_path("tests/scenarios/lacp-failover.yaml", src, sizeof src);
+  FILE *f = fopen(src, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  char *line = strstr(text, "faults: [");
+  ck_assert_ptr_nonnull(line);
+  char *eol = strchr(line, '\n');
+  char path[] = "/tmp/lacp_scnXXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *o = fdopen(fd, "w");
+  fprintf(o, "%.*sfaults: %s%s", (int)(line - text), text, faults, eol);
+  fclose(o);
+  const char *args[] = {"run", "--json", path, NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  unlink(path);
+  return r;
+}
+
+START_TEST(test_lacp_failover)
+{
+  struct cli_out a = run_lacp("[]"), d = run_lacp("[{kind: path_down, target: 0, at: 0.5s}]"),
+                 u = run_lacp("[{kind: path_down, target: 0, at: 0.5s}, {kind: path_up, target: 0, at: 1s}]");
+  ck_assert_msg(a.status == 0 && d.status == 0 && u.status == 0, "exit %d/%d/%d: %s%s", a.status, d.status,
+                u.status, d.err, u.err);
+  double ma = cli_json_number(a.out, "\"all\": {", "MBps"), md = cli_json_number(d.out, "\"all\": {", "MBps"),
+         mu = cli_json_number(u.out, "\"all\": {", "MBps");
+  double busy0 = cli_json_number(a.out, "\"resource\": \"net.nas0.tx\"", "busy");
+  double busy1 = cli_json_number(a.out, "\"resource\": \"net.nas1.tx\"", "busy");
+  ck_assert_msg(busy0 > 0.97 && busy1 > 0.97, "faultless run not link-bound: ports busy %.3f, %.3f", busy0, busy1);
+  ck_assert_msg(fabs(md / ma - 0.625) < 0.03, "port 0 down at 0.5 s: %.1f of %.1f MB/s (%.3f), want 0.625", md, ma,
+                md / ma);
+  ck_assert_msg(fabs(mu / ma - 0.85) < 0.04, "down 0.5..1 s: %.1f of %.1f MB/s (%.3f), want about 0.85", mu, ma,
+                mu / ma);
+  double d1 = cli_json_number(d.out, "\"resource\": \"net.nas1.tx\"", "busy");
+  ck_assert_msg(d1 > 0.97, "the survivor carries the rehashed flows: port 1 busy %.3f", d1);
+  cli_out_free(&a);
+  cli_out_free(&d);
+  cli_out_free(&u);
+}
+END_TEST
+
 /* Occupancy: the DS1819+ 16 jobs x QD16 4 KiB CIFS random read bench.
  * Without aio, smbd sleeps in pread() on each page-cache miss with 255
  * requests waiting behind it: it holds a request all of the window while
@@ -491,6 +546,7 @@ int main(void)
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);
   tcase_add_test(tc, test_thread_occupancy);
+  tcase_add_test(tc, test_lacp_failover);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -9,7 +9,6 @@
 #include "models/net/lacp.h"
 #include "models/net/mpio.h"
 #include "models/net/net.h"
-#include "models/net/tcp.h"
 
 /* ---------------------------------------------------------------- framing */
 
@@ -329,24 +328,6 @@ START_TEST(test_mpio_errors)
 }
 END_TEST
 
-/* ---------------------------------------------------------------- tcp */
-
-START_TEST(test_tcp_caps)
-{
-  /* 64 KiB window over 1 ms: 65.536 MB/s. */
-  ck_assert_double_eq_tol(tcp_window_rate_cap(65536, 1e-3), 65.536e6, 1e-6);
-  ck_assert(isinf(tcp_window_rate_cap(65536, 0)));
-  ck_assert_double_eq_tol(tcp_conn_rate_cap(118e6, 65536, 1e-3), 65.536e6, 1e-6);
-  ck_assert_double_eq_tol(tcp_conn_rate_cap(118e6, 4194304, 1e-3), 118e6, 1e-6);
-  /* BDP of 1.25 GB/s x 50 us = 62500 B, under a 4 MiB window. */
-  ck_assert_double_eq_tol(tcp_outstanding_bytes_cap(4194304, 1.25e9, 50e-6, 1460), 62500, 1e-6);
-  ck_assert_double_eq_tol(tcp_outstanding_bytes_cap(4096, 1.25e9, 50e-6, 1460), 4096, 1e-9);
-  ck_assert_double_eq_tol(tcp_outstanding_bytes_cap(4194304, 1e6, 1e-6, 1460), 1460, 1e-9);
-  ck_assert_int_eq(tcp_requests_per_window(262144, 65536), 4);
-  ck_assert_int_eq(tcp_requests_per_window(4096, 65536), 1);
-}
-END_TEST
-
 int main(void)
 {
   Suite *s = suite_create("net");
@@ -369,9 +350,6 @@ int main(void)
   tcase_add_test(tc, test_mpio_round_robin);
   tcase_add_test(tc, test_mpio_least_queue_depth);
   tcase_add_test(tc, test_mpio_errors);
-  suite_add_tcase(s, tc);
-  tc = tcase_create("tcp");
-  tcase_add_test(tc, test_tcp_caps);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -54,6 +54,49 @@ START_TEST(test_soc_speed)
 }
 END_TEST
 
+/* Power that follows the silicon (the AL514's catalogue figures: 3 W
+ * idle incl. 4 x 0.15 W leakage, 0.8 W per busy core at 1.7 GHz and
+ * 1.1 V, 0.3 V/GHz).  At the reference point: the stated figures.  At
+ * 2.4 GHz: V = 1.1 + 0.3 x 0.7 = 1.31 V, a busy core 0.8 x (2.4/1.7) x
+ * (1.31/1.1)^2 = 1.6017 W, idle 3 - 0.6 + 4 x 0.15 x 1.31/1.1 = 3.1145 W.
+ * Equal load (work of 2 cores at 1.7 GHz) costs more at a higher clock
+ * and with more cores powered, never less. */
+START_TEST(test_soc_power_follows_silicon)
+{
+  struct soc_params p = test_soc();
+  p.clock_hz = 1.7e9;
+  p.power_idle_W = 3.0;
+  p.power_core_busy_W = 0.8;
+  p.power_ref_clock_hz = 1.7e9;
+  p.power_ref_cores = 4;
+  p.voltage_ref_V = 1.1;
+  p.volts_per_ghz = 0.3;
+  p.power_core_leak_W = 0.15;
+  struct nw_err err = {0};
+  ck_assert_int_eq(soc_check(&p, &err), 0);
+  ck_assert_double_eq_tol(soc_power_W(&p, 0), 3.0, 1e-12);
+  ck_assert_double_eq_tol(soc_power_W(&p, 2), 4.6, 1e-12);
+  struct soc_params f = p;
+  f.clock_hz = 2.4e9;
+  ck_assert_double_eq_tol(soc_power_core_busy_W(&f), 0.8 * 2.4 / 1.7 * (1.31 / 1.1) * (1.31 / 1.1), 1e-12);
+  ck_assert_double_eq_tol(soc_power_idle_W(&f), 3.0 - 0.6 + 0.6 * 1.31 / 1.1, 1e-12);
+  /* Equal load: 2 cores' work at 1.7 GHz keeps 2 x 1.7/2.4 cores busy at 2.4 GHz. */
+  double base = soc_power_W(&p, 2.0), fast = soc_power_W(&f, 2.0 * 1.7 / 2.4);
+  ck_assert_msg(fast > base, "2.4 GHz: %.4f W, 1.7 GHz: %.4f W at equal load", fast, base);
+  struct soc_params c = p;
+  c.cores = 8;
+  double wide = soc_power_W(&c, 2.0);
+  ck_assert_msg(wide > base && fabs(wide - base - 4 * 0.15) < 1e-12, "8 cores: %.4f W, 4 cores: %.4f W", wide, base);
+  struct soc_params w = f;
+  w.cores = 8;
+  ck_assert_msg(soc_power_W(&w, 2.0 * 1.7 / 2.4) > fast, "8 cores at 2.4 GHz cost more than 4");
+  /* Leakage above the idle figure it is part of is refused. */
+  p.power_core_leak_W = 1.0;
+  ck_assert_int_eq(soc_check(&p, &err), -1);
+  ck_assert_msg(strstr(err.msg, "power_core_leak") != NULL, "%s", err.msg);
+}
+END_TEST
+
 START_TEST(test_soc_engines_and_checks)
 {
   struct soc_params p = test_soc();
@@ -413,6 +456,7 @@ int main(void)
   TCase *tc;
   tc = tcase_create("soc");
   tcase_add_test(tc, test_soc_speed);
+  tcase_add_test(tc, test_soc_power_follows_silicon);
   tcase_add_test(tc, test_soc_engines_and_checks);
   tcase_add_test(tc, test_soc_cache_refill);
   suite_add_tcase(s, tc);

@@ -60,6 +60,14 @@ const struct param_desc net_param_table[] = {
     {.key = "mpio_rr_repeat", .dim = UNITS_NUMBER, .offset = NET_OFF(mpio_rr_repeat), .min = 1,
      .max = 10000, .optional = 1, .def = 1,
      .help = "round-robin: commands sent on a path before the next (dm rr_min_io; VMware iops=1000)"},
+    /* Linux bonding polls each member's carrier every miimon ms and takes
+     * a dead one out of the bond at the next poll (drivers/net/bonding,
+     * Documentation/networking/bonding.rst: "a value of 100 is a good
+     * starting point"; the module default 0 disables it, distributions and
+     * NAS firmware configure 100).  Until then frames hashed to it are lost. */
+    {.key = "miimon", .dim = UNITS_TIME, .offset = NET_OFF(miimon_s), .min = 0.001, .max = 10,
+     .optional = 1, .def = 0.1,
+     .help = "LACP bond link monitor interval (s): a dead member leaves the bond after it (Linux bonding 100 ms)"},
 };
 const size_t net_param_count = PARAM_COUNT(net_param_table);
 

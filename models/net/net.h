@@ -42,6 +42,8 @@ struct net_params {
   double tcp_window_bytes;         /* max receive window per connection */
   double mpio_policy;              /* index into mpio_policy_names */
   double mpio_rr_repeat;           /* round-robin: commands per path before switching */
+  double miimon_s;                 /* LACP: bond link monitor interval; a dead member
+                                      leaves (and a live one rejoins) after it */
 };
 
 extern const char *const net_mode_names[];   /* "single", "lacp", "mpio", NULL */

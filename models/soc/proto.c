@@ -157,24 +157,15 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
   return 0;
 }
 
-/* Protocol header bytes per message, and data PDUs in a message of bytes. */
-static double proto_header_bytes(const struct proto_params *p, int write, double bytes, double *data_pdus)
+static const struct proto_ops *const proto_ops_table[] = {
+    [PROTO_SMB] = &proto_smb_ops, [PROTO_NFS] = &proto_nfs_ops, [PROTO_ISCSI] = &proto_iscsi_ops,
+    [PROTO_LOCAL] = &proto_local_ops};
+
+const struct proto_ops *proto_ops_of(const struct proto_params *p)
 {
-  *data_pdus = 1.0;
-  switch ((enum proto_kind)p->kind) {
-  case PROTO_SMB:
-    return PROTO_SMB_HEADER_BYTES;
-  case PROTO_NFS:
-    return PROTO_NFS_HEADER_BYTES;
-  case PROTO_ISCSI:
-    if (bytes > 0.0)
-      *data_pdus = ceil(bytes / (write ? p->iscsi_target_max_recv_data_segment_bytes
-                                       : p->iscsi_max_recv_data_segment_bytes));
-    return PROTO_ISCSI_BHS_BYTES;
-  case PROTO_LOCAL:
-  default:
-    return 0.0;
-  }
+  int k = (int)p->kind;
+  return k >= 0 && k < (int)(sizeof proto_ops_table / sizeof proto_ops_table[0]) ? proto_ops_table[k]
+                                                                                  : &proto_local_ops;
 }
 
 void proto_request_cost(const struct proto_params *p, int write, double bytes, double mtu_bytes,
@@ -182,20 +173,19 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
 {
   const struct proto_costs *c = &p->costs;
   struct proto_cycles r = {0};
-  if ((enum proto_kind)p->kind == PROTO_LOCAL) {
+  const struct proto_ops *ops = proto_ops_of(p);
+  if (ops->shape == PROTO_SHAPE_NONE) {
     *parts = r;
     return;
   }
   if (bytes < 0.0)
     bytes = 0.0;
-  double pdus;
-  double hdr_bytes = proto_header_bytes(p, write, bytes, &pdus);
+  struct proto_frame fr;
+  ops->frame(p, write, bytes, &fr);
+  double pdus = fr.data_pdus;
+  double hdr_bytes = fr.header_bytes;
   double ctrl_bytes = hdr_bytes; /* the request (read) or the response (write) */
-  double data_msg_bytes = bytes + hdr_bytes * pdus;
-  if ((enum proto_kind)p->kind == PROTO_ISCSI && write)
-    data_msg_bytes += PROTO_ISCSI_BHS_BYTES; /* SCSI Command PDU ahead of Data-Out */
-  /* iSCSI reads: status rides in the last Data-In PDU (S bit), so the
-   * control message is the command PDU alone. */
+  double data_msg_bytes = bytes + hdr_bytes * pdus + fr.lead_bytes;
 
   double data_frames = net_frames(data_msg_bytes, mtu_bytes, tcp_timestamps);
   double ctrl_frames = net_frames(ctrl_bytes, mtu_bytes, tcp_timestamps);
@@ -223,7 +213,7 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
   r.rx_msg_tcp_cycles = c->tcp_rx_share * c->cycles_per_packet * (write ? data_frames : ctrl_frames);
   r.csum_cycles = p->checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte * (data_msg_bytes + ctrl_bytes);
   r.lun_cycles = proto_lun_extra_cycles(p, write);
-  r.pdu_cycles = (enum proto_kind)p->kind == PROTO_ISCSI && bytes > 0.0 ? c->cycles_per_pdu * pdus : 0.0;
+  r.pdu_cycles = fr.pdu_costs ? c->cycles_per_pdu * pdus : 0.0;
   r.total_cycles = r.request_cycles + r.byte_cycles + r.tx_packet_cycles + r.rx_packet_cycles +
                    r.csum_cycles + r.lun_cycles + r.pdu_cycles;
   *parts = r;
@@ -239,34 +229,13 @@ double proto_request_cycles(const struct proto_params *p, int write, double byte
 
 double proto_lun_extra_cycles(const struct proto_params *p, int write)
 {
-  (void)write; /* reads and writes both look up the file's extents */
-  if ((enum proto_kind)p->kind != PROTO_ISCSI)
-    return 0.0;
-  if ((enum proto_lun)p->iscsi_lun == PROTO_LUN_FILE)
-    return p->costs.file_lun_cycles_per_request;
-  if ((enum proto_lun)p->iscsi_lun == PROTO_LUN_THIN)
-    return p->costs.file_lun_cycles_per_request + p->costs.thin_cycles_per_request;
-  return 0.0;
+  const struct proto_ops *ops = proto_ops_of(p);
+  return ops->lun_extra_cycles ? ops->lun_extra_cycles(p, write) : 0.0;
 }
 
 uint64_t proto_split(const struct proto_params *p, int write, double bytes, double *chunk_bytes)
 {
-  double chunk;
-  switch ((enum proto_kind)p->kind) {
-  case PROTO_SMB:
-    chunk = p->smb_max_io_bytes;
-    break;
-  case PROTO_NFS:
-    chunk = write ? p->nfs_wsize_bytes : p->nfs_rsize_bytes;
-    break;
-  case PROTO_ISCSI:
-    chunk = p->iscsi_max_burst_bytes;
-    break;
-  case PROTO_LOCAL:
-  default:
-    chunk = bytes;
-    break;
-  }
+  double chunk = proto_ops_of(p)->chunk_bytes(p, write, bytes);
   if (bytes <= 0.0 || chunk <= 0.0 || bytes <= chunk) {
     *chunk_bytes = bytes > 0.0 ? bytes : 0.0;
     return 1;
@@ -277,26 +246,12 @@ uint64_t proto_split(const struct proto_params *p, int write, double bytes, doub
 
 int proto_max_outstanding(const struct proto_params *p, double request_bytes)
 {
-  switch ((enum proto_kind)p->kind) {
-  case PROTO_SMB: {
-    double charge = request_bytes > 0.0 ? ceil(request_bytes / PROTO_SMB_CREDIT_BYTES) : 1.0;
-    double n = floor(p->smb_credits / charge);
-    return n < 1.0 ? 1 : (int)n;
-  }
-  case PROTO_NFS:
-    return (int)p->nfs_threads;
-  case PROTO_ISCSI:
-    return (int)p->iscsi_cmdsn_depth;
-  case PROTO_LOCAL:
-  default:
-    return PROTO_UNBOUNDED;
-  }
+  return proto_ops_of(p)->max_outstanding(p, request_bytes);
 }
 
 double proto_open_cycles(const struct proto_params *p)
 {
-  enum proto_kind k = (enum proto_kind)p->kind;
-  return k == PROTO_SMB || k == PROTO_NFS ? p->costs.cycles_per_open : 0.0;
+  return proto_ops_of(p)->opens_files ? p->costs.cycles_per_open : 0.0;
 }
 
 double nfs_server_max_blksize_bytes(double lowmem_bytes)

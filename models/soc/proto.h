@@ -123,6 +123,77 @@ struct proto_cycles {
   double wire_bytes_from_nas;          /* NAS -> client (bytes on the wire) */
 };
 
+/* ---- what differs between protocols: one ops table each ---------------
+ * models/soc/smb.c, nfs.c, iscsi.c, local.c each define one table; a new
+ * protocol is one more table, one proto_kind_names entry and one
+ * catalog/protocols.yaml entry.  The engine builds its daemons from
+ * `shape` and never asks which protocol it runs. */
+
+/* How the server's threads serve a connection's requests. */
+enum proto_shape {
+  PROTO_SHAPE_NONE = 0, /* no server: a drive inside the client (local) */
+  PROTO_SHAPE_PROCESS,  /* one single-threaded process per connection that
+                           submits each request and replies when the storage
+                           completes; it may sleep in a read (Samba smbd) */
+  PROTO_SHAPE_POOL,     /* a server-wide pool of threads; a thread sleeps in
+                           the file system until the storage is done, then
+                           replies (knfsd) */
+  PROTO_SHAPE_RXTX      /* a receive and a transmit thread per session:
+                           rx submits, tx sends the response (LIO iscsi_trx /
+                           iscsi_ttx) */
+};
+
+/* A message's framing: protocol header bytes per PDU, data PDUs, and
+ * header bytes sent ahead of the data (iSCSI's SCSI Command PDU before
+ * Data-Out). */
+struct proto_frame {
+  double header_bytes;
+  double data_pdus;
+  double lead_bytes;
+  int pdu_costs; /* cycles_per_pdu applies to each data PDU */
+};
+
+struct proto_ops {
+  const char *name;        /* scenario kind: "smb" */
+  const char *label;       /* in explanations: "CIFS" (the others: their kind) */
+  enum proto_shape shape;
+  const char *daemon;      /* thread name stem: "smbd", "nfsd", "iscsi_trx" */
+  const char *daemon_who;  /* what the thread is: "smbd", "nfsd kernel thread" */
+  const char *tx_daemon;   /* PROTO_SHAPE_RXTX: transmit thread stem, else NULL */
+  double header_bytes;     /* protocol header per message (bytes) */
+  unsigned service_port;   /* server TCP port (a bond's layer3+4 hash input) */
+  int blocking_reader;     /* the daemon reads its socket with a blocking
+                              recvmsg (MSG_WAITALL): the TCP layer of its
+                              session's received segments runs in its context */
+  int opens_files;         /* a file protocol: cycles_per_open per file */
+  int direct_io;           /* a client's O_DIRECT reaches the stack's page cache
+                              (only a local drive; a remote flag stays on the client) */
+  /* Framing of a message of `bytes` payload into *f. */
+  void (*frame)(const struct proto_params *p, int write, double bytes, struct proto_frame *f);
+  /* Largest protocol request a client I/O is split into (bytes). */
+  double (*chunk_bytes)(const struct proto_params *p, int write, double bytes);
+  /* Requests of request_bytes that may be outstanding (count). */
+  int (*max_outstanding)(const struct proto_params *p, double request_bytes);
+  /* The client's outstanding cap per job whatever the size (SMB credits), or PROTO_UNBOUNDED. */
+  int (*window)(const struct proto_params *p);
+  /* 1 when the server makes every write stable before replying (NFS sync export). */
+  int (*sync_writes)(const struct proto_params *p);
+  /* PROTO_SHAPE_PROCESS: 1 when the process sleeps in a read that misses the page cache. */
+  int (*read_blocks)(const struct proto_params *p);
+  /* Connections per client NIC pair when the protocol spreads one client
+   * over its NICs (SMB multichannel), 0 = one connection per client. */
+  int (*conns_per_nic_pair)(const struct proto_params *p);
+  /* PROTO_SHAPE_POOL: threads in the pool (count). */
+  int (*pool_threads)(const struct proto_params *p);
+  /* Extra cycles per request of the backing store (iSCSI file/thin LUN), NULL = 0. */
+  double (*lun_extra_cycles)(const struct proto_params *p, int write);
+};
+
+extern const struct proto_ops proto_smb_ops, proto_nfs_ops, proto_iscsi_ops, proto_local_ops;
+
+/* The ops table of p's kind. */
+const struct proto_ops *proto_ops_of(const struct proto_params *p);
+
 /* Cross-field checks (whole counts, 0/1 switches).  0, or -1 with err
  * naming the key and value. */
 int proto_check(const struct proto_params *p, struct nw_err *err);

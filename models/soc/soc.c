@@ -40,7 +40,18 @@ const struct param_desc soc_param_table[] = {
     {.key = "power_idle", .dim = UNITS_POWER, .offset = SOC_OFF(power_idle_W), .min = 0, .max = 200,
      .optional = 1, .def = 0, .help = "SoC power when idle (W)"},
     {.key = "power_core_busy", .dim = UNITS_POWER, .offset = SOC_OFF(power_core_busy_W), .min = 0,
-     .max = 50, .optional = 1, .def = 0, .help = "extra power per busy core (W)"},
+     .max = 50, .optional = 1, .def = 0, .help = "extra power per busy core (W) at power_ref_clock"},
+    {.key = "power_ref_clock", .dim = UNITS_FREQ, .offset = SOC_OFF(power_ref_clock_hz), .min = 0, .max = 5e9,
+     .optional = 1, .def = 0,
+     .help = "clock the power figures are stated at (Hz); 0Hz = power does not follow clock and voltage"},
+    {.key = "power_ref_cores", .dim = UNITS_NUMBER, .offset = SOC_OFF(power_ref_cores), .min = 0, .max = 256,
+     .optional = 1, .def = 0, .help = "cores whose leakage power_idle includes (count; 0 = cores)"},
+    {.key = "voltage_ref", .dim = UNITS_NUMBER, .offset = SOC_OFF(voltage_ref_V), .min = 0, .max = 2,
+     .optional = 1, .def = 0, .help = "core voltage at power_ref_clock (V)"},
+    {.key = "volts_per_ghz", .dim = UNITS_NUMBER, .offset = SOC_OFF(volts_per_ghz), .min = 0, .max = 1,
+     .optional = 1, .def = 0, .help = "DVFS slope of the core voltage (V per GHz)"},
+    {.key = "power_core_leak", .dim = UNITS_POWER, .offset = SOC_OFF(power_core_leak_W), .min = 0, .max = 10,
+     .optional = 1, .def = 0, .help = "leakage of one powered core at voltage_ref (W, inside power_idle)"},
     {.key = "irq_core", .dim = UNITS_NUMBER, .offset = SOC_OFF(irq_core), .min = -1, .max = 63,
      .optional = 1, .def = 0,
      .help = "core that takes NIC interrupts and softirq work (-1 = spread over all cores)"},
@@ -95,6 +106,12 @@ int soc_check(const struct soc_params *p, struct nw_err *err)
                    p->threads_per_core);
   if (!soc_is_integer(p->irq_core))
     return nw_fail(err, NULL, 0, 0, "soc: irq_core must be a whole number, got %g", p->irq_core);
+  if (p->power_ref_clock_hz > 0 &&
+      p->power_core_leak_W * (p->power_ref_cores > 0 ? p->power_ref_cores : p->cores) > p->power_idle_W)
+    return nw_fail(err, NULL, 0, 0,
+                   "soc: power_core_leak %g W x %g reference cores exceeds power_idle %g W (the idle figure "
+                   "includes the leakage)", p->power_core_leak_W,
+                   p->power_ref_cores > 0 ? p->power_ref_cores : p->cores, p->power_idle_W);
   if (p->irq_core >= p->cores)
     return nw_fail(err, NULL, 0, 0,
                    "soc: irq_core %g is not a core of this SoC: must be between -1 and %g "
@@ -118,13 +135,40 @@ double soc_total_speed_cycles_per_s(const struct soc_params *p)
   return p->cores * soc_effective_speed_cycles_per_s(p);
 }
 
+/* V(f) / voltage_ref (1 when power does not follow the silicon). */
+static double soc_voltage_scale(const struct soc_params *p)
+{
+  if (p->power_ref_clock_hz <= 0 || p->voltage_ref_V <= 0)
+    return 1.0;
+  double v = p->voltage_ref_V + p->volts_per_ghz * (p->clock_hz - p->power_ref_clock_hz) / 1e9;
+  if (v < 0.5 * p->voltage_ref_V)
+    v = 0.5 * p->voltage_ref_V;
+  return v / p->voltage_ref_V;
+}
+
+double soc_power_idle_W(const struct soc_params *p)
+{
+  if (p->power_ref_clock_hz <= 0)
+    return p->power_idle_W;
+  double ref = p->power_ref_cores > 0 ? p->power_ref_cores : p->cores;
+  return p->power_idle_W + p->power_core_leak_W * (p->cores * soc_voltage_scale(p) - ref);
+}
+
+double soc_power_core_busy_W(const struct soc_params *p)
+{
+  if (p->power_ref_clock_hz <= 0)
+    return p->power_core_busy_W;
+  double v = soc_voltage_scale(p);
+  return p->power_core_busy_W * (p->clock_hz / p->power_ref_clock_hz) * v * v;
+}
+
 double soc_power_W(const struct soc_params *p, double busy_cores)
 {
   if (busy_cores < 0.0)
     busy_cores = 0.0;
   if (busy_cores > p->cores)
     busy_cores = p->cores;
-  return p->power_idle_W + busy_cores * p->power_core_busy_W;
+  return soc_power_idle_W(p) + busy_cores * soc_power_core_busy_W(p);
 }
 
 double soc_mem_copy_s(const struct soc_params *p, double bytes)

@@ -33,7 +33,13 @@ struct soc_params {
   double parity_engine_rate_bytes_per_s; /* 0 = no engine (XOR/P+Q DMA) */
   double parity_engine_setup_s;       /* per job */
   double power_idle_W;                /* whole SoC, idle */
-  double power_core_busy_W;           /* per busy core, above idle */
+  double power_core_busy_W;           /* per busy core, above idle, at power_ref_clock */
+  double power_ref_clock_hz;          /* clock the power figures are stated at; 0 = power
+                                         does not follow clock and voltage */
+  double power_ref_cores;             /* cores whose leakage power_idle includes (count; 0 = cores) */
+  double voltage_ref_V;               /* core voltage at power_ref_clock */
+  double volts_per_ghz;               /* DVFS slope: V(f) = voltage_ref + slope (f - f_ref) */
+  double power_core_leak_W;           /* leakage of one powered core at voltage_ref (inside power_idle) */
   double irq_core;                    /* core taking NIC interrupts; -1 = spread */
   double disk_request_cycles;         /* block layer + SATA driver + completion IRQ per request
                                          sent to a disk (reference cycles) */
@@ -59,6 +65,15 @@ double soc_cycles_to_s(const struct soc_params *p, double cycles);
 
 /* Reference cycles per second of the whole SoC, all cores busy (cycles/s). */
 double soc_total_speed_cycles_per_s(const struct soc_params *p);
+
+/* CMOS power that follows the silicon (with power_ref_clock > 0): core
+ * voltage V(f) = voltage_ref + volts_per_ghz (f - f_ref) (at least half
+ * of voltage_ref); a busy core draws power_core_busy (f / f_ref)
+ * (V / voltage_ref)^2 (dynamic, C V^2 f), every powered core leaks
+ * power_core_leak V / voltage_ref.  At the reference clock and core count
+ * these are power_core_busy and power_idle exactly. */
+double soc_power_idle_W(const struct soc_params *p);     /* all cores idle (W) */
+double soc_power_core_busy_W(const struct soc_params *p); /* per busy core, above idle (W) */
 
 /* SoC power with busy_cores (0..cores, may be fractional) busy (W). */
 double soc_power_W(const struct soc_params *p, double busy_cores);

@@ -720,7 +720,7 @@ static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct 
     if (fl->n > CFG_MAX_FAULTS)
       return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
     static const char *const fkeys[] = {"kind", "target", "at", NULL};
-    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", NULL};
+    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", "path_up", NULL};
     for (int i = 0; i < fl->n; i++) {
       const struct ynode *f = fl->kids[i];
       if (f->kind != YNODE_MAP)
@@ -738,11 +738,12 @@ static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct 
           ki = j;
       if (ki < 0)
         return nw_fail(err, kn->file, kn->line, kn->col,
-                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down", k);
+                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down, path_up", k);
       struct cfg_fault *cf = &s->faults[s->nfaults++];
       cf->kind = (enum cfg_fault_kind)ki;
       long target;
-      long max = cf->kind == CFG_FAULT_PATH_DOWN ? 15 : s->ndisks - 1;
+      int path = cf->kind == CFG_FAULT_PATH_DOWN || cf->kind == CFG_FAULT_PATH_UP;
+      long max = path ? 15 : s->ndisks - 1;
       if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
         return -1;
       cf->target = (int)target;

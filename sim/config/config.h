@@ -78,7 +78,9 @@ struct cfg_drive {
 /* Injected faults (`faults:` list): a member disk fails (the array runs
  * degraded), a disk hangs (requests never complete: the run must report
  * unfinished work), a network path goes down (MPIO fails over). */
-enum cfg_fault_kind { CFG_FAULT_DISK_FAIL = 0, CFG_FAULT_DISK_HANG, CFG_FAULT_PATH_DOWN };
+/* path_down / path_up: target = MPIO path (connection index of the job),
+ * or LACP bond member (NAS port). */
+enum cfg_fault_kind { CFG_FAULT_DISK_FAIL = 0, CFG_FAULT_DISK_HANG, CFG_FAULT_PATH_DOWN, CFG_FAULT_PATH_UP };
 #define CFG_MAX_FAULTS 8
 struct cfg_fault {
   enum cfg_fault_kind kind;

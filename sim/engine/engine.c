@@ -1,181 +1,32 @@
-#include "sim/engine/engine.h"
-
+/* engine.c - the engine's core: thread accounting and occupancy, request
+ * queues, the storage event source and its hooks, the client jobs (issue,
+ * complete, flush), background operations and fault injection.  The
+ * daemons are in daemon.c, setting up and collecting a run in run.c. */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
-#include <simgrid/plugins/energy.h>
 #include <simgrid/semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <xbt/config.h>
 #include <xbt/asserts.h>
 #include <xbt/log.h>
 
-#include "models/disks/fault.h"
-#include "models/disks/iface.h"
 #include "models/net/mpio.h"
+#include "sim/engine/eng_impl.h"
 #include "models/storage/pcache.h"
-#include "sim/analysis/analysis.h"
-#include "sim/engine/platform.h"
-#include "sim/analysis/stats.h"
-#include "sim/config/workgen.h"
 
 XBT_LOG_NEW_DEFAULT_CATEGORY(nastwin, "nastwin engine");
-
-/* Protocol message headers on the wire (bytes): spec facts, see proto.h. */
-static const double eng_header_bytes[] = {[PROTO_SMB] = PROTO_SMB_HEADER_BYTES,
-                                          [PROTO_NFS] = PROTO_NFS_HEADER_BYTES,
-                                          [PROTO_ISCSI] = PROTO_ISCSI_BHS_BYTES, [PROTO_LOCAL] = 0.0};
-
-struct eng;
-struct eng_job;
-
-/* A CPU thread of the SoC (or of a client in local mode): accounting only. */
-struct eng_thread {
-  char name[96];
-  char who[96];
-  double cycles; /* reference cycles executed inside the window */
-  double speed;  /* host speed (cycles/s) */
-  int softirq;   /* interrupt context: runs ahead of processes on its core */
-  int holding;   /* 1 while it holds a request (or a kernel work item) */
-  double hold_since_s;
-  double occupied_s; /* time inside the window holding one (s) */
-};
-
-struct eng_req {
-  struct eng_job *job;
-  int conn;          /* index into the job's connections */
-  int write;
-  uint64_t offset_bytes, len_bytes;
-  double t_issue_s;
-  int opens;        /* files opened (and closed) before this I/O: file copies */
-  double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
-  double softirq_cycles;       /* receive packet processing, set by eng_cycles */
-  int absorbed;      /* a buffered write taken by the client's page cache */
-  int flush;         /* write-back of the client's dirty data (not a client I/O) */
-  int rec;           /* replay: the trace record, else -1 */
-  int error;         /* the storage ended it with an I/O error (failed volume) */
-  sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
-                        pread() without aio), NULL if none */
-  struct eng_req *next;
-};
-
-/* A FIFO of requests plus a semaphore: hand-offs between actors. */
-struct eng_queue {
-  struct eng_req *head, *tail;
-  sg_sem_t sem;
-};
-
-struct eng_conn {
-  const struct plat_conn *pc;
-  sg_host_t host;
-  sg_mailbox_t srv;             /* where the daemon receives (SMB, iSCSI) */
-  struct eng_thread *daemon;    /* smbd / iscsi_trx */
-  struct eng_thread *tx;        /* iscsi_ttx */
-  struct eng_queue txq;         /* iSCSI: completions waiting for iscsi_ttx */
-  struct eng_queue rxq;         /* requests received on this connection's socket */
-  struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the nfsd pool's */
-  struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
-  struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
-  double bytes_up, bytes_down;  /* payload carried in the window */
-  int smbd_work;                /* requests in rxq or being executed by smbd */
-};
-
-struct eng_job {
-  struct eng *e;
-  const struct job *spec;
-  int client, copy, id;
-  gsl_rng *rng;
-  double region_start, region_bytes;
-  struct workgen gen;       /* the job's I/O stream */
-  int depth;                /* effective outstanding limit */
-  int outstanding;
-  uint64_t issued, completed;
-  int nconns;
-  int conn0;                /* first connection (global index) of the client */
-  sg_mailbox_t reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS];
-  struct eng_queue sendq[16]; /* requests another lane must send */
-  struct mpio *mpio;
-  int rr;
-  struct eng_queue localq;  /* local mode: completions */
-  sg_sem_t done;
-  int finished;
-  double t_end;
-  int pending_timer;        /* thinktime / open loop: issues owed */
-  sg_sem_t timer_sem;
-  sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
-};
-
-/* A client's page cache for buffered writes (write-back, flushed on close). */
-struct eng_client {
-  struct pcache *cache; /* NULL: no client cache */
-  struct accel bus;     /* the client's memory copies */
-  uint64_t dirty_limit_bytes;
-  uint64_t flush_chunk_bytes; /* largest write request of the protocol */
-};
-
-struct eng_kthread {
-  struct eng *e;
-  enum stack_thread kind;
-  struct eng_thread acct;
-  struct eng_kwork { double cycles; uint64_t token; struct eng_kwork *next; } *head, *tail;
-  sg_sem_t sem;
-};
-
-struct eng {
-  const struct scenario *s;
-  const struct workload_step *step;
-  struct plat_map map;
-  enum proto_kind proto;
-  sg_host_t nas;            /* where daemons and the storage run */
-  struct stack *stack;
-  struct disk **disks, **cache;
-  struct accel parity, crypto, mem_bus;
-  sg_sem_t storage_wake;
-  double storage_deadline;
-  struct eng_kthread kthreads[STACK_THREAD_COUNT];
-  struct eng_conn *conns;
-  struct eng_client *clients;
-  struct eng_job *jobs;
-  int njobs;
-  struct eng_thread *threads[4096];
-  int nthreads;
-  struct eng_queue nfsq;    /* requests waiting for a thread of the nfsd pool */
-  int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
-  struct eng_queue softirqq;
-  struct eng_thread *softirq; /* ksoftirqd on the irq core */
-  int smbd_runnable;        /* smbd processes with a request to execute */
-  struct stats_hist *h_read, *h_write, *h_all;
-  struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
-  double *replay_lat;       /* replay jobs: each request's response time (s) */
-  int nreplay_lat, replay_cap;
-  double bytes_read, bytes_write;
-  uint64_t ios_read, ios_write;
-  uint64_t err_read, err_write; /* I/Os ended with an error in the window */
-  double ramp_s, t_end_s, last_done_s;
-  struct stats_series series;
-  struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
-  struct eng_req *free_reqs;
-  int op_running;
-  double header_bytes;
-  int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
-  int nprep;    /* prep job copies still running (IOZone lays out its file first) */
-  sg_sem_t *sems; /* every semaphore, destroyed with the engine */
-  int nsems, capsems;
-  void **owned; /* small per-actor records, freed with the engine */
-  int nowned, capowned;
-};
 
 /* ---- small helpers ------------------------------------------------------ */
 
 /* calloc a record that lives as long as the engine. */
-static void *eng_own(struct eng *e, size_t size)
+void *eng_own(struct eng *e, size_t size)
 {
   if (e->nowned == e->capowned) {
     int cap = e->capowned ? e->capowned * 2 : 64;
@@ -191,7 +42,7 @@ static void *eng_own(struct eng *e, size_t size)
   return p;
 }
 
-static struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed)
+struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed)
 {
   struct eng_thread *t = calloc(1, sizeof *t);
   if (!t || e->nthreads >= (int)(sizeof e->threads / sizeof e->threads[0])) {
@@ -211,7 +62,7 @@ static struct eng_thread *eng_thread_new(struct eng *e, const char *name, const 
 #define ENG_SOFTIRQ_PRIORITY 1e6
 
 /* Execute cycles on the calling actor's host, accounting them to t. */
-static void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
+void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
   if (cycles <= 0)
     return;
@@ -246,26 +97,26 @@ static double eng_in_window_s(const struct eng *e, double from_s, double to_s)
 /* Occupancy: t takes a request off its queue (eng_hold) and hands it on
  * or replies (eng_release); in between it holds it whether it runs, waits
  * for a core or sleeps in a storage call. */
-static void eng_hold(struct eng_thread *t)
+void eng_hold(struct eng_thread *t)
 {
   t->holding = 1;
   t->hold_since_s = simgrid_get_clock();
 }
 
-static void eng_release(const struct eng *e, struct eng_thread *t)
+void eng_release(const struct eng *e, struct eng_thread *t)
 {
   t->occupied_s += eng_in_window_s(e, t->hold_since_s, simgrid_get_clock());
   t->holding = 0;
 }
 
 /* t's occupancy at the end of the run, a request still held included (s). */
-static double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s)
+double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s)
 {
   return t->occupied_s + (t->holding ? eng_in_window_s(e, t->hold_since_s, now_s) : 0.0);
 }
 
 /* A semaphore that lives as long as the engine (destroyed with it). */
-static sg_sem_t eng_sem(struct eng *e)
+sg_sem_t eng_sem(struct eng *e)
 {
   sg_sem_t sem = sg_sem_init(0);
   if (e->nsems == e->capsems) {
@@ -280,13 +131,13 @@ static sg_sem_t eng_sem(struct eng *e)
   return sem;
 }
 
-static void eng_queue_init(struct eng *e, struct eng_queue *q)
+void eng_queue_init(struct eng *e, struct eng_queue *q)
 {
   q->head = q->tail = NULL;
   q->sem = eng_sem(e);
 }
 
-static void eng_queue_push(struct eng_queue *q, struct eng_req *r)
+void eng_queue_push(struct eng_queue *q, struct eng_req *r)
 {
   r->next = NULL;
   if (q->tail)
@@ -297,7 +148,7 @@ static void eng_queue_push(struct eng_queue *q, struct eng_req *r)
   sg_sem_release(q->sem);
 }
 
-static struct eng_req *eng_queue_pop(struct eng_queue *q)
+struct eng_req *eng_queue_pop(struct eng_queue *q)
 {
   sg_sem_acquire(q->sem);
   struct eng_req *r = q->head;
@@ -320,33 +171,16 @@ static struct eng_req *eng_req_new(struct eng *e)
   return r;
 }
 
-/* ---- CPU cost of one request ------------------------------------------- */
-
-/* Where the CPU work of one request goes, in reference cycles: the
- * receive softirq (packets the NAS receives, on the irq core or spread
- * over cores), the daemon's request direction (the command and, for
- * writes, its data; file/thin LUN extras) and its response direction. */
-static void eng_cycles(const struct eng *e, struct eng_req *r)
+/* A client actor of connection c moves to the host of c's current route
+ * (LACP rehash after a member left or rejoined the bond); it is called
+ * whenever the actor wakes, so it is never blocked when it moves. */
+static void eng_follow_route(const struct eng_conn *c)
 {
-  const struct scenario *s = e->s;
-  struct proto_cycles pc;
-  proto_request_cost(&s->proto, r->write, (double)r->len_bytes, s->net.mtu_bytes,
-                     (int)s->net.tcp_timestamps, &pc);
-  double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
-  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles + pc.pdu_cycles;
-  /* LIO's iscsi_trx reads its socket with blocking kernel_recvmsg(...,
-   * MSG_WAITALL) (rx_data, iscsi_target_util.c).  While it waits, the
-   * softirq stops at tcp_v4_rcv and hands the segment to the prequeue
-   * (tcp_prequeue, Linux 3.x with tcp_low_latency 0); while it copies it
-   * owns the socket and segments go to the backlog.  Either way the TCP
-   * layer of its session's incoming segments (tcp_v4_do_rcv ->
-   * tcp_rcv_established) runs in trx's context, and only driver + IP stay
-   * in the softirq.  smbd and knfsd read non-blocking (EAGAIN before the
-   * prequeue), so theirs stays in the softirq. */
-  double reader_tcp = e->proto == PROTO_ISCSI ? pc.rx_msg_tcp_cycles : 0.0;
-  r->softirq_cycles = pc.rx_packet_cycles - reader_tcp;
-  r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp + (r->write ? data : 0.0);
-  r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
+  if (!c)
+    return;
+  sg_host_t want = c->route < 0 ? c->host : c->alt_host[c->route];
+  if (want && sg_host_self() != want)
+    sg_actor_set_host(sg_actor_self(), want);
 }
 
 /* ---- storage event source ---------------------------------------------- */
@@ -359,7 +193,7 @@ static void eng_wake_storage(struct eng *e)
   }
 }
 
-static void eng_storage_main(int argc, char **argv)
+void eng_storage_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
@@ -379,7 +213,7 @@ static void eng_storage_main(int argc, char **argv)
   }
 }
 
-static void eng_kthread_main(int argc, char **argv)
+void eng_kthread_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
@@ -399,7 +233,7 @@ static void eng_kthread_main(int argc, char **argv)
   }
 }
 
-static void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t token)
+void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t token)
 {
   struct eng *e = ctx;
   struct eng_kthread *k = &e->kthreads[thread];
@@ -416,41 +250,81 @@ static void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uin
   sg_sem_release(k->sem);
 }
 
-static void eng_send_reply(struct eng *e, struct eng_req *r)
+/* Replies wait in their lane's queue for its reply sender (a detached
+ * SimGrid comm per waiting reply would cost a scan of every pending one
+ * at each completion: the cost per I/O would grow with queue depth). */
+void eng_send_reply(struct eng *e, struct eng_req *r)
 {
-  struct eng_job *j = r->job;
-  double size = e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
-  sg_comm_t c = sg_mailbox_put_init(j->reply[r->conn], r, (long)size);
-  sg_comm_detach(c, NULL);
+  (void)e;
+  eng_queue_push(&r->job->replyq[r->conn], r);
 }
 
-static void eng_hook_done(void *ctx, double now_s, uint64_t tag)
+/* The NAS end of a lane: sends its replies in order, one at a time, as
+ * the lane's receive takes them. */
+static void eng_reply_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_lane *l = sg_actor_self_get_data();
+  struct eng_job *j = l->job;
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&j->replyq[l->conn]);
+    double size = j->e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+    sg_mailbox_put(j->reply[l->conn], r, (long)size);
+  }
+}
+
+/* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
+ * the requests in order, each sending one at a time, matching the NAS
+ * socket's posted receives. */
+static void eng_wire_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&c->wireq);
+    struct eng *e = r->job->e;
+    eng_follow_route(c);
+    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
+    sg_mailbox_put(c->srv, r, (long)size);
+  }
+}
+
+void eng_wire_start(struct eng *e, struct eng_conn *c)
+{
+  eng_queue_init(e, &c->wireq);
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    eng_spawn("wire", c->host, eng_wire_main, c, 1);
+}
+
+void eng_hook_done(void *ctx, double now_s, uint64_t tag)
 {
   struct eng *e = ctx;
   (void)now_s;
   struct eng_req *r = (struct eng_req *)(uintptr_t)tag;
-  switch (e->proto) {
-  case PROTO_SMB: {
+  switch (e->ops->shape) {
+  case PROTO_SHAPE_PROCESS: {
     sg_sem_t waiter = r->waiter; /* r belongs to the reply once sent */
     eng_send_reply(e, r);
     if (waiter)
       sg_sem_release(waiter);
     break;
   }
-  case PROTO_NFS:
+  case PROTO_SHAPE_POOL:
     sg_sem_release(r->waiter);
     break;
-  case PROTO_ISCSI:
+  case PROTO_SHAPE_RXTX:
     eng_queue_push(&e->conns[r->job->conn0 + r->conn].txq, r);
     break;
-  case PROTO_LOCAL:
+  case PROTO_SHAPE_NONE:
     eng_queue_push(&r->job->localq, r);
     break;
   }
 }
 
 /* The volume failed: the request is answered (with an error status) as any other. */
-static void eng_hook_error(void *ctx, double now_s, uint64_t tag)
+void eng_hook_error(void *ctx, double now_s, uint64_t tag)
 {
   ((struct eng_req *)(uintptr_t)tag)->error = 1;
   eng_hook_done(ctx, now_s, tag);
@@ -460,14 +334,14 @@ static void eng_hook_error(void *ctx, double now_s, uint64_t tag)
  * export without async). */
 static int eng_job_sync(const struct eng *e, const struct job *spec)
 {
-  return spec->sync || (e->proto == PROTO_NFS && e->s->proto.nfs_sync > 0);
+  return spec->sync || e->ops->sync_writes(&e->s->proto);
 }
 
 /* A job's I/O bypasses the storage stack's page cache: O_DIRECT on a local
  * drive (a remote client's flag never reaches the server's cache). */
 static int eng_job_direct(const struct eng *e, const struct job *spec)
 {
-  return e->proto == PROTO_LOCAL && spec->direct;
+  return e->ops->direct_io && spec->direct;
 }
 
 /* Steady state before measuring (StorageReview preconditions for hours):
@@ -476,7 +350,7 @@ static int eng_job_direct(const struct eng *e, const struct job *spec)
  * block x write share): under a common write-back throttle every writer
  * sees the same latency, so by Little's law the rates go as these.  0, or
  * -1 out of memory. */
-static int eng_precondition(struct eng *e)
+int eng_precondition(struct eng *e)
 {
   if (e->njobs == 0)
     return 0;
@@ -502,7 +376,7 @@ static int eng_precondition(struct eng *e)
   return rc;
 }
 
-static void eng_submit(struct eng *e, struct eng_req *r)
+void eng_submit(struct eng *e, struct eng_req *r)
 {
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
@@ -510,183 +384,6 @@ static void eng_submit(struct eng *e, struct eng_req *r)
   io.direct = eng_job_direct(e, r->job->spec);
   stack_submit(e->stack, simgrid_get_clock(), &io);
   eng_wake_storage(e);
-}
-
-/* ---- protocol daemons on the SoC ---------------------------------------- */
-
-/* Hand a received request to its daemon; an smbd with nothing to do
- * becomes runnable (counted for the cache working-set model). */
-static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
-{
-  if (e->proto == PROTO_SMB && !e->net_only && c->smbd_work++ == 0)
-    e->smbd_runnable++;
-  eng_queue_push(c->deliver, r);
-}
-
-/* The kernel side of a connection's socket: it receives the byte stream
- * whatever the daemon is doing, so a request's transfer overlaps the
- * daemon's work on the previous one (a SimGrid mailbox alone is a
- * rendezvous: the transfer would start only when the daemon asks).  Two
- * receives stay posted so back-to-back messages of one TCP stream do not
- * pay the route latency between them. */
-#define ENG_SOCKET_POSTED 2
-static void eng_socket_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  void *data[ENG_SOCKET_POSTED];
-  sg_comm_t comms[ENG_SOCKET_POSTED];
-  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
-    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
-  for (;;) {
-    ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
-    struct eng_req *r = data[i];
-    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
-    struct eng *e = r->job->e;
-    eng_cycles(e, r);
-    if (e->softirq_single) {
-      eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
-    } else {
-      eng_hold(c->softirq);
-      eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
-      eng_deliver(e, c, r);
-      eng_release(e, c->softirq);
-    }
-  }
-}
-
-/* ksoftirqd on the irq core: receive processing of every NAS-bound packet
- * when the NIC interrupts are not spread (irq_core >= 0). */
-static void eng_softirq_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng *e = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&e->softirqq);
-    eng_hold(e->softirq);
-    eng_exec(e, e->softirq, r->softirq_cycles);
-    eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
-    eng_release(e, e->softirq);
-  }
-}
-
-/* smbd: one single-threaded process per client connection; every
- * request's CPU work is serial on one core.  Writes land in the page
- * cache without sleeping.  Reads: with aio (smb_aio_read 1) a helper pool
- * does the pread(), so the process does not wait for the disks; without,
- * smbd itself sleeps in pread() whenever the data is not all in the page
- * cache (a disk read, or a read-ahead still in flight), so the connection
- * has at most one such read outstanding while its other requests wait in
- * the socket.  A page-cache hit is a copy, already in the CPU cost. */
-static void eng_smbd_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  sg_sem_t wait = NULL;
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
-    /* Its lines evicted by the other runnable smbd processes since it
-     * last ran: the core stalls refilling them (cache thrashing). */
-    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->smbd_runnable);
-    eng_exec(e, c->daemon, r->rx_cycles + r->tx_cycles + refill_s * c->daemon->speed);
-    if (--c->smbd_work == 0)
-      e->smbd_runnable--;
-    int blocks = !r->write && e->s->proto.smb_aio_read == 0 &&
-                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
-    if (blocks) {
-      if (!wait)
-        wait = eng_sem(e);
-      r->waiter = wait;
-    }
-    eng_submit(e, r);
-    if (blocks)
-      sg_sem_acquire(wait);
-    eng_release(e, c->daemon);
-  }
-}
-
-/* iscsi_trx: receives commands (and write data) of one session. */
-static void eng_iscsi_trx_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
-    eng_exec(e, c->daemon, r->rx_cycles);
-    eng_submit(e, r);
-    eng_release(e, c->daemon);
-  }
-}
-
-/* iscsi_ttx: sends responses (and read data) of one session. */
-static void eng_iscsi_ttx_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->txq);
-    struct eng *e = r->job->e;
-    eng_hold(c->tx);
-    eng_exec(e, c->tx, r->tx_cycles);
-    eng_send_reply(e, r);
-    eng_release(e, c->tx);
-  }
-}
-
-/* iperf server: one thread per TCP connection; it receives (or sends) the
- * stream and touches no storage, so only the network stack's per-byte and
- * per-packet work runs on its core. */
-static void eng_iperf_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->rxq);
-    struct eng *e = r->job->e;
-    eng_hold(c->daemon);
-    struct proto_cycles pc;
-    proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
-                       (int)e->s->net.tcp_timestamps, &pc);
-    eng_exec(e, c->daemon, pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles);
-    eng_send_reply(e, r);
-    eng_release(e, c->daemon);
-  }
-}
-
-/* nfsd: a kernel thread of the pool; it blocks on the file system until
- * the storage is done, so the pool size bounds requests in service. */
-struct eng_nfsd {
-  struct eng *e;
-  struct eng_thread *t;
-};
-
-static void eng_nfsd_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_nfsd *n = sg_actor_self_get_data();
-  struct eng *e = n->e;
-  sg_sem_t wait = eng_sem(e);
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&e->nfsq);
-    eng_hold(n->t);
-    eng_exec(e, n->t, r->rx_cycles + r->tx_cycles);
-    r->waiter = wait;
-    eng_submit(e, r);
-    sg_sem_acquire(wait);
-    eng_send_reply(e, r);
-    eng_release(e, n->t);
-  }
 }
 
 /* ---- client jobs --------------------------------------------------------- */
@@ -747,7 +444,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   struct eng *e = j->e;
   j->outstanding++;
   j->issued++;
-  if (e->proto == PROTO_LOCAL) {
+  if (e->local) {
     eng_submit(e, r);
     return;
   }
@@ -762,9 +459,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
     eng_queue_push(&j->sendq[r->conn], r);
     return;
   }
-  struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-  double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-  sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+  eng_queue_push(&e->conns[j->conn0 + r->conn].wireq, r);
 }
 
 static void eng_issue(struct eng_job *j, int self)
@@ -831,10 +526,12 @@ static void eng_account(struct eng *e, struct eng_req *r)
     stats_series_add(&e->series, now, (double)r->len_bytes);
     stats_series_add(&e->fio_samples[r->write ? 2 : 0], now, (double)r->len_bytes);
     stats_series_add(&e->fio_samples[r->write ? 3 : 1], now, 1.0);
-    if (e->proto != PROTO_LOCAL && !r->absorbed) {
+    if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-      c->bytes_up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-      c->bytes_down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+      double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
+      double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
+      *up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
+      *down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
     }
     if (now > e->last_done_s)
       e->last_done_s = now;
@@ -872,10 +569,6 @@ static void eng_maybe_finish(struct eng_job *j)
   }
 }
 
-struct eng_lane {
-  struct eng_job *job;
-  int conn;
-};
 
 /* Client receive side of one connection of one job copy. */
 static void eng_lane_rx_main(int argc, char **argv)
@@ -884,6 +577,7 @@ static void eng_lane_rx_main(int argc, char **argv)
   (void)argv;
   struct eng_lane *l = sg_actor_self_get_data();
   struct eng_job *j = l->job;
+  struct eng_conn *c = j->e->local ? NULL : &j->e->conns[j->conn0 + l->conn];
   if (l->conn == 0 && !j->spec->prep && j->e->nprep > 0)
     sg_sem_acquire(j->gate);
   if (l->conn == 0 && !workgen_timed(j->spec)) {
@@ -892,8 +586,9 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_maybe_finish(j);
   }
   for (;;) {
-    struct eng_req *r = j->e->proto == PROTO_LOCAL ? eng_queue_pop(&j->localq)
+    struct eng_req *r = j->e->local ? eng_queue_pop(&j->localq)
                                                    : sg_mailbox_get(j->reply[l->conn]);
+    eng_follow_route(c);
     eng_account(j->e, r);
     if (j->spec->thinktime_s > 0 && eng_may_issue(j)) {
       j->pending_timer++;
@@ -916,21 +611,20 @@ static void eng_lane_tx_main(int argc, char **argv)
   struct eng *e = j->e;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
-    struct eng_conn *c = &e->conns[j->conn0 + l->conn];
-    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-    sg_comm_detach(sg_mailbox_put_init(c->srv, r, (long)size), NULL);
+    eng_queue_push(&e->conns[j->conn0 + l->conn].wireq, r);
   }
 }
 
 /* The client cache's copy of an absorbed write: done after the copy over
  * the client's memory bus, then handed to the job like a reply. */
-static void eng_client_copy_main(int argc, char **argv)
+void eng_client_copy_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
   struct eng_conn *c = sg_actor_self_get_data();
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->cacheq);
+    eng_follow_route(c);
     struct eng_client *cl = &r->job->e->clients[r->job->client];
     sg_actor_sleep_until(accel_submit(&cl->bus, simgrid_get_clock(), (double)r->len_bytes));
     sg_comm_detach(sg_mailbox_put_init(r->job->reply[r->conn], r, 0), NULL);
@@ -990,9 +684,109 @@ static void eng_job_main(int argc, char **argv)
   sg_sem_acquire(j->done);
 }
 
+/* Spread job copies over the volume: each (client, job, copy) works in its
+ * own region (fio: one file per job copy), wrapped into the capacity. */
+static void eng_place(struct eng *e, struct eng_job *j, int index)
+{
+  double cap = (double)stack_capacity_bytes(e->stack);
+  double size = j->spec->size_bytes > 0 ? j->spec->size_bytes : cap;
+  if (j->spec->size_frac > 0) /* fio size=N%: a share of the target, whole 4 KiB pages */
+    size = fmax(4096.0, floor(j->spec->size_frac * cap / 4096.0) * 4096.0);
+  if (size > cap)
+    size = cap;
+  /* fio: copies of a job on one file share its region, each offset by
+   * offset_increment; otherwise each copy has a file of its own. */
+  double start = j->spec->offset_frac * cap + j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
+  if (!j->spec->shared_file)
+    start += (double)index * size;
+  if (start + size > cap)
+    start = fmod(start, cap - size + 1.0);
+  j->region_start = floor(start / 4096.0) * 4096.0;
+  j->region_bytes = size;
+  workgen_init(&j->gen, j->spec, j->spec->replay ? e->s->workload.replay : NULL, j->region_start,
+               j->region_bytes);
+}
+
+/* The client jobs of the step: a record per (client, job, copy), its
+ * lanes (one receive actor per connection, a sender when another actor
+ * picks its requests), its timer and its master.  0, or -1 with err. */
+int eng_setup_jobs(struct eng *e, struct nw_err *err)
+{
+  const struct scenario *s = e->s;
+  int local = e->local;
+  char name[96];
+  const struct workload_step *st = e->step;
+  int per_client = 0;
+  for (int i = 0; i < st->njobs; i++)
+    per_client += st->jobs[i].numjobs;
+  e->njobs = per_client * s->nclients;
+  e->jobs = calloc((size_t)e->njobs, sizeof *e->jobs);
+  if (!e->jobs)
+    return nw_fail(err, e->s->path, 0, 0, "out of memory");
+  int idx = 0;
+  for (int c = 0; c < s->nclients; c++)
+    for (int ji = 0; ji < st->njobs; ji++)
+      for (int k = 0; k < st->jobs[ji].numjobs; k++, idx++) {
+        struct eng_job *j = &e->jobs[idx];
+        j->e = e;
+        j->spec = &st->jobs[ji];
+        j->client = c;
+        j->copy = k;
+        j->id = idx;
+        j->rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!j->rng)
+          return nw_fail(err, e->s->path, 0, 0, "out of memory");
+        gsl_rng_set(j->rng, (unsigned long)(s->seed * 7919u + (uint64_t)idx * 104729u + 1u));
+        j->depth = j->spec->iodepth;
+        if (j->depth > e->ops->window(&s->proto))
+          j->depth = e->ops->window(&s->proto);
+        j->t_end = j->spec->runtime_s > 0 && j->spec->runtime_s < s->time_s ? j->spec->runtime_s : s->time_s;
+        j->nconns = local ? 1 : e->map.conns_per_client;
+        j->conn0 = local ? 0 : c * e->map.conns_per_client;
+        j->done = eng_sem(e);
+        j->timer_sem = eng_sem(e);
+        j->gate = eng_sem(e);
+        if (j->spec->prep) {
+          e->nprep++;
+          j->t_end = 1e12; /* a prep job lays out its whole region */
+        }
+        eng_queue_init(e, &j->localq);
+        if ((enum net_mode)s->net.mode == NET_MODE_MPIO && j->nconns > 1) {
+          j->mpio = mpio_create(mpio_policy_names[(int)s->net.mpio_policy], j->nconns,
+                                (int)s->net.mpio_rr_repeat, err);
+          if (!j->mpio)
+            return -1;
+        }
+        eng_place(e, j, idx);
+        int timer = workgen_timed(j->spec);
+        for (int q = 0; q < j->nconns; q++) {
+          struct eng_lane *l = eng_own(e, sizeof *l);
+          if (!l)
+            return nw_fail(err, e->s->path, 0, 0, "out of memory");
+          l->job = j;
+          l->conn = q;
+          snprintf(name, sizeof name, "reply-%d-%d", idx, q);
+          j->reply[q] = sg_mailbox_by_name(name);
+          eng_queue_init(e, &j->sendq[q]);
+          sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
+          eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
+          eng_queue_init(e, &j->replyq[q]);
+          if (!local)
+            eng_spawn("job-reply", e->nas, eng_reply_main, l, 1);
+          if (!local && (j->nconns > 1 || timer))
+            eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
+        }
+        if (timer)
+          eng_spawn("job-timer", local ? sg_host_by_name("c0") : e->conns[j->conn0].host,
+                    eng_timer_main, j, 1);
+        eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
+      }
+  return 0;
+}
+
 /* ---- background operation ----------------------------------------------- */
 
-static void eng_op_main(int argc, char **argv)
+void eng_op_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
@@ -1015,8 +809,60 @@ static void eng_op_main(int argc, char **argv)
   }
 }
 
+/* An LACP bond member goes down or comes back: what the bond's link
+ * monitor does miimon later. */
+struct eng_bond {
+  struct eng *e;
+  int member, down;
+};
+
+/* Frames on a dead member are lost: its directions carry nothing
+ * (1 B/s) until the bond notices; it then rehashes every flow over the
+ * survivors (Linux: hash modulo the active members), and the frames lost
+ * meanwhile are sent again: in flight on the dead link, they drain when
+ * the link is given back its rate (TCP's retransmission, without its
+ * timeout).  A member back up rejoins at the next poll and the flows hash
+ * as before. */
+static void eng_bond_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_bond *b = sg_actor_self_get_data();
+  struct eng *e = b->e;
+  char name[32];
+  sg_link_t dirs[2];
+  snprintf(name, sizeof name, "nas%d_UP", b->member);
+  dirs[0] = sg_link_by_name(name);
+  snprintf(name, sizeof name, "nas%d_DOWN", b->member);
+  dirs[1] = sg_link_by_name(name);
+  if (b->down)
+    for (int i = 0; i < 2; i++)
+      if (dirs[i])
+        sg_link_set_bandwidth(dirs[i], 1.0);
+  sg_actor_sleep_for(e->s->net.miimon_s);
+  for (int i = 0; b->down && i < 2; i++)
+    if (dirs[i])
+      sg_link_set_bandwidth(dirs[i], e->map.nas_port_payload_bytes_per_s);
+  for (int i = 0; i < e->map.nconns; i++) {
+    struct eng_conn *c = &e->conns[i];
+    if (b->down)
+      c->route = b->member;
+    else if (c->route == b->member)
+      c->route = -1;
+  }
+}
+
+static void eng_bond_event(struct eng *e, int member, int down)
+{
+  struct eng_bond *b = eng_own(e, sizeof *b);
+  if (!b)
+    xbt_die("out of memory");
+  *b = (struct eng_bond){.e = e, .member = member, .down = down};
+  eng_spawn("bond-miimon", e->nas, eng_bond_main, b, 1);
+}
+
 /* Injects the scenario's disk failures and path losses at their times. */
-static void eng_faults_main(int argc, char **argv)
+void eng_faults_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
@@ -1041,18 +887,26 @@ static void eng_faults_main(int argc, char **argv)
     if (f->kind == CFG_FAULT_DISK_FAIL) {
       stack_fail_member(e->stack, simgrid_get_clock(), f->target);
       eng_wake_storage(e);
-    } else if (f->kind == CFG_FAULT_PATH_DOWN) {
-      for (int j = 0; j < e->njobs; j++)
-        if (e->jobs[j].mpio && f->target < e->jobs[j].nconns)
+    } else if (f->kind == CFG_FAULT_PATH_DOWN || f->kind == CFG_FAULT_PATH_UP) {
+      int down = f->kind == CFG_FAULT_PATH_DOWN;
+      for (int j = 0; j < e->njobs; j++) {
+        if (!e->jobs[j].mpio || f->target >= e->jobs[j].nconns)
+          continue;
+        if (down)
           mpio_fail_path(e->jobs[j].mpio, f->target);
+        else
+          mpio_reinstate_path(e->jobs[j].mpio, f->target);
+      }
+      if (e->map.failover & (1u << f->target))
+        eng_bond_event(e, f->target, down);
     }
     /* disk hangs are in the device wrapper from the start */
   }
 }
 
-/* ---- setup and results ------------------------------------------------- */
+/* ---- actors ------------------------------------------------------------ */
 
-static sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data,
+sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data,
                             int daemon)
 {
   sg_actor_t a = sg_actor_init(name, host);
@@ -1063,660 +917,3 @@ static sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, 
   return a;
 }
 
-static void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios,
-                       double window_s)
-{
-  memset(t, 0, sizeof *t);
-  t->ios = ios;
-  t->bytes = bytes;
-  if (window_s > 0) {
-    t->iops = (double)ios / window_s;
-    t->MBps = bytes / window_s / 1e6;
-  }
-  if (stats_hist_count(h) == 0)
-    return;
-  t->lat_mean_s = stats_hist_mean(h);
-  t->lat_stddev_s = stats_hist_stddev(h);
-  t->lat_min_s = stats_hist_min(h);
-  t->lat_max_s = stats_hist_max(h);
-  for (int i = 0; i < RES_NPCT; i++)
-    t->lat_pct_s[i] = stats_hist_quantile(h, res_percentiles[i]);
-  for (int i = 0; i < RES_FIO_NPCT; i++)
-    t->fio_pct_s[i] = stats_hist_quantile(h, res_fio_percentiles[i] / 100.0);
-  for (int i = 0; i < RES_FIO_NEDGES; i++)
-    t->fio_lat_le[i] = stats_hist_count_le(h, res_fio_lat_edges_s[i]);
-  t->nbins = stats_hist_bins(h, t->bin_s, t->bin_count, RES_MAX_BINS);
-}
-
-/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]. */
-static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
-                        const struct stats_series *ios, double from_s, double to_s)
-{
-  const double eps = 1e-9;
-  for (int k = 0; (k + 1) * bytes->bin_s <= to_s + eps && t->nsamples < RES_MAX_SAMPLES; k++) {
-    if (k * bytes->bin_s < from_s - eps)
-      continue;
-    t->sample_bytes[t->nsamples] = k < bytes->nbins ? bytes->values[k] : 0.0;
-    t->sample_ios[t->nsamples++] = k < ios->nbins ? ios->values[k] : 0.0;
-  }
-}
-
-/* A replay of a trace with measured response times: the demerit of the
- * simulated ones against them. */
-static void eng_replay_result(struct eng *e, struct run_result *out)
-{
-  const struct replay_trace *t = e->s->workload.replay;
-  double *traced = malloc((size_t)t->n * sizeof *traced);
-  if (!traced)
-    return;
-  double sum_t = 0.0, sum_s = 0.0;
-  for (int i = 0; i < t->n; i++)
-    sum_t += (traced[i] = t->v[i].traced_s);
-  for (int i = 0; i < e->nreplay_lat; i++)
-    sum_s += e->replay_lat[i];
-  out->replay.traced = 1;
-  out->replay.requests = e->nreplay_lat;
-  out->replay.traced_mean_s = sum_t / t->n;
-  out->replay.simulated_mean_s = sum_s / e->nreplay_lat;
-  out->replay.demerit_s = replay_demerit_s(e->replay_lat, e->nreplay_lat, traced, t->n);
-  free(traced);
-}
-
-static int eng_setup_storage(struct eng *e, struct nw_err *err)
-{
-  const struct scenario *s = e->s;
-  int n = s->ndisks;
-  e->disks = calloc((size_t)n, sizeof *e->disks);
-  e->cache = calloc((size_t)(s->ncache_devs > 0 ? s->ncache_devs : 1), sizeof *e->cache);
-  if (!e->disks || !e->cache)
-    return nw_fail(err, s->path, 0, 0, "out of memory");
-  for (int i = 0; i < n; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "disk%d", i);
-    e->disks[i] = disk_create(s->drive.model, s->drive.params, name, s->seed * 1000003u + (uint64_t)i);
-    char msg[256];
-    if (e->disks[i] && disk_set_layout(e->disks[i], &s->drive.layout, msg, sizeof msg) != 0)
-      return nw_fail(err, s->path, 0, 0, "drive '%s': %s", s->drive.name, msg);
-    for (int f = 0; f < s->nfaults && e->disks[i]; f++)
-      if (s->faults[f].kind == CFG_FAULT_DISK_HANG && s->faults[f].target == i)
-        e->disks[i] = disk_fault_hang(e->disks[i], s->faults[f].at_s);
-    if (!e->disks[i])
-      return nw_fail(err, s->path, 0, 0, "out of memory");
-  }
-  for (int i = 0; i < s->ncache_devs; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "cache%d", i);
-    e->cache[i] = disk_create(s->cache_drive.model, s->cache_drive.params, name,
-                              s->seed * 1000003u + 500u + (uint64_t)i);
-    if (!e->cache[i])
-      return nw_fail(err, s->path, 0, 0, "out of memory");
-  }
-  const struct cfg_drive *secs[2] = {&s->drive, &s->cache_drive};
-  struct disk **devs[2] = {e->disks, e->cache};
-  int ndevs[2] = {n, s->ncache_devs};
-  for (int k = 0; k < 2; k++) { /* devices behind one PCIe slot or SATA port */
-    if (!(secs[k]->link_rate_bytes_per_s > 0) || ndevs[k] == 0)
-      continue;
-    e->links[k] = iface_link_create(k ? "cache-link" : "disk-link", secs[k]->link_rate_bytes_per_s,
-                                    secs[k]->link_reserved_bytes_per_s);
-    if (!e->links[k])
-      return nw_fail(err, s->path, 0, 0, "out of memory");
-    for (int i = 0; i < ndevs[k]; i++)
-      if (devs[k][i]->model->attach_link)
-        devs[k][i]->model->attach_link(devs[k][i]->priv, e->links[k]);
-  }
-  struct stack_cfg cfg = {.volume = s->volume, .pcache = s->pcache, .ssdcache = s->ssdcache,
-                          .crypt = s->crypt, .members = e->disks, .cache_devs = e->cache,
-                          .ncache_devs = s->ncache_devs, .seed = s->seed};
-  cfg.member_bytes = (uint64_t)s->drive.model->capacity_bytes(s->drive.params);
-  if (s->op != STACK_OP_NONE) {
-    cfg.volume.members = s->op_from_members;
-    cfg.spares = e->disks + s->op_from_members;
-    cfg.nspares = s->ndisks - s->op_from_members;
-    if (s->op == STACK_OP_MIGRATE)
-      cfg.volume.level = s->op_from_level;
-  }
-  if (s->soc.parity_engine_rate_bytes_per_s > 0) {
-    accel_init(&e->parity, "soc.parity_engine", s->soc.parity_engine_rate_bytes_per_s,
-               s->soc.parity_engine_setup_s);
-    cfg.parity_engine = &e->parity;
-  }
-  cfg.crypto_engine_decrypt_speedup = s->soc.crypto_engine_decrypt_speedup;
-  cfg.disk_request_cycles = s->soc.disk_request_cycles;
-  cfg.stripe_cycles = s->soc.md_stripe_cycles;
-  cfg.stripe_dev_cycles = s->soc.md_stripe_dev_cycles;
-  if (s->soc.crypto_engine_rate_bytes_per_s > 0) {
-    accel_init(&e->crypto, "soc.crypto_engine", s->soc.crypto_engine_rate_bytes_per_s,
-               s->soc.crypto_engine_setup_s);
-    cfg.crypto_engine = &e->crypto;
-  }
-  /* RAM copies of page-cache hits share the SoC's memory bandwidth (in
-   * local mode, the client's: the client-pc system's SoC entry). */
-  accel_init(&e->mem_bus, "soc.memory", 1.0 / soc_mem_copy_s(&s->soc, 1.0), 0.0);
-  cfg.mem_bus = &e->mem_bus;
-  struct stack_hooks hooks = {.ctx = e, .io_done = eng_hook_done, .cpu_work = eng_hook_cpu,
-                             .io_error = eng_hook_error};
-  e->stack = stack_create(&cfg, &hooks, err);
-  return e->stack ? 0 : -1;
-}
-
-static void eng_destroy(struct eng *e)
-{
-  stack_destroy(e->stack);
-  for (int i = 0; e->disks && i < e->s->ndisks; i++)
-    disk_destroy(e->disks[i]);
-  for (int i = 0; e->cache && i < e->s->ncache_devs; i++)
-    disk_destroy(e->cache[i]);
-  free(e->disks);
-  free(e->cache);
-  iface_link_destroy(e->links[0]);
-  iface_link_destroy(e->links[1]);
-  for (int i = 0; i < e->njobs; i++) {
-    if (e->jobs[i].rng)
-      gsl_rng_free(e->jobs[i].rng);
-    mpio_destroy(e->jobs[i].mpio);
-  }
-  free(e->jobs);
-  free(e->conns);
-  for (int i = 0; e->clients && i < e->s->nclients; i++)
-    pcache_destroy(e->clients[i].cache);
-  free(e->clients);
-  for (int i = 0; i < e->nthreads; i++)
-    free(e->threads[i]);
-  while (e->free_reqs) {
-    struct eng_req *r = e->free_reqs;
-    e->free_reqs = r->next;
-    free(r);
-  }
-  stats_hist_destroy(e->h_read);
-  stats_hist_destroy(e->h_write);
-  stats_hist_destroy(e->h_all);
-  free(e->replay_lat);
-  stats_series_free(&e->series);
-  for (int k = 0; k < 4; k++)
-    stats_series_free(&e->fio_samples[k]);
-  for (int i = 0; i < e->nowned; i++)
-    free(e->owned[i]);
-  free(e->owned);
-  for (int i = 0; i < e->nsems; i++)
-    sg_sem_destroy(e->sems[i]);
-  free(e->sems);
-}
-
-/* Spread job copies over the volume: each (client, job, copy) works in its
- * own region (fio: one file per job copy), wrapped into the capacity. */
-static void eng_place(struct eng *e, struct eng_job *j, int index)
-{
-  double cap = (double)stack_capacity_bytes(e->stack);
-  double size = j->spec->size_bytes > 0 ? j->spec->size_bytes : cap;
-  if (j->spec->size_frac > 0) /* fio size=N%: a share of the target, whole 4 KiB pages */
-    size = fmax(4096.0, floor(j->spec->size_frac * cap / 4096.0) * 4096.0);
-  if (size > cap)
-    size = cap;
-  /* fio: copies of a job on one file share its region, each offset by
-   * offset_increment; otherwise each copy has a file of its own. */
-  double start = j->spec->offset_frac * cap + j->spec->offset_bytes + (double)j->copy * j->spec->offset_increment_bytes;
-  if (!j->spec->shared_file)
-    start += (double)index * size;
-  if (start + size > cap)
-    start = fmod(start, cap - size + 1.0);
-  j->region_start = floor(start / 4096.0) * 4096.0;
-  j->region_bytes = size;
-  workgen_init(&j->gen, j->spec, j->spec->replay ? e->s->workload.replay : NULL, j->region_start,
-               j->region_bytes);
-}
-
-static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out);
-
-int engine_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out)
-{
-  /* A step may name its own client count (IOMeter's ramp adds clients one
-   * at a time): simulate a copy of the scenario with that many clients. */
-  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
-  if (with_workload && step >= 0 && step < s->workload.nsteps && s->workload.steps[step].clients > 0 &&
-      s->workload.steps[step].clients != s->nclients) {
-    struct scenario *copy = malloc(sizeof *copy);
-    if (!copy) {
-      memset(out, 0, sizeof *out);
-      out->failed = 1;
-      snprintf(out->failure, sizeof out->failure, "out of memory");
-      return 1;
-    }
-    *copy = *s; /* shares the workload: not freed through the copy */
-    copy->nclients = s->workload.steps[step].clients;
-    int rc = eng_run(copy, step, nlog, log_args, out);
-    free(copy);
-    return rc;
-  }
-  return eng_run(s, step, nlog, log_args, out);
-}
-
-static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out)
-{
-  memset(out, 0, sizeof *out);
-  snprintf(out->scenario, sizeof out->scenario, "%s", s->name);
-  out->seed = s->seed;
-  out->bottleneck = -1;
-  struct nw_err err = {0};
-  struct eng E = {0}, *e = &E;
-  e->s = s;
-  e->proto = (enum proto_kind)s->proto.kind;
-  e->header_bytes = eng_header_bytes[e->proto];
-  int with_workload = s->op == STACK_OP_NONE || s->op_with_workload;
-  if (with_workload) {
-    if (step < 0 || step >= s->workload.nsteps) {
-      snprintf(out->failure, sizeof out->failure, "no workload step %d", step);
-      out->failed = 1;
-      return 1;
-    }
-    e->step = &s->workload.steps[step];
-    for (int i = 0; i < e->step->njobs; i++)
-      e->net_only |= e->step->jobs[i].net_only;
-    if (e->net_only) {
-      e->header_bytes = 0.0; /* a raw stream: no protocol messages */
-      if (e->proto == PROTO_LOCAL) {
-        snprintf(out->failure, sizeof out->failure, "an iperf step needs a network: protocol kind local has none");
-        out->failed = 1;
-        return 1;
-      }
-    }
-    snprintf(out->step, sizeof out->step, "%s", e->step->name);
-    snprintf(out->metric, sizeof out->metric, "%s", e->step->metric);
-  } else {
-    snprintf(out->step, sizeof out->step, "%s", stack_op_names[s->op]);
-    snprintf(out->metric, sizeof out->metric, "duration_s");
-  }
-
-  /* SimGrid: quiet unless asked, CM02 (no LV08 latency/bandwidth factors:
-   * they distort small RPCs), no cross-traffic penalty on full duplex. */
-  xbt_log_control_set("root.thres:critical");
-  xbt_log_control_set("nastwin.thres:warning");
-  char *argv[64] = {"nastwin"};
-  int argc = 1;
-  for (int i = 0; i < nlog && argc < 63; i++)
-    argv[argc++] = log_args[i];
-  simgrid_init(&argc, argv);
-  sg_cfg_set_string("network/model", "CM02");
-  sg_cfg_set_boolean("network/crosstraffic", "no");
-  if (s->net.tcp_window_bytes > 0)
-    sg_cfg_set_double("network/TCP-gamma", s->net.tcp_window_bytes);
-  sg_host_energy_plugin_init();
-
-  if (plat_build(s, &e->map, &err) < 0)
-    goto fail_err;
-  char path[256];
-  if (plat_write(s, &e->map, path, sizeof path, &err) < 0)
-    goto fail_err;
-  simgrid_load_platform(path);
-  unlink(path);
-  int local = e->proto == PROTO_LOCAL;
-  e->nas = sg_host_by_name(local ? "c0" : "nas");
-
-  if (eng_setup_storage(e, &err) < 0)
-    goto fail_err;
-  e->storage_wake = eng_sem(e);
-  e->storage_deadline = -1.0;
-  e->h_read = stats_hist_create();
-  e->h_write = stats_hist_create();
-  e->h_all = stats_hist_create();
-  if (with_workload && s->workload.replay) {
-    int copies = 0;
-    for (int i = 0; i < e->step->njobs; i++)
-      copies += e->step->jobs[i].replay ? e->step->jobs[i].numjobs : 0;
-    e->replay_cap = s->workload.replay->n * copies * (s->nclients > 0 ? s->nclients : 1);
-    e->replay_lat = malloc((size_t)e->replay_cap * sizeof *e->replay_lat);
-    if (!e->replay_lat)
-      e->replay_cap = 0;
-  }
-  stats_series_init(&e->series, 1.0);
-  for (int k = 0; k < 4; k++)
-    stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
-  double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
-  static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk"};
-  static const char *const kt_who[STACK_THREAD_COUNT] = {
-      "md raid5d/6d parity thread", "page-cache flusher", "kcryptd AES",
-      "disk requests: block layer, SATA driver, completion IRQ"};
-  for (int k = 0; k < STACK_THREAD_COUNT; k++) {
-    struct eng_kthread *kt = &e->kthreads[k];
-    kt->e = e;
-    kt->kind = (enum stack_thread)k;
-    snprintf(kt->acct.name, sizeof kt->acct.name, "soc.%s", kt_names[k]);
-    snprintf(kt->acct.who, sizeof kt->acct.who, "%s", kt_who[k]);
-    kt->acct.speed = speed;
-    kt->sem = eng_sem(e);
-    eng_spawn(kt_names[k], e->nas, eng_kthread_main, kt, 1);
-  }
-  eng_spawn("storage", e->nas, eng_storage_main, e, 1);
-
-  e->ramp_s = 0.0;
-  e->t_end_s = s->time_s;
-  if (with_workload) {
-    const struct workload_step *st = e->step;
-    double ramp = 0.0;
-    for (int i = 0; i < st->njobs; i++)
-      if (st->jobs[i].ramp_s > ramp)
-        ramp = st->jobs[i].ramp_s;
-    e->ramp_s = ramp < s->time_s ? ramp : 0.0;
-  }
-
-  /* Connections and their daemons. */
-  int nconns = local ? 0 : e->map.nconns;
-  e->conns = calloc((size_t)(nconns > 0 ? nconns : 1), sizeof *e->conns);
-  if (!e->conns)
-    goto fail_oom;
-  char name[96], who[96];
-  e->clients = calloc((size_t)s->nclients, sizeof *e->clients);
-  if (!e->clients)
-    goto fail_oom;
-  if (s->client.ram_bytes > 0 && !local) {
-    double chunk = 0.0;
-    proto_split(&s->proto, 1, 1e15, &chunk);
-    for (int c = 0; c < s->nclients; c++) {
-      struct eng_client *cl = &e->clients[c];
-      cl->cache = pcache_create((uint64_t)s->client.ram_bytes, 4096);
-      if (!cl->cache)
-        goto fail_oom;
-      accel_init(&cl->bus, "client.memory", s->client.copy_bytes_per_s, 0.0);
-      cl->dirty_limit_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_ratio);
-      cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
-    }
-  }
-  eng_queue_init(e, &e->nfsq);
-  eng_queue_init(e, &e->softirqq);
-  e->softirq_single = !local && s->soc.irq_core >= 0;
-  if (e->softirq_single) {
-    snprintf(name, sizeof name, "soc.ksoftirqd%d", (int)s->soc.irq_core);
-    e->softirq = eng_thread_new(e, name, "NIC receive processing (all interrupts on one core)", speed);
-    if (!e->softirq)
-      goto fail_oom;
-    e->softirq->softirq = 1;
-    eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
-  }
-  if (e->proto == PROTO_NFS && !e->net_only) {
-    int nt = (int)s->proto.nfs_threads;
-    for (int i = 0; i < nt; i++) {
-      snprintf(name, sizeof name, "soc.nfsd%d", i);
-      struct eng_nfsd *nd = eng_own(e, sizeof *nd);
-      if (!nd)
-        goto fail_oom;
-      nd->e = e;
-      nd->t = eng_thread_new(e, name, "nfsd kernel thread", speed);
-      if (!nd->t)
-        goto fail_oom;
-      snprintf(name, sizeof name, "nfsd%d", i);
-      eng_spawn(name, e->nas, eng_nfsd_main, nd, 1);
-    }
-  }
-  for (int i = 0; i < nconns; i++) {
-    struct eng_conn *c = &e->conns[i];
-    c->pc = &e->map.conns[i];
-    c->host = sg_host_by_name(c->pc->host);
-    snprintf(name, sizeof name, "srv-%s", c->pc->host);
-    c->srv = sg_mailbox_by_name(name);
-    eng_queue_init(e, &c->txq);
-    eng_queue_init(e, &c->rxq);
-    eng_queue_init(e, &c->cacheq);
-    if (!e->softirq_single) {
-      snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
-      c->softirq = eng_thread_new(e, name, who, speed);
-      if (!c->softirq)
-        goto fail_oom;
-      c->softirq->softirq = 1;
-    }
-    if (e->clients[c->pc->client].cache)
-      eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
-    c->deliver = e->proto == PROTO_NFS && !e->net_only ? &e->nfsq : &c->rxq;
-    eng_spawn("socket", e->nas, eng_socket_main, c, 1);
-    if (e->net_only) {
-      snprintf(name, sizeof name, "soc.iperf.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iperf server thread for client %d", c->pc->client);
-      c->daemon = eng_thread_new(e, name, who, speed);
-      eng_spawn("iperf", e->nas, eng_iperf_main, c, 1);
-    } else if (e->proto == PROTO_SMB) {
-      snprintf(name, sizeof name, "soc.smbd.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "smbd for client %d%s", c->pc->client,
-               e->map.conns_per_client > 1 ? " (one channel)" : "");
-      c->daemon = eng_thread_new(e, name, who, speed);
-      eng_spawn("smbd", e->nas, eng_smbd_main, c, 1);
-    } else if (e->proto == PROTO_ISCSI) {
-      snprintf(name, sizeof name, "soc.iscsi_trx.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iscsi_trx for client %d session %d", c->pc->client, c->pc->index);
-      c->daemon = eng_thread_new(e, name, who, speed);
-      snprintf(name, sizeof name, "soc.iscsi_ttx.c%d.%d", c->pc->client, c->pc->index);
-      snprintf(who, sizeof who, "iscsi_ttx for client %d session %d", c->pc->client, c->pc->index);
-      c->tx = eng_thread_new(e, name, who, speed);
-      eng_spawn("iscsi_trx", e->nas, eng_iscsi_trx_main, c, 1);
-      eng_spawn("iscsi_ttx", e->nas, eng_iscsi_ttx_main, c, 1);
-    }
-  }
-
-  /* Client jobs. */
-  if (with_workload) {
-    const struct workload_step *st = e->step;
-    int per_client = 0;
-    for (int i = 0; i < st->njobs; i++)
-      per_client += st->jobs[i].numjobs;
-    e->njobs = per_client * s->nclients;
-    e->jobs = calloc((size_t)e->njobs, sizeof *e->jobs);
-    if (!e->jobs)
-      goto fail_oom;
-    int idx = 0;
-    for (int c = 0; c < s->nclients; c++)
-      for (int ji = 0; ji < st->njobs; ji++)
-        for (int k = 0; k < st->jobs[ji].numjobs; k++, idx++) {
-          struct eng_job *j = &e->jobs[idx];
-          j->e = e;
-          j->spec = &st->jobs[ji];
-          j->client = c;
-          j->copy = k;
-          j->id = idx;
-          j->rng = gsl_rng_alloc(gsl_rng_mt19937);
-          if (!j->rng)
-            goto fail_oom;
-          gsl_rng_set(j->rng, (unsigned long)(s->seed * 7919u + (uint64_t)idx * 104729u + 1u));
-          j->depth = j->spec->iodepth;
-          if (e->proto == PROTO_SMB && s->proto.smb_credits > 0 && j->depth > (int)s->proto.smb_credits)
-            j->depth = (int)s->proto.smb_credits;
-          j->t_end = j->spec->runtime_s > 0 && j->spec->runtime_s < s->time_s ? j->spec->runtime_s : s->time_s;
-          j->nconns = local ? 1 : e->map.conns_per_client;
-          j->conn0 = local ? 0 : c * e->map.conns_per_client;
-          j->done = eng_sem(e);
-          j->timer_sem = eng_sem(e);
-          j->gate = eng_sem(e);
-          if (j->spec->prep) {
-            e->nprep++;
-            j->t_end = 1e12; /* a prep job lays out its whole region */
-          }
-          eng_queue_init(e, &j->localq);
-          if ((enum net_mode)s->net.mode == NET_MODE_MPIO && j->nconns > 1) {
-            j->mpio = mpio_create(mpio_policy_names[(int)s->net.mpio_policy], j->nconns,
-                                  (int)s->net.mpio_rr_repeat, &err);
-            if (!j->mpio)
-              goto fail_err;
-          }
-          eng_place(e, j, idx);
-          int timer = workgen_timed(j->spec);
-          for (int q = 0; q < j->nconns; q++) {
-            struct eng_lane *l = eng_own(e, sizeof *l);
-            if (!l)
-              goto fail_oom;
-            l->job = j;
-            l->conn = q;
-            snprintf(name, sizeof name, "reply-%d-%d", idx, q);
-            j->reply[q] = sg_mailbox_by_name(name);
-            eng_queue_init(e, &j->sendq[q]);
-            sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
-            eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
-            if (!local && (j->nconns > 1 || timer))
-              eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
-          }
-          if (timer)
-            eng_spawn("job-timer", local ? sg_host_by_name("c0") : e->conns[j->conn0].host,
-                      eng_timer_main, j, 1);
-          eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
-        }
-  }
-  if (with_workload && e->step->precondition && eng_precondition(e) != 0)
-    goto fail_oom;
-  if (s->op != STACK_OP_NONE)
-    eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
-  if (s->nfaults > 0)
-    eng_spawn("faults", e->nas, eng_faults_main, e, 1);
-
-  simgrid_run();
-
-  /* ---- collect ---- */
-  double now = simgrid_get_clock();
-  out->simulated_s = now;
-  uint64_t issued = 0, completed = 0;
-  for (int i = 0; i < e->njobs; i++) {
-    issued += e->jobs[i].issued;
-    completed += e->jobs[i].completed;
-  }
-  out->issued = issued;
-  out->completed = completed;
-  out->clients = s->nclients;
-  if (with_workload && e->step->njobs > 0)
-    out->outstanding_per_client = e->njobs / (s->nclients > 0 ? s->nclients : 1) * e->jobs[0].depth;
-  int jobs_done = 1;
-  for (int i = 0; i < e->njobs; i++)
-    if (!e->jobs[i].finished)
-      jobs_done = 0;
-  if (issued != completed || !jobs_done || (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure,
-             "simulation did not finish: %llu of %llu client I/Os completed%s (deadlock in the model?)",
-             (unsigned long long)completed, (unsigned long long)issued,
-             s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
-  }
-  /* Measured window: [ramp, end of issuing] for time-based runs, [ramp,
-   * last completion] otherwise. */
-  double wend = e->last_done_s;
-  int time_based = with_workload;
-  for (int i = 0; i < (with_workload ? e->step->njobs : 0); i++)
-    if (!e->step->jobs[i].time_based)
-      time_based = 0;
-  if (time_based)
-    wend = e->t_end_s < now ? e->t_end_s : now;
-  if (!with_workload)
-    wend = now;
-  out->window_s = wend - e->ramp_s > 0 ? wend - e->ramp_s : 0.0;
-  eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
-  eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
-  eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
-  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
-  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
-  if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
-    eng_replay_result(e, out);
-  out->read.errors = e->err_read;
-  out->write.errors = e->err_write;
-  out->all.errors = e->err_read + e->err_write;
-  struct stack_volume_state vol;
-  stack_volume_get(e->stack, &vol);
-  out->volume_failed = vol.failed;
-  out->volume_failed_at_s = vol.failed_at_s;
-  out->volume_lost_bytes = vol.lost_bytes_estimate;
-  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
-  for (int i = 0; i < out->nseries; i++)
-    out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
-
-  /* Utilisation: threads, links, disks, engines. */
-  double T = out->window_s;
-  for (int i = 0; i < e->nthreads + STACK_THREAD_COUNT; i++) {
-    const struct eng_thread *t = i < e->nthreads ? e->threads[i] : &e->kthreads[i - e->nthreads].acct;
-    int x = analysis_add(out, RES_THREAD, t->name, t->who, t->cycles / t->speed);
-    if (x >= 0)
-      out->res[x].occupied_s = eng_occupied_s(e, t, now);
-  }
-  if (!local)
-    analysis_cores(out, e->map.nas_cores);
-  if (!local) {
-    int np = e->map.nas_ports;
-    double up[64] = {0}, down[64] = {0};
-    int nc = e->map.client_nics;
-    for (int i = 0; i < nconns; i++) {
-      const struct eng_conn *c = &e->conns[i];
-      up[c->pc->nas_rx % 64] += c->bytes_up;
-      down[c->pc->nas_tx % 64] += c->bytes_down;
-    }
-    for (int m = 0; m < np && m < 64; m++) {
-      snprintf(name, sizeof name, "net.nas%d.rx", m);
-      analysis_add(out, RES_LINK, name, "NAS port, client->NAS payload",
-                   up[m] / e->map.nas_port_payload_bytes_per_s);
-      snprintf(name, sizeof name, "net.nas%d.tx", m);
-      analysis_add(out, RES_LINK, name, "NAS port, NAS->client payload",
-                   down[m] / e->map.nas_port_payload_bytes_per_s);
-    }
-    for (int c = 0; c < s->nclients; c++)
-      for (int n = 0; n < nc; n++) {
-        double tx = 0, rx = 0;
-        for (int i = 0; i < nconns; i++) {
-          const struct eng_conn *cn = &e->conns[i];
-          if (cn->pc->client != c)
-            continue;
-          if (cn->pc->client_tx == n)
-            tx += cn->bytes_up;
-          if (cn->pc->client_rx == n)
-            rx += cn->bytes_down;
-        }
-        snprintf(name, sizeof name, "net.client%d.nic%d.tx", c, n);
-        analysis_add(out, RES_LINK, name, "client NIC, towards the NAS",
-                     tx / e->map.client_nic_payload_bytes_per_s);
-        snprintf(name, sizeof name, "net.client%d.nic%d.rx", c, n);
-        analysis_add(out, RES_LINK, name, "client NIC, from the NAS",
-                     rx / e->map.client_nic_payload_bytes_per_s);
-      }
-  }
-  double disk_energy = 0.0;
-  for (int i = 0; i < s->ndisks; i++) {
-    struct disk_stats ds;
-    disk_stats(e->disks[i], now, &ds);
-    disk_energy += ds.energy_J;
-    snprintf(who, sizeof who, "%s", s->drive.name);
-    analysis_add(out, RES_DISK, e->disks[i]->name, who, T > 0 && now > 0 ? ds.busy_s * T / now : 0.0);
-  }
-  for (int i = 0; i < s->ncache_devs; i++) {
-    struct disk_stats ds;
-    disk_stats(e->cache[i], now, &ds);
-    disk_energy += ds.energy_J;
-    analysis_add(out, RES_DISK, e->cache[i]->name, s->cache_drive.name,
-                 T > 0 && now > 0 ? ds.busy_s * T / now : 0.0);
-  }
-  if (s->soc.parity_engine_rate_bytes_per_s > 0)
-    analysis_add(out, RES_ENGINE, "soc.parity_engine", "XOR / RAID-6 P+Q offload",
-                 accel_utilization(&e->parity, now) * T);
-  if (s->soc.crypto_engine_rate_bytes_per_s > 0)
-    analysis_add(out, RES_ENGINE, "soc.crypto_engine", "AES offload", accel_utilization(&e->crypto, now) * T);
-  analysis_add(out, RES_ENGINE, "soc.memory", "page-cache copies over the memory bus",
-               accel_utilization(&e->mem_bus, now) * T);
-  analysis_finish(out);
-
-  /* Power: SoC from SimGrid's energy plugin, drives from their models,
-   * chassis and NIC ports from the system catalogue; at the wall, the DC
-   * load over the power supply's efficiency. */
-  double soc_J = local ? 0.0 : sg_host_get_consumed_energy(e->nas);
-  int ports = local ? 0 : e->map.nas_ports;
-  out->energy_J = (soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now) /
-                  s->system.power_psu_efficiency;
-  out->avg_power_W = now > 0 ? out->energy_J / now : 0.0;
-  for (int i = 0; i < stack_op_count(e->stack) && out->nops < RES_MAX_OPS; i++) {
-    struct stack_op_report rep;
-    stack_op_get(e->stack, i, &rep);
-    struct res_op *o = &out->ops[out->nops++];
-    snprintf(o->kind, sizeof o->kind, "%s", stack_op_names[rep.kind]);
-    o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
-    o->stopped = rep.stopped;
-    o->avg_power_W = out->avg_power_W;
-  }
-  eng_destroy(e);
-  return out->failed ? 1 : 0;
-
-fail_oom:
-  nw_fail(&err, s->path, 0, 0, "out of memory");
-fail_err:
-  out->failed = 1;
-  snprintf(out->failure, sizeof out->failure, "%.500s", err.msg);
-  eng_destroy(e);
-  return 1;
-}

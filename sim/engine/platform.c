@@ -9,24 +9,17 @@
 
 int plat_conns_per_client(const struct scenario *s)
 {
-  if ((enum proto_kind)s->proto.kind == PROTO_LOCAL)
+  const struct proto_ops *ops = proto_ops_of(&s->proto);
+  if (ops->shape == PROTO_SHAPE_NONE)
     return 1;
   if ((enum net_mode)s->net.mode == NET_MODE_MPIO)
     return net_mpio_paths(&s->net);
-  if ((enum proto_kind)s->proto.kind == PROTO_SMB && s->proto.multichannel > 0) {
+  int per_pair = ops->conns_per_nic_pair(&s->proto);
+  if (per_pair > 0) {
     int a = (int)s->net.nas_links, b = (int)s->net.client_nics;
-    return (a < b ? a : b) * (int)s->proto.smb_connections_per_nic;
+    return (a < b ? a : b) * per_pair;
   }
   return 1;
-}
-
-static uint16_t plat_service_port(const struct scenario *s)
-{
-  switch ((enum proto_kind)s->proto.kind) {
-  case PROTO_NFS: return LACP_PORT_NFS;
-  case PROTO_ISCSI: return LACP_PORT_ISCSI;
-  default: return LACP_PORT_SMB;
-  }
 }
 
 int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *err)
@@ -47,7 +40,12 @@ int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *er
   map->nconns = (int)n;
   enum net_mode mode = (enum net_mode)s->net.mode;
   enum lacp_kernel kern = (enum lacp_kernel)s->net.bond_hash_kernel;
-  uint16_t port = plat_service_port(s);
+  uint16_t port = (uint16_t)proto_ops_of(&s->proto)->service_port;
+  if (mode == NET_MODE_LACP && map->conns_per_client == 1 && map->nas_ports > 1)
+    for (int f = 0; f < s->nfaults; f++)
+      if (s->faults[f].kind == CFG_FAULT_PATH_DOWN && s->faults[f].target < map->nas_ports &&
+          s->faults[f].target < PLAT_MAX_BOND)
+        map->failover |= 1u << s->faults[f].target;
   for (int c = 0; c < s->nclients; c++)
     for (int k = 0; k < map->conns_per_client; k++) {
       struct plat_conn *pc = &map->conns[c * map->conns_per_client + k];
@@ -77,6 +75,17 @@ int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *er
       pc->nas_rx = lacp_member_kernel(kern, (enum lacp_policy)s->net.switch_hash, &up, map->nas_ports);
       pc->nas_tx = lacp_member_kernel(kern, (enum lacp_policy)s->net.lacp_hash, &down, map->nas_ports);
       pc->client_rx = lacp_member_kernel(kern, (enum lacp_policy)s->net.switch_hash, &down, map->client_nics);
+      for (int m = 0; m < map->nas_ports && m < PLAT_MAX_BOND; m++) {
+        if (!(map->failover & (1u << m)))
+          continue;
+        /* The bond without m: the hash picks among the survivors, in order. */
+        int surv[PLAT_MAX_BOND], ns = 0;
+        for (int x = 0; x < map->nas_ports && x < PLAT_MAX_BOND; x++)
+          if (x != m)
+            surv[ns++] = x;
+        pc->alt_rx[m] = surv[lacp_member_kernel(kern, (enum lacp_policy)s->net.switch_hash, &up, ns)];
+        pc->alt_tx[m] = surv[lacp_member_kernel(kern, (enum lacp_policy)s->net.lacp_hash, &down, ns)];
+      }
     }
   return 0;
 }
@@ -85,6 +94,41 @@ static void plat_link(FILE *f, const char *id, double rate, double lat, const ch
 {
   fprintf(f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n",
           id, rate, lat, policy);
+}
+
+/* The failover hosts of every connection and the zero-cost link between
+ * its hosts (routes = 0), or their routes: over the survivors to the NAS,
+ * and over that link between the connection's hosts (routes = 1).  The
+ * DTD wants every host and link before the first route. */
+static void plat_write_failover(FILE *f, const struct plat_map *map, int sw, int routes)
+{
+  const char *swl = sw ? "<link_ctn id=\"switch\"/>" : "";
+  for (int i = 0; i < map->nconns; i++) {
+    const struct plat_conn *pc = &map->conns[i];
+    char id[64];
+    snprintf(id, sizeof id, "%sl", pc->host);
+    if (!routes)
+      plat_link(f, id, 1e15, 0.0, "FATPIPE");
+    for (int m = 0; m < map->nas_ports && m < PLAT_MAX_BOND; m++) {
+      if (!(map->failover & (1u << m)))
+        continue;
+      if (!routes) {
+        fprintf(f, "    <host id=\"%sx%d\" speed=\"1e12f\" core=\"64\"/>\n", pc->host, m);
+        continue;
+      }
+      fprintf(f, "    <route src=\"%sx%d\" dst=\"nas\" symmetrical=\"NO\">"
+                 "<link_ctn id=\"c%dn%d\" direction=\"UP\"/>%s<link_ctn id=\"nas%d\" direction=\"DOWN\"/></route>\n",
+              pc->host, m, pc->client, pc->client_tx, swl, pc->alt_rx[m]);
+      fprintf(f, "    <route src=\"nas\" dst=\"%sx%d\" symmetrical=\"NO\">"
+                 "<link_ctn id=\"nas%d\" direction=\"UP\"/>%s<link_ctn id=\"c%dn%d\" direction=\"DOWN\"/></route>\n",
+              pc->host, m, pc->alt_tx[m], swl, pc->client, pc->client_rx);
+      fprintf(f, "    <route src=\"%s\" dst=\"%sx%d\"><link_ctn id=\"%s\"/></route>\n", pc->host, pc->host, m, id);
+      for (int n = m + 1; n < map->nas_ports && n < PLAT_MAX_BOND; n++)
+        if (map->failover & (1u << n))
+          fprintf(f, "    <route src=\"%sx%d\" dst=\"%sx%d\"><link_ctn id=\"%s\"/></route>\n", pc->host, m,
+                  pc->host, n, id);
+    }
+  }
 }
 
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
@@ -103,7 +147,7 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
   double hop_s = s->net.link_latency_s;
   double sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
   int cores = map->nas_cores;
-  double pidle = s->soc.power_idle_W, pcore = s->soc.power_core_busy_W;
+  double pidle = soc_power_idle_W(&s->soc), pcore = soc_power_core_busy_W(&s->soc);
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
   fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\" core=\"%d\">\n", map->nas_speed_cycles_per_s, cores);
@@ -130,6 +174,8 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
   else if (sw_s > 0)
     plat_link(f, "switch", 1e15, sw_s, "FATPIPE");
   int sw = map->blocking_switch || sw_s > 0;
+  if (map->failover)
+    plat_write_failover(f, map, sw, 0);
   for (int i = 0; i < map->nconns; i++) {
     const struct plat_conn *pc = &map->conns[i];
     fprintf(f, "    <route src=\"%s\" dst=\"nas\" symmetrical=\"NO\">"
@@ -139,6 +185,8 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
                "<link_ctn id=\"nas%d\" direction=\"UP\"/>%s<link_ctn id=\"c%dn%d\" direction=\"DOWN\"/></route>\n",
             pc->host, pc->nas_tx, sw ? "<link_ctn id=\"switch\"/>" : "", pc->client, pc->client_rx);
   }
+  if (map->failover)
+    plat_write_failover(f, map, sw, 1);
   fprintf(f, "  </zone>\n</platform>\n");
   if (fclose(f) != 0) {
     unlink(path);

@@ -16,13 +16,18 @@
  *   link "switch"    the switch backplane (only when it is blocking)
  *
  * Route cIkK -> nas: cInJ (UP), [switch], nasM (DOWN) with M chosen by the
- * switch's hash (or the MPIO path), the reverse by the NAS bond's hash. */
+ * switch's hash (or the MPIO path), the reverse by the NAS bond's hash.
+ * When a fault takes LACP member M down, each connection also gets a host
+ * "cIkKxM" routed over the survivors (the bond's rehash), joined to its
+ * other hosts by a zero-cost link "cIkKl" (a migrating actor may talk to
+ * one not yet moved). */
 #ifndef NASTWIN_PLATFORM_H
 #define NASTWIN_PLATFORM_H
 
 #include "sim/config/config.h"
 
 #define PLAT_MAX_CONNS 2048
+#define PLAT_MAX_BOND 8 /* 802.3ad: at most 8 active members */
 
 /* One client TCP connection (SMB channel, NFS mount, iSCSI session/path). */
 struct plat_conn {
@@ -33,6 +38,11 @@ struct plat_conn {
   int nas_tx;          /* NAS port carrying NAS->client traffic */
   int client_tx;       /* client NIC carrying client->NAS */
   int client_rx;       /* client NIC carrying NAS->client */
+  /* LACP failover: with NAS port M out of the bond (bit M of
+   * plat_map.failover), the flow rehashes over the survivors onto
+   * alt_rx[M] / alt_tx[M]; its client end is then host "<host>xM" (the
+   * engine moves the connection's client actors there). */
+  int alt_rx[PLAT_MAX_BOND], alt_tx[PLAT_MAX_BOND];
 };
 
 struct plat_map {
@@ -46,6 +56,7 @@ struct plat_map {
   double nas_speed_cycles_per_s;
   int nas_cores;
   int blocking_switch;
+  unsigned failover;   /* LACP: bit M set = a fault takes NAS port M down (alternative routes exist) */
 };
 
 /* Connections per client for this scenario (SMB multichannel, MPIO paths). */

@@ -1,0 +1,52 @@
+/* local.c - a drive inside the client: no server, no network, no NAS
+ * cycles; O_DIRECT reaches the page cache it bypasses. */
+#include "models/soc/proto.h"
+
+static void local_frame(const struct proto_params *p, int write, double bytes, struct proto_frame *f)
+{
+  (void)p;
+  (void)write;
+  (void)bytes;
+  *f = (struct proto_frame){.data_pdus = 1.0};
+}
+
+/* Not split. */
+static double local_chunk_bytes(const struct proto_params *p, int write, double bytes)
+{
+  (void)p;
+  (void)write;
+  return bytes;
+}
+
+static int local_max_outstanding(const struct proto_params *p, double request_bytes)
+{
+  (void)p;
+  (void)request_bytes;
+  return PROTO_UNBOUNDED;
+}
+
+static int local_unbounded(const struct proto_params *p)
+{
+  (void)p;
+  return PROTO_UNBOUNDED;
+}
+
+static int local_no(const struct proto_params *p)
+{
+  (void)p;
+  return 0;
+}
+
+const struct proto_ops proto_local_ops = {
+    .name = "local",
+    .label = "local",
+    .shape = PROTO_SHAPE_NONE,
+    .direct_io = 1,
+    .frame = local_frame,
+    .chunk_bytes = local_chunk_bytes,
+    .max_outstanding = local_max_outstanding,
+    .window = local_unbounded,
+    .sync_writes = local_no,
+    .read_blocks = local_no,
+    .conns_per_nic_pair = local_no,
+};

@@ -1,0 +1,69 @@
+/* smb.c - SMB2/3 served by Samba's smbd: one single-threaded process per
+ * client connection. */
+#include <math.h>
+
+#include "models/net/lacp.h"
+#include "models/soc/proto.h"
+
+static void smb_frame(const struct proto_params *p, int write, double bytes, struct proto_frame *f)
+{
+  (void)p;
+  (void)write;
+  (void)bytes;
+  *f = (struct proto_frame){.header_bytes = PROTO_SMB_HEADER_BYTES, .data_pdus = 1.0};
+}
+
+static double smb_chunk_bytes(const struct proto_params *p, int write, double bytes)
+{
+  (void)write;
+  (void)bytes;
+  return p->smb_max_io_bytes;
+}
+
+/* Credits / credit charge (1 per started 64 KiB, MS-SMB2 3.1.5.2). */
+static int smb_max_outstanding(const struct proto_params *p, double request_bytes)
+{
+  double charge = request_bytes > 0.0 ? ceil(request_bytes / PROTO_SMB_CREDIT_BYTES) : 1.0;
+  double n = floor(p->smb_credits / charge);
+  return n < 1.0 ? 1 : (int)n;
+}
+
+static int smb_window(const struct proto_params *p)
+{
+  return p->smb_credits > 0 ? (int)p->smb_credits : PROTO_UNBOUNDED;
+}
+
+static int smb_no(const struct proto_params *p)
+{
+  (void)p;
+  return 0;
+}
+
+/* Without 'aio read size' smbd reads with a plain pread(). */
+static int smb_read_blocks(const struct proto_params *p)
+{
+  return p->smb_aio_read == 0;
+}
+
+static int smb_conns_per_nic_pair(const struct proto_params *p)
+{
+  return p->multichannel > 0 ? (int)p->smb_connections_per_nic : 0;
+}
+
+const struct proto_ops proto_smb_ops = {
+    .name = "smb",
+    .label = "CIFS",
+    .shape = PROTO_SHAPE_PROCESS,
+    .daemon = "smbd",
+    .daemon_who = "smbd",
+    .header_bytes = PROTO_SMB_HEADER_BYTES,
+    .service_port = LACP_PORT_SMB,
+    .opens_files = 1,
+    .frame = smb_frame,
+    .chunk_bytes = smb_chunk_bytes,
+    .max_outstanding = smb_max_outstanding,
+    .window = smb_window,
+    .sync_writes = smb_no,
+    .read_blocks = smb_read_blocks,
+    .conns_per_nic_pair = smb_conns_per_nic_pair,
+};

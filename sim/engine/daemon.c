@@ -1,0 +1,342 @@
+/* daemon.c - the server side of every connection: the socket that
+ * receives whatever the daemon is doing, receive softirq processing, and
+ * the protocol daemons as one family of threads keyed by the protocol's
+ * thread shape (models/soc/proto.h). */
+#include <simgrid/comm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <xbt/log.h>
+
+#include "models/storage/pcache.h"
+#include "sim/engine/eng_impl.h"
+
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(nastwin);
+
+/* ---- CPU cost of one request ------------------------------------------- */
+
+/* Where the CPU work of one request goes, in reference cycles: the
+ * receive softirq (packets the NAS receives, on the irq core or spread
+ * over cores), the daemon's request direction (the command and, for
+ * writes, its data; file/thin LUN extras) and its response direction. */
+static void eng_cycles(const struct eng *e, struct eng_req *r)
+{
+  const struct scenario *s = e->s;
+  struct proto_cycles pc;
+  proto_request_cost(&s->proto, r->write, (double)r->len_bytes, s->net.mtu_bytes,
+                     (int)s->net.tcp_timestamps, &pc);
+  double fixed = pc.request_cycles + r->opens * proto_open_cycles(&s->proto);
+  double data = pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles + pc.pdu_cycles;
+  /* LIO's iscsi_trx reads its socket with blocking kernel_recvmsg(...,
+   * MSG_WAITALL) (rx_data, iscsi_target_util.c).  While it waits, the
+   * softirq stops at tcp_v4_rcv and hands the segment to the prequeue
+   * (tcp_prequeue, Linux 3.x with tcp_low_latency 0); while it copies it
+   * owns the socket and segments go to the backlog.  Either way the TCP
+   * layer of its session's incoming segments (tcp_v4_do_rcv ->
+   * tcp_rcv_established) runs in trx's context, and only driver + IP stay
+   * in the softirq.  smbd and knfsd read non-blocking (EAGAIN before the
+   * prequeue), so theirs stays in the softirq. */
+  double reader_tcp = e->ops->blocking_reader ? pc.rx_msg_tcp_cycles : 0.0;
+  r->softirq_cycles = pc.rx_packet_cycles - reader_tcp;
+  r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp + (r->write ? data : 0.0);
+  r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
+}
+
+/* ---- protocol daemons on the SoC ---------------------------------------- */
+
+/* Hand a received request to its daemon; an smbd with nothing to do
+ * becomes runnable (counted for the cache working-set model). */
+static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  if (e->ops->shape == PROTO_SHAPE_PROCESS && !e->net_only && c->proc_work++ == 0)
+    e->proc_runnable++;
+  eng_queue_push(c->deliver, r);
+}
+
+/* The kernel side of a connection's socket: it receives the byte stream
+ * whatever the daemon is doing, so a request's transfer overlaps the
+ * daemon's work on the previous one (a SimGrid mailbox alone is a
+ * rendezvous: the transfer would start only when the daemon asks).  Two
+ * receives stay posted so back-to-back messages of one TCP stream do not
+ * pay the route latency between them. */
+static void eng_socket_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  void *data[ENG_SOCKET_POSTED];
+  sg_comm_t comms[ENG_SOCKET_POSTED];
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+  for (;;) {
+    ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
+    struct eng_req *r = data[i];
+    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+    struct eng *e = r->job->e;
+    eng_cycles(e, r);
+    if (e->softirq_single) {
+      eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
+    } else {
+      eng_hold(c->softirq);
+      eng_exec(e, c->softirq, r->softirq_cycles); /* spread: on this flow's core */
+      eng_deliver(e, c, r);
+      eng_release(e, c->softirq);
+    }
+  }
+}
+
+/* ksoftirqd on the irq core: receive processing of every NAS-bound packet
+ * when the NIC interrupts are not spread (irq_core >= 0). */
+static void eng_softirq_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng *e = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&e->softirqq);
+    eng_hold(e->softirq);
+    eng_exec(e, e->softirq, r->softirq_cycles);
+    eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
+    eng_release(e, e->softirq);
+  }
+}
+
+/* The protocol daemons: one family of threads.  Each takes a request off
+ * its queue, does its CPU work and hands the request on; what work and
+ * which hand-off follow from the protocol's thread shape (proto.h):
+ *
+ * - a process per connection (smbd): the whole request's CPU work, serial
+ *   on one core; writes land in the page cache without sleeping.  Reads:
+ *   with aio a helper pool does the pread(), so the process does not wait
+ *   for the disks; without (read_blocks), it sleeps in pread() whenever the
+ *   data is not all in the page cache (a disk read, or a read-ahead still
+ *   in flight), so the connection has at most one such read outstanding
+ *   while its other requests wait in the socket.  A page-cache hit is a
+ *   copy, already in the CPU cost.  The completion sends the reply.
+ * - a pool thread (nfsd): it blocks on the file system until the storage
+ *   is done, then replies, so the pool size bounds requests in service.
+ * - a receive thread per session (iscsi_trx: commands and write data) that
+ *   submits, and a transmit thread (iscsi_ttx: responses and read data).
+ * - an iperf server thread per TCP connection: it receives (or sends) the
+ *   stream and touches no storage, so only the network stack's per-byte
+ *   and per-packet work runs on its core. */
+enum eng_work { ENG_WORK_PROCESS, ENG_WORK_POOL, ENG_WORK_RX, ENG_WORK_TX, ENG_WORK_STREAM };
+
+struct eng_daemon {
+  struct eng *e;
+  struct eng_thread *t;
+  struct eng_queue *q;  /* where its requests wait */
+  struct eng_conn *c;   /* its connection (NULL for a pool thread) */
+  enum eng_work work;
+  sg_sem_t wait;        /* where it sleeps on the storage, NULL until needed */
+};
+
+/* Reference cycles the daemon executes for r. */
+static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req *r)
+{
+  struct eng *e = d->e;
+  switch (d->work) {
+  case ENG_WORK_PROCESS: {
+    /* Its lines evicted by the other runnable processes since it last
+     * ran: the core stalls refilling them (cache thrashing). */
+    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->proc_runnable);
+    return r->rx_cycles + r->tx_cycles + refill_s * d->t->speed;
+  }
+  case ENG_WORK_POOL:
+    return r->rx_cycles + r->tx_cycles;
+  case ENG_WORK_RX:
+    return r->rx_cycles;
+  case ENG_WORK_TX:
+    return r->tx_cycles;
+  case ENG_WORK_STREAM: {
+    struct proto_cycles pc;
+    proto_request_cost(&e->s->proto, r->write, (double)r->len_bytes, e->s->net.mtu_bytes,
+                       (int)e->s->net.tcp_timestamps, &pc);
+    return pc.byte_cycles + pc.tx_packet_cycles + pc.csum_cycles;
+  }
+  }
+  return 0.0;
+}
+
+/* Hand r on once its CPU work is done. */
+static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
+{
+  struct eng *e = d->e;
+  switch (d->work) {
+  case ENG_WORK_PROCESS: {
+    if (--d->c->proc_work == 0)
+      e->proc_runnable--;
+    int blocks = !r->write && e->ops->read_blocks(&e->s->proto) &&
+                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
+    if (blocks) {
+      if (!d->wait)
+        d->wait = eng_sem(e);
+      r->waiter = d->wait;
+    }
+    eng_submit(e, r);
+    if (blocks)
+      sg_sem_acquire(d->wait);
+    break;
+  }
+  case ENG_WORK_POOL:
+    r->waiter = d->wait;
+    eng_submit(e, r);
+    sg_sem_acquire(d->wait);
+    eng_send_reply(e, r);
+    break;
+  case ENG_WORK_RX:
+    eng_submit(e, r);
+    break;
+  case ENG_WORK_TX:
+  case ENG_WORK_STREAM:
+    eng_send_reply(e, r);
+    break;
+  }
+}
+
+static void eng_daemon_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_daemon *d = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(d->q);
+    eng_hold(d->t);
+    eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
+    eng_daemon_handoff(d, r);
+    eng_release(d->e, d->t);
+  }
+}
+
+/* Start a daemon thread accounted as `name` (`who`) serving queue q. */
+static int eng_daemon_start(struct eng *e, const char *actor, const char *name, const char *who,
+                            enum eng_work work, struct eng_queue *q, struct eng_conn *c, double speed)
+{
+  struct eng_daemon *d = eng_own(e, sizeof *d);
+  if (!d)
+    return -1;
+  d->e = e;
+  d->work = work;
+  d->q = q;
+  d->c = c;
+  d->t = eng_thread_new(e, name, who, speed);
+  if (!d->t)
+    return -1;
+  if (work == ENG_WORK_POOL)
+    d->wait = eng_sem(e);
+  eng_spawn(actor, e->nas, eng_daemon_main, d, 1);
+  return 0;
+}
+
+/* The daemon threads serving connection c: an iperf server, a process,
+ * or a receive and a transmit thread (a pool serves every connection).
+ * 0, or -1 out of memory. */
+static int eng_conn_daemons(struct eng *e, struct eng_conn *c, double speed)
+{
+  const struct proto_ops *ops = e->ops;
+  int cl = c->pc->client, k = c->pc->index;
+  char name[96], who[96];
+  if (e->net_only) {
+    snprintf(name, sizeof name, "soc.iperf.c%d.%d", cl, k);
+    snprintf(who, sizeof who, "iperf server thread for client %d", cl);
+    return eng_daemon_start(e, "iperf", name, who, ENG_WORK_STREAM, &c->rxq, c, speed);
+  }
+  if (ops->shape == PROTO_SHAPE_PROCESS) {
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d%s", ops->daemon_who, cl,
+             e->map.conns_per_client > 1 ? " (one channel)" : "");
+    return eng_daemon_start(e, ops->daemon, name, who, ENG_WORK_PROCESS, &c->rxq, c, speed);
+  }
+  if (ops->shape == PROTO_SHAPE_RXTX) {
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d session %d", ops->daemon_who, cl, k);
+    if (eng_daemon_start(e, ops->daemon, name, who, ENG_WORK_RX, &c->rxq, c, speed) < 0)
+      return -1;
+    snprintf(name, sizeof name, "soc.%s.c%d.%d", ops->tx_daemon, cl, k);
+    snprintf(who, sizeof who, "%s for client %d session %d", ops->tx_daemon, cl, k);
+    return eng_daemon_start(e, ops->tx_daemon, name, who, ENG_WORK_TX, &c->txq, c, speed);
+  }
+  return 0;
+}
+
+/* The client page caches, the connections and every daemon thread. */
+int eng_setup_daemons(struct eng *e, struct nw_err *err)
+{
+  const struct scenario *s = e->s;
+  int local = e->local;
+  double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
+  int nconns = local ? 0 : e->map.nconns;
+  e->conns = calloc((size_t)(nconns > 0 ? nconns : 1), sizeof *e->conns);
+  if (!e->conns)
+    return nw_fail(err, e->s->path, 0, 0, "out of memory");
+  char name[96], who[96];
+  e->clients = calloc((size_t)s->nclients, sizeof *e->clients);
+  if (!e->clients)
+    return nw_fail(err, e->s->path, 0, 0, "out of memory");
+  if (s->client.ram_bytes > 0 && !local) {
+    double chunk = 0.0;
+    proto_split(&s->proto, 1, 1e15, &chunk);
+    for (int c = 0; c < s->nclients; c++) {
+      struct eng_client *cl = &e->clients[c];
+      cl->cache = pcache_create((uint64_t)s->client.ram_bytes, 4096);
+      if (!cl->cache)
+        return nw_fail(err, e->s->path, 0, 0, "out of memory");
+      accel_init(&cl->bus, "client.memory", s->client.copy_bytes_per_s, 0.0);
+      cl->dirty_limit_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_ratio);
+      cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
+    }
+  }
+  eng_queue_init(e, &e->poolq);
+  eng_queue_init(e, &e->softirqq);
+  e->softirq_single = !local && s->soc.irq_core >= 0;
+  if (e->softirq_single) {
+    snprintf(name, sizeof name, "soc.ksoftirqd%d", (int)s->soc.irq_core);
+    e->softirq = eng_thread_new(e, name, "NIC receive processing (all interrupts on one core)", speed);
+    if (!e->softirq)
+      return nw_fail(err, e->s->path, 0, 0, "out of memory");
+    e->softirq->softirq = 1;
+    eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
+  }
+  if (e->ops->shape == PROTO_SHAPE_POOL && !e->net_only) {
+    int nt = e->ops->pool_threads(&s->proto);
+    for (int i = 0; i < nt; i++) {
+      char actor[32];
+      snprintf(name, sizeof name, "soc.%s%d", e->ops->daemon, i);
+      snprintf(actor, sizeof actor, "%s%d", e->ops->daemon, i);
+      if (eng_daemon_start(e, actor, name, e->ops->daemon_who, ENG_WORK_POOL, &e->poolq, NULL, speed) < 0)
+        return nw_fail(err, e->s->path, 0, 0, "out of memory");
+    }
+  }
+  for (int i = 0; i < nconns; i++) {
+    struct eng_conn *c = &e->conns[i];
+    c->pc = &e->map.conns[i];
+    c->host = sg_host_by_name(c->pc->host);
+    c->route = -1;
+    for (int m = 0; m < e->map.nas_ports && m < PLAT_MAX_BOND; m++)
+      if (e->map.failover & (1u << m)) {
+        snprintf(name, sizeof name, "%sx%d", c->pc->host, m);
+        c->alt_host[m] = sg_host_by_name(name);
+      }
+    snprintf(name, sizeof name, "srv-%s", c->pc->host);
+    c->srv = sg_mailbox_by_name(name);
+    eng_queue_init(e, &c->txq);
+    eng_queue_init(e, &c->rxq);
+    eng_queue_init(e, &c->cacheq);
+    if (!e->softirq_single) {
+      snprintf(name, sizeof name, "soc.softirq.c%d.%d", c->pc->client, c->pc->index);
+      snprintf(who, sizeof who, "receive processing of client %d's flow", c->pc->client);
+      c->softirq = eng_thread_new(e, name, who, speed);
+      if (!c->softirq)
+        return nw_fail(err, e->s->path, 0, 0, "out of memory");
+      c->softirq->softirq = 1;
+    }
+    if (e->clients[c->pc->client].cache)
+      eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
+    c->deliver = e->ops->shape == PROTO_SHAPE_POOL && !e->net_only ? &e->poolq : &c->rxq;
+    eng_spawn("socket", e->nas, eng_socket_main, c, 1);
+    eng_wire_start(e, c);
+    if (eng_conn_daemons(e, c, speed) < 0)
+      return nw_fail(err, e->s->path, 0, 0, "out of memory");
+  }
+
+  return 0;
+}

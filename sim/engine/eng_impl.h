@@ -1,0 +1,216 @@
+/* eng_impl.h - the engine's private records and the helpers its files
+ * share (engine.c: accounting, queues, storage hooks, client jobs, faults;
+ * daemon.c: the network receive path and the protocol daemons; run.c:
+ * setting up a run and collecting its results).  Only sim/engine/ uses
+ * it: it includes SimGrid. */
+#ifndef NASTWIN_ENG_IMPL_H
+#define NASTWIN_ENG_IMPL_H
+
+#include <gsl/gsl_rng.h>
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <simgrid/semaphore.h>
+
+#include "models/net/mpio.h"
+#include "sim/analysis/stats.h"
+#include "sim/config/workgen.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/platform.h"
+
+struct eng;
+struct eng_job;
+
+/* A CPU thread of the SoC (or of a client in local mode): accounting only. */
+struct eng_thread {
+  char name[96];
+  char who[96];
+  double cycles; /* reference cycles executed inside the window */
+  double speed;  /* host speed (cycles/s) */
+  int softirq;   /* interrupt context: runs ahead of processes on its core */
+  int holding;   /* 1 while it holds a request (or a kernel work item) */
+  double hold_since_s;
+  double occupied_s; /* time inside the window holding one (s) */
+};
+
+struct eng_req {
+  struct eng_job *job;
+  int conn;          /* index into the job's connections */
+  int write;
+  uint64_t offset_bytes, len_bytes;
+  double t_issue_s;
+  int opens;        /* files opened (and closed) before this I/O: file copies */
+  double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
+  double softirq_cycles;       /* receive packet processing, set by eng_cycles */
+  int absorbed;      /* a buffered write taken by the client's page cache */
+  int flush;         /* write-back of the client's dirty data (not a client I/O) */
+  int rec;           /* replay: the trace record, else -1 */
+  int error;         /* the storage ended it with an I/O error (failed volume) */
+  sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
+                        pread() without aio), NULL if none */
+  struct eng_req *next;
+};
+
+/* A FIFO of requests plus a semaphore: hand-offs between actors. */
+struct eng_queue {
+  struct eng_req *head, *tail;
+  sg_sem_t sem;
+};
+
+struct eng_conn {
+  const struct plat_conn *pc;
+  sg_host_t host;
+  sg_mailbox_t srv;             /* where the daemon receives (SMB, iSCSI) */
+  struct eng_queue txq;         /* PROTO_SHAPE_RXTX: completions waiting for the tx thread */
+  struct eng_queue rxq;         /* requests received on this connection's socket */
+  struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
+  struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
+  struct eng_queue wireq;       /* requests waiting for a sender of the client socket */
+  struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
+  double bytes_up, bytes_down;  /* payload carried in the window */
+  int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
+  sg_host_t alt_host[PLAT_MAX_BOND]; /* client end while rehashed without member M */
+  double alt_up[PLAT_MAX_BOND], alt_down[PLAT_MAX_BOND]; /* payload carried while rehashed */
+  int proc_work;                /* PROTO_SHAPE_PROCESS: requests in rxq or being executed */
+};
+
+struct eng_job {
+  struct eng *e;
+  const struct job *spec;
+  int client, copy, id;
+  gsl_rng *rng;
+  double region_start, region_bytes;
+  struct workgen gen;       /* the job's I/O stream */
+  int depth;                /* effective outstanding limit */
+  int outstanding;
+  uint64_t issued, completed;
+  int nconns;
+  int conn0;                /* first connection (global index) of the client */
+  sg_mailbox_t reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS];
+  struct eng_queue sendq[16]; /* requests another lane must send */
+  struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
+  struct mpio *mpio;
+  int rr;
+  struct eng_queue localq;  /* local mode: completions */
+  sg_sem_t done;
+  int finished;
+  double t_end;
+  int pending_timer;        /* thinktime / open loop: issues owed */
+  sg_sem_t timer_sem;
+  sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
+};
+
+/* A client's page cache for buffered writes (write-back, flushed on close). */
+struct eng_client {
+  struct pcache *cache; /* NULL: no client cache */
+  struct accel bus;     /* the client's memory copies */
+  uint64_t dirty_limit_bytes;
+  uint64_t flush_chunk_bytes; /* largest write request of the protocol */
+};
+
+struct eng_kthread {
+  struct eng *e;
+  enum stack_thread kind;
+  struct eng_thread acct;
+  struct eng_kwork { double cycles; uint64_t token; struct eng_kwork *next; } *head, *tail;
+  sg_sem_t sem;
+};
+
+struct eng {
+  const struct scenario *s;
+  const struct workload_step *step;
+  struct plat_map map;
+  const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
+  int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
+  sg_host_t nas;            /* where daemons and the storage run */
+  struct stack *stack;
+  struct disk **disks, **cache;
+  struct accel parity, crypto, mem_bus;
+  sg_sem_t storage_wake;
+  double storage_deadline;
+  struct eng_kthread kthreads[STACK_THREAD_COUNT];
+  struct eng_conn *conns;
+  struct eng_client *clients;
+  struct eng_job *jobs;
+  int njobs;
+  struct eng_thread *threads[4096];
+  int nthreads;
+  struct eng_queue poolq;   /* requests waiting for a thread of the pool (PROTO_SHAPE_POOL) */
+  int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
+  struct eng_queue softirqq;
+  struct eng_thread *softirq; /* ksoftirqd on the irq core */
+  int proc_runnable;        /* daemon processes (PROTO_SHAPE_PROCESS) with a request to execute */
+  struct stats_hist *h_read, *h_write, *h_all;
+  struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
+  double *replay_lat;       /* replay jobs: each request's response time (s) */
+  int nreplay_lat, replay_cap;
+  double bytes_read, bytes_write;
+  uint64_t ios_read, ios_write;
+  uint64_t err_read, err_write; /* I/Os ended with an error in the window */
+  double ramp_s, t_end_s, last_done_s;
+  struct stats_series series;
+  struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
+  struct eng_req *free_reqs;
+  int op_running;
+  double header_bytes;
+  int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
+  int nprep;    /* prep job copies still running (IOZone lays out its file first) */
+  sg_sem_t *sems; /* every semaphore, destroyed with the engine */
+  int nsems, capsems;
+  void **owned; /* small per-actor records, freed with the engine */
+  int nowned, capowned;
+};
+
+/* One connection of one job copy: its client actors. */
+struct eng_lane {
+  struct eng_job *job;
+  int conn;
+};
+
+/* calloc a record that lives as long as the engine (NULL out of memory). */
+void *eng_own(struct eng *e, size_t size);
+/* A CPU thread accounted in the results (NULL out of memory). */
+struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed);
+/* Execute cycles on the calling actor's host, accounting them to t. */
+void eng_exec(struct eng *e, struct eng_thread *t, double cycles);
+/* Occupancy: t takes a request (eng_hold) and hands it on (eng_release). */
+void eng_hold(struct eng_thread *t);
+void eng_release(const struct eng *e, struct eng_thread *t);
+/* t's occupancy at the end of the run (s). */
+double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s);
+/* A semaphore destroyed with the engine. */
+sg_sem_t eng_sem(struct eng *e);
+void eng_queue_init(struct eng *e, struct eng_queue *q);
+void eng_queue_push(struct eng_queue *q, struct eng_req *r);
+struct eng_req *eng_queue_pop(struct eng_queue *q);
+/* Start an actor on host with data; daemon 1: it does not keep the run alive. */
+sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data, int daemon);
+
+/* Storage: submit a request, reply to its client, the stack's hooks. */
+void eng_submit(struct eng *e, struct eng_req *r);
+void eng_send_reply(struct eng *e, struct eng_req *r);
+void eng_hook_done(void *ctx, double now_s, uint64_t tag);
+void eng_hook_error(void *ctx, double now_s, uint64_t tag);
+void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t token);
+void eng_storage_main(int argc, char **argv);
+void eng_kthread_main(int argc, char **argv);
+/* Steady-state caches before measuring; 0, or -1 out of memory. */
+int eng_precondition(struct eng *e);
+
+/* Client side and background actors (engine.c). */
+void eng_client_copy_main(int argc, char **argv);
+void eng_op_main(int argc, char **argv);
+void eng_faults_main(int argc, char **argv);
+int eng_setup_jobs(struct eng *e, struct nw_err *err);
+/* Receives the NAS socket keeps posted (so back-to-back messages of one
+ * TCP stream do not pay the route latency between them), and as many
+ * client senders. */
+#define ENG_SOCKET_POSTED 2
+/* The client senders of connection c's socket. */
+void eng_wire_start(struct eng *e, struct eng_conn *c);
+
+/* Connections, the receive path and the protocol daemons (daemon.c);
+ * 0, or -1 with err. */
+int eng_setup_daemons(struct eng *e, struct nw_err *err);
+
+#endif
