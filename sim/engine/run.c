@@ -322,6 +322,31 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   return 0;
 }
 
+/* The client I/O figures of the measured window: totals per direction,
+ * fio's slices, a replay's demerit, errored I/Os and the volume's state. */
+static void eng_collect_totals(struct eng *e, struct run_result *out)
+{
+  const struct scenario *s = e->s;
+  eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
+  eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
+  eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
+  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
+  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
+  if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
+    eng_replay_result(e, out);
+  out->read.errors = e->err_read;
+  out->write.errors = e->err_write;
+  out->all.errors = e->err_read + e->err_write;
+  struct stack_volume_state vol;
+  stack_volume_get(e->stack, &vol);
+  out->volume_failed = vol.failed;
+  out->volume_failed_at_s = vol.failed_at_s;
+  out->volume_lost_bytes = vol.lost_bytes_estimate;
+  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
+  for (int i = 0; i < out->nseries; i++)
+    out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
+}
+
 /* Totals, utilisation of every resource, power and operations into out. */
 static void eng_collect(struct eng *e, struct run_result *out)
 {
@@ -365,24 +390,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
   if (!with_workload)
     wend = now;
   out->window_s = wend - e->ramp_s > 0 ? wend - e->ramp_s : 0.0;
-  eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
-  eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
-  eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
-  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
-  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
-  if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
-    eng_replay_result(e, out);
-  out->read.errors = e->err_read;
-  out->write.errors = e->err_write;
-  out->all.errors = e->err_read + e->err_write;
-  struct stack_volume_state vol;
-  stack_volume_get(e->stack, &vol);
-  out->volume_failed = vol.failed;
-  out->volume_failed_at_s = vol.failed_at_s;
-  out->volume_lost_bytes = vol.lost_bytes_estimate;
-  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
-  for (int i = 0; i < out->nseries; i++)
-    out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
+  eng_collect_totals(e, out);
 
   /* Utilisation: threads, links, disks, engines. */
   double T = out->window_s;
