@@ -15,6 +15,9 @@
 
 #define CLI_MAX_LOG 16
 
+/* Prediction intervals by default up to this many client I/Os in flight. */
+#define CLI_CI_AUTO_MAX_OUTSTANDING 256
+
 struct cli_opts {
   const char *scenario;
   const char *fio;
@@ -23,6 +26,7 @@ struct cli_opts {
   struct calib_use calib;
   struct calib_which which; /* resolved by cli_load */
   int no_ci;                /* --no-ci: skip the prediction intervals */
+  int ci;                   /* --ci: compute them however large the run */
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -48,6 +52,8 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --uncalibrated       catalogue values, no calibration (to compare)\n"
           "  --no-ci              no 90 %% prediction intervals (a calibrated run repeats each step\n"
           "                       at every fitted parameter -+ its standard error to give them)\n"
+          "  --ci                 intervals even past 256 I/Os in flight (by default skipped there:\n"
+          "                       the repeats grow slow)\n"
           "  --output-format FMT  json or fio-json: the JSON fio 3.33 writes; json+: with the\n"
           "                       clat_ns histogram bins; normal: the text summary (default)\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
@@ -83,6 +89,8 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->json = 1;
     } else if (!strcmp(a, "--no-ci")) {
       o->no_ci = 1;
+    } else if (!strcmp(a, "--ci")) {
+      o->ci = 1;
     } else if (!strcmp(a, "--output-format") || !strncmp(a, "--output-format=", 16)) {
       /* fio's spellings, with '=' or as the next argument. */
       const char *f = a[15] == '=' ? a + 16 : val;
@@ -205,7 +213,22 @@ int cli_run(int argc, char **argv)
   }
   struct cli_ctx ctx = {.s = &s, .o = &o};
   int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
-  if (!failed && !o.no_ci && !o.fio_json &&
+  /* Each interval costs one more simulation per direction of every fitted
+   * parameter that reaches the scenario, and a simulation's cost per I/O
+   * grows with the I/Os in flight: past CLI_CI_AUTO_MAX_OUTSTANDING the
+   * intervals are left to --ci (a rule on the scenario, so the output
+   * stays the same run to run). */
+  int outstanding = 0;
+  for (int i = 0; i < nsteps; i++)
+    if (res[i].clients * res[i].outstanding_per_client > outstanding)
+      outstanding = res[i].clients * res[i].outstanding_per_client;
+  int want_ci = !o.no_ci && !o.fio_json && (o.ci || outstanding <= CLI_CI_AUTO_MAX_OUTSTANDING);
+  if (!failed && !o.no_ci && !o.fio_json && !want_ci && o.which.path[0])
+    fprintf(stderr,
+            "nastwin: note: no prediction intervals: %d I/Os in flight make each extra simulation slow "
+            "(over %d); --ci computes them\n",
+            outstanding, CLI_CI_AUTO_MAX_OUTSTANDING);
+  if (!failed && want_ci &&
       calib_ci_run(&o.which, o.scenario, o.catalog, o.sets, o.nsets, o.fio, nsteps, o.jobs, res, &err) < 0) {
     nw_err_print(&err, stderr);
     failed++;
