@@ -27,7 +27,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 for t in test_units test_stats test_fio test_presets test_net test_soc test_raid test_stack \
          test_mva test_storage_rebuild test_disks; do
-  CK_FORK=no NASTWIN_SOURCE_DIR="$PWD" "${vg[@]}" "build/$t" >/dev/null
+  CK_FORK=no NASTWIN_SOURCE_DIR="$PWD" NASTWIN_BIN="$PWD/build/nastwin" "${vg[@]}" "build/$t" >/dev/null
 done
 for run in "" "--set protocol.kind=nfs" "--set protocol.kind=iscsi" tests/scenarios/mpio-failover.yaml \
            tests/scenarios/client-cache-rewrite.yaml; do
