@@ -60,6 +60,7 @@ struct size_prices {
 
 struct size_problem {
   const char *file;
+  const struct calib_which *calib; /* applied to each configuration as it is loaded */
   const struct cfg_set *base;
   int nbase;
   struct size_axis ax[SIZE_MAX_AXES];
@@ -82,6 +83,7 @@ struct size_config {
 
 struct size_batch {
   const char *file;
+  const struct calib_which *calib;
   const struct size_config *cfg;
 };
 
@@ -90,7 +92,7 @@ static void size_task(void *vctx, int task, struct run_result *out)
   struct size_batch *b = vctx;
   struct scenario s;
   struct nw_err err = {0};
-  if (cfg_load(b->file, NULL, b->cfg[task].sets, b->cfg[task].nsets, NULL, &s, &err) < 0) {
+  if (calib_cfg_load(b->calib, b->file, NULL, b->cfg[task].sets, b->cfg[task].nsets, NULL, &s, &err) < 0) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure, SIZE_INVALID "%.460s", err.msg);
     return;
@@ -220,7 +222,7 @@ static int size_cost(const struct size_problem *pb, const struct size_axis *ax,
   size_config_of(pb, ax, &c);
   struct scenario s;
   struct nw_err err = {0};
-  if (cfg_load(pb->file, NULL, c.sets, c.nsets, NULL, &s, &err) < 0)
+  if (calib_cfg_load(pb->calib, pb->file, NULL, c.sets, c.nsets, NULL, &s, &err) < 0)
     return -1; /* not a valid configuration: no cost */
   int rc = 0;
   if (pb->obj == SIZE_BAYS)
@@ -267,7 +269,7 @@ static void size_print_eval(struct size_problem *pb, const struct size_config *c
 static int size_run(struct size_problem *pb, const struct size_config *cfg, int n,
                     struct run_result *results)
 {
-  struct size_batch b = {.file = pb->file, .cfg = cfg};
+  struct size_batch b = {.file = pb->file, .calib = pb->calib, .cfg = cfg};
   runpool_run(n, pb->jobs, 0.0, size_task, &b, results, NULL);
   for (int i = 0; i < n; i++)
     size_print_eval(pb, &cfg[i], &results[i]);
@@ -615,19 +617,16 @@ int cli_size(int argc, char **argv)
   }
   if (size_parse_target(target, &pb) < 0)
     goto out;
+  /* The calibration is applied to each configuration as it is loaded: a
+   * drive or level axis changes which fitted values reach it. */
   struct calib_which w;
-  struct cfg_set all[CFG_MAX_SETS];
-  static char calib_text[65536];
-  int nall = calib_use_resolve(&calib, &w, &err) < 0
-                 ? -1
-                 : calib_sets(&w, pb.file, NULL, sets, nsets, NULL, all, CFG_MAX_SETS - SIZE_MAX_AXES,
-                              calib_text, sizeof calib_text, &err);
-  if (nall < 0) {
+  if (calib_use_resolve(&calib, &w, &err) < 0) {
     nw_err_print(&err, stderr);
     goto out;
   }
-  pb.base = all;
-  pb.nbase = nall;
+  pb.calib = &w;
+  pb.base = sets;
+  pb.nbase = nsets;
   printf("size: target %s %s %g; objective %s; ranges bisected, lists searched exhaustively; %s%s\n",
          sweep_metric_name(pb.metric), pb.op, pb.target, size_objective_names[pb.obj],
          w.path[0] ? "calibration " : "uncalibrated", w.name);
