@@ -381,8 +381,7 @@ int sweep_ncols(const struct sweep *s)
   return n;
 }
 
-/* Index of group gi's value at point p: the last axis varies fastest. */
-static int sweep_digit(const struct sweep *s, long point, int gi)
+int sweep_digit(const struct sweep *s, long point, int gi)
 {
   long div = 1;
   for (int i = s->ngroups - 1; i > gi; i--)

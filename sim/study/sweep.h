@@ -61,6 +61,9 @@ void sweep_free(struct sweep *s); /* accepts zeroed */
 
 /* Axis columns (each zipped path is a column). */
 int sweep_ncols(const struct sweep *s);
+
+/* Index of group gi's value at point `point`: the last axis varies fastest. */
+int sweep_digit(const struct sweep *s, long point, int gi);
 const char *sweep_col_path(const struct sweep *s, int col);
 /* Value (text) of column col at point p. */
 const char *sweep_value(const struct sweep *s, long point, int col);

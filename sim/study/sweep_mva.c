@@ -66,15 +66,6 @@ long sweep_mva_anchors(const struct sweep *sw, int sample, unsigned char *anchor
   return count;
 }
 
-/* Index of group gi's value at point p (the last axis varies fastest). */
-static int sweep_mva_digit(const struct sweep *sw, long p, int gi)
-{
-  long div = 1;
-  for (int i = sw->ngroups - 1; i > gi; i--)
-    div *= sw->groups[i].nvalues;
-  return (int)((p / div) % sw->groups[gi].nvalues);
-}
-
 /* Distance between points: a population axis is cheap to move along (N
  * is scaled), any other axis costs ten times more per step of its range. */
 static double sweep_mva_distance(const struct sweep *sw, long a, long b)
@@ -82,7 +73,7 @@ static double sweep_mva_distance(const struct sweep *sw, long a, long b)
   double d = 0.0;
   for (int g = 0; g < sw->ngroups; g++) {
     int n = sw->groups[g].nvalues;
-    double step = fabs((double)(sweep_mva_digit(sw, a, g) - sweep_mva_digit(sw, b, g))) /
+    double step = fabs((double)(sweep_digit(sw, a, g) - sweep_digit(sw, b, g))) /
                   (n > 1 ? n - 1 : 1);
     d += step * (sweep_mva_population(sw->groups[g].path[0]) ? 1.0 : 10.0);
   }
