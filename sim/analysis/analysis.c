@@ -81,6 +81,11 @@ double analysis_util(const struct res_resource *x, double window_s)
   return u > 1.0 ? 1.0 : u;
 }
 
+int analysis_blocked(const struct res_resource *x)
+{
+  return x->kind == RES_THREAD && x->occupied_s > 2.0 * x->busy_s;
+}
+
 double analysis_demand_s(const struct res_resource *x, uint64_t ios)
 {
   double b = x->busy_s;
@@ -157,7 +162,7 @@ void analysis_finish(struct run_result *r)
     r->bound_iops = 1.0 / D;
     r->bound_MBps = C ? r->bound_iops * r->all.bytes / (double)C / 1e6 : 0.0;
   }
-  int blocked = b->kind == RES_THREAD && b->occupied_s > 2.0 * b->busy_s;
+  int blocked = analysis_blocked(b);
   if (best < ANALYSIS_SATURATED) {
     /* Nothing saturates: the population of outstanding I/Os is the limit. */
     r->window_limited = 1;

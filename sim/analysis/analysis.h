@@ -35,6 +35,10 @@ double analysis_util(const struct res_resource *x, double window_s);
 /* Demand per I/O behind that utilisation (s): occupied or busy time / ios. */
 double analysis_demand_s(const struct res_resource *x, uint64_t ios);
 
+/* 1 for a thread that holds its requests far longer (> 2 x) than it
+ * computes: it sleeps in a blocking call while it serialises them. */
+int analysis_blocked(const struct res_resource *x);
+
 /* "window" for a window-limited run, else the bottleneck's name ("none"). */
 const char *analysis_bottleneck_name(const struct run_result *r);
 

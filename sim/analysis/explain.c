@@ -90,7 +90,7 @@ void explain_story_of(const struct scenario *s, int step, const struct run_resul
     const struct res_resource *b = &r->res[e->b];
     e->util = r->bottleneck_util;
     e->D = analysis_demand_s(b, r->all.ios);
-    e->blocked = b->kind == RES_THREAD && b->occupied_s > 2.0 * b->busy_s;
+    e->blocked = analysis_blocked(b);
     for (int i = 0; i < r->nres; i++) {
       const struct res_resource *x = &r->res[i];
       if (i == e->b || x->kind == RES_CORE || analysis_demand_s(x, r->all.ios) <= 0)
@@ -131,27 +131,40 @@ static int explain_path_rank(const struct res_resource *x)
   }
 }
 
+/* The resources along an I/O's path, client to disk and back, that serve
+ * it (demand > 0; cores and the CPU aggregate left out): their indices into
+ * r->res in path order.  Returns how many (at most RES_MAX_RESOURCES). */
+static int explain_chain(const struct run_result *r, int *order)
+{
+  int n = 0;
+  for (int rank = 0; rank <= 8; rank++)
+    for (int i = 0; i < r->nres; i++) {
+      const struct res_resource *x = &r->res[i];
+      if (x->kind != RES_CORE && x->kind != RES_CPU && analysis_demand_s(x, r->all.ios) > 0 &&
+          explain_path_rank(x) == rank)
+        order[n++] = i;
+    }
+  return n;
+}
+
 static void explain_text_chain(FILE *out, const struct run_result *r, const struct explain_story *e)
 {
   fprintf(out, "\n1. The chain of demands: service each I/O needs along its path (busy time per\n"
                "   I/O; for a thread that holds a request while blocked, its occupied time).\n");
-  int shown = 0, hidden = 0;
-  for (int rank = 0; rank <= 8; rank++)
-    for (int i = 0; i < r->nres; i++) {
-      const struct res_resource *x = &r->res[i];
-      double D = analysis_demand_s(x, r->all.ios);
-      if (x->kind == RES_CORE || x->kind == RES_CPU || !(D > 0) || explain_path_rank(x) != rank)
-        continue;
-      if (shown >= 24 && i != e->b) {
-        hidden++;
-        continue;
-      }
-      shown++;
-      int occ = x->kind == RES_THREAD && x->occupied_s > 2.0 * x->busy_s;
-      fprintf(out, "   %-26s D = %9.4g ms  U = %5.1f%%%s  %s%s\n", x->name, D * 1e3,
-              analysis_util(x, r->window_s) * 100.0, occ ? " occupied" : "", x->who,
-              i == e->b ? "   <- the most utilised" : "");
+  static int order[RES_MAX_RESOURCES];
+  int n = explain_chain(r, order), shown = 0, hidden = 0;
+  for (int k = 0; k < n; k++) {
+    int i = order[k];
+    const struct res_resource *x = &r->res[i];
+    if (shown >= 24 && i != e->b) {
+      hidden++;
+      continue;
     }
+    shown++;
+    fprintf(out, "   %-26s D = %9.4g ms  U = %5.1f%%%s  %s%s\n", x->name, analysis_demand_s(x, r->all.ios) * 1e3,
+            analysis_util(x, r->window_s) * 100.0, analysis_blocked(x) ? " occupied" : "", x->who,
+            i == e->b ? "   <- the most utilised" : "");
+  }
   if (hidden)
     fprintf(out, "   ... and %d more resources of the same kinds (one per client)\n", hidden);
   fprintf(out, "   One I/O alone: D = %.4g ms (the sum, less %.4g ms spent at two places at once:\n"
@@ -379,21 +392,16 @@ void explain_json(FILE *out, const struct run_result *r, const struct explain_st
   explain_json_num(out, "lat_mean_ms", e->R * 1e3);
   explain_json_num(out, "little_R_ms", e->R_little * 1e3);
   fputs(",\n \"chain\": [", out);
-  int first = 1;
-  for (int rank = 0; rank <= 8; rank++)
-    for (int i = 0; i < r->nres; i++) {
-      const struct res_resource *x = &r->res[i];
-      double D = analysis_demand_s(x, r->all.ios);
-      if (x->kind == RES_CORE || x->kind == RES_CPU || !(D > 0) || explain_path_rank(x) != rank)
-        continue;
-      fputs(first ? "{\"resource\": " : ", {\"resource\": ", out);
-      first = 0;
-      report_json_string(out, x->name);
-      explain_json_num(out, "demand_ms", D * 1e3);
-      explain_json_num(out, "util", analysis_util(x, r->window_s));
-      fprintf(out, ", \"occupied\": %s}",
-              x->kind == RES_THREAD && x->occupied_s > 2.0 * x->busy_s ? "true" : "false");
-    }
+  static int order[RES_MAX_RESOURCES];
+  int n = explain_chain(r, order);
+  for (int k = 0; k < n; k++) {
+    const struct res_resource *x = &r->res[order[k]];
+    fputs(k == 0 ? "{\"resource\": " : ", {\"resource\": ", out);
+    report_json_string(out, x->name);
+    explain_json_num(out, "demand_ms", analysis_demand_s(x, r->all.ios) * 1e3);
+    explain_json_num(out, "util", analysis_util(x, r->window_s));
+    fprintf(out, ", \"occupied\": %s}", analysis_blocked(x) ? "true" : "false");
+  }
   fputs("],\n \"limit\": {\"window_limited\": ", out);
   fputs(e->window ? "true" : "false", out);
   fputs(", \"resource\": ", out);

@@ -128,7 +128,7 @@ static void qnet_sum(const struct run_result *r, struct qnet_sum *g)
     if (x->kind == RES_THREAD) {
       g->nthreads++;
       g->busy_thread_s += x->demand_s_per_io;
-      if (x->occupied_s > 2.0 * x->busy_s)
+      if (analysis_blocked(x))
         g->blocked_s += d - x->demand_s_per_io;
       if (qnet_per_client(x->name))
         qnet_sum_role(g, x->name, d, x->demand_s_per_io);
