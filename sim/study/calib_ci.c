@@ -40,12 +40,6 @@ static int calib_ci_num(const char *text, double *x, char *unit, size_t len)
   return 0;
 }
 
-static const char *calib_ci_scalar(const struct ynode *map, const char *key)
-{
-  const struct ynode *n = ytree_get(map, key);
-  return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
-}
-
 /* The parameters of the file at path that reach s with a finite se > 0. */
 static int calib_ci_params(const char *path, const struct scenario *s, struct calib_unc *u, int max,
                            struct nw_err *err)
@@ -55,25 +49,17 @@ static int calib_ci_params(const char *path, const struct scenario *s, struct ca
     return -1;
   const struct ynode *list = ytree_get(root, "parameters");
   int n = 0;
-  for (int i = 0; list && list->kind == YNODE_SEQ && i < s->nfits && n < max; i++) {
-    char entry[96];
-    const char *key;
-    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+  for (int i = 0; i < s->nfits && n < max; i++) {
+    const struct ynode *e = calib_record_of_fit(list, s, i);
+    if (!e)
       continue;
-    for (int k = 0; k < list->n; k++) {
-      const struct ynode *e = list->kids[k];
-      const char *pe = calib_ci_scalar(e, "entry"), *pk = calib_ci_scalar(e, "key");
-      if (!pe || !pk || strcmp(pe, entry) || strcmp(pk, key))
-        continue;
-      struct calib_unc q = {0};
-      snprintf(q.path, sizeof q.path, "%s", s->fits[i].path);
-      if (calib_ci_num(calib_ci_scalar(e, "value"), &q.value, q.unit, sizeof q.unit) == 0 &&
-          calib_ci_num(calib_ci_scalar(e, "stderr"), &q.se, NULL, 0) == 0 &&
-          calib_ci_num(calib_ci_scalar(e, "lo"), &q.lo, NULL, 0) == 0 &&
-          calib_ci_num(calib_ci_scalar(e, "hi"), &q.hi, NULL, 0) == 0 && q.se > 0 && q.hi > q.lo)
-        u[n++] = q;
-      break;
-    }
+    struct calib_unc q = {0};
+    snprintf(q.path, sizeof q.path, "%s", s->fits[i].path);
+    if (calib_ci_num(calib_scalar(e, "value"), &q.value, q.unit, sizeof q.unit) == 0 &&
+        calib_ci_num(calib_scalar(e, "stderr"), &q.se, NULL, 0) == 0 &&
+        calib_ci_num(calib_scalar(e, "lo"), &q.lo, NULL, 0) == 0 &&
+        calib_ci_num(calib_scalar(e, "hi"), &q.hi, NULL, 0) == 0 && q.se > 0 && q.hi > q.lo)
+      u[n++] = q;
   }
   ytree_free(root);
   return n;

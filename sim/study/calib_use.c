@@ -103,10 +103,24 @@ int calib_cfg_load(const struct calib_which *w, const char *path, const char *ca
 
 /* ---- using a calibrated.yaml ---- */
 
-static const char *calib_scalar(const struct ynode *map, const char *key)
+const char *calib_scalar(const struct ynode *map, const char *key)
 {
   const struct ynode *n = ytree_get(map, key);
   return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
+}
+
+const struct ynode *calib_record_of_fit(const struct ynode *list, const struct scenario *s, int i)
+{
+  char entry[96];
+  const char *key;
+  if (!list || list->kind != YNODE_SEQ || calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+    return NULL;
+  for (int k = 0; k < list->n; k++) {
+    const char *pe = calib_scalar(list->kids[k], "entry"), *pk = calib_scalar(list->kids[k], "key");
+    if (pe && pk && !strcmp(pe, entry) && !strcmp(pk, key))
+      return list->kids[k];
+  }
+  return NULL;
 }
 
 int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets, int max, char *text,
@@ -121,35 +135,31 @@ int calib_load(const char *path, const struct scenario *s, struct cfg_set *sets,
     ytree_free(root);
     return -1;
   }
+  for (int k = 0; s->nfits > 0 && k < list->n; k++) {
+    const struct ynode *e = list->kids[k];
+    if (!calib_scalar(e, "entry") || !calib_scalar(e, "key") || !calib_scalar(e, "value")) {
+      nw_fail(err, e->file, e->line, e->col, "calibrated file: a parameter needs entry, key and value");
+      ytree_free(root);
+      return -1;
+    }
+  }
   int n = 0;
   size_t used = 0;
   for (int i = 0; i < s->nfits; i++) {
-    char entry[96];
-    const char *key;
-    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
+    const struct ynode *e = calib_record_of_fit(list, s, i);
+    if (!e)
       continue;
-    for (int k = 0; k < list->n; k++) {
-      const struct ynode *e = list->kids[k];
-      const char *pe = calib_scalar(e, "entry"), *pk = calib_scalar(e, "key"), *pv = calib_scalar(e, "value");
-      if (!pe || !pk || !pv) {
-        nw_fail(err, e->file, e->line, e->col, "calibrated file: a parameter needs entry, key and value");
-        ytree_free(root);
-        return -1;
-      }
-      if (strcmp(pe, entry) || strcmp(pk, key))
-        continue;
-      size_t lp = strlen(s->fits[i].path) + 1, lv = strlen(pv) + 1;
-      if (n >= max || used + lp + lv > text_len) {
-        nw_fail(err, path, 0, 0, "calibrated file: more sets than room for (%d)", max);
-        ytree_free(root);
-        return -1;
-      }
-      memcpy(text + used, s->fits[i].path, lp);
-      memcpy(text + used + lp, pv, lv);
-      sets[n++] = (struct cfg_set){.path = text + used, .value = text + used + lp};
-      used += lp + lv;
-      break;
+    const char *pv = calib_scalar(e, "value");
+    size_t lp = strlen(s->fits[i].path) + 1, lv = strlen(pv) + 1;
+    if (n >= max || used + lp + lv > text_len) {
+      nw_fail(err, path, 0, 0, "calibrated file: more sets than room for (%d)", max);
+      ytree_free(root);
+      return -1;
     }
+    memcpy(text + used, s->fits[i].path, lp);
+    memcpy(text + used + lp, pv, lv);
+    sets[n++] = (struct cfg_set){.path = text + used, .value = text + used + lp};
+    used += lp + lv;
   }
   ytree_free(root);
   return n;

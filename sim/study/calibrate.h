@@ -91,6 +91,13 @@ double calib_dx_du(double u, double lo, double hi);
 int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *entry, size_t len,
                        const char **key);
 
+/* A calibrated.yaml record's scalar value of key, NULL when absent. */
+const char *calib_scalar(const struct ynode *map, const char *key);
+
+/* The record of `parameters` (list) that calibrates fit i of s (same
+ * catalogue entry and key), NULL when the file has none. */
+const struct ynode *calib_record_of_fit(const struct ynode *list, const struct scenario *s, int i);
+
 /* FNV-1a 64 of a file's bytes; 0 when unreadable. */
 uint64_t calib_fnv_file(const char *path);
 
