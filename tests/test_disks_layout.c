@@ -1,7 +1,8 @@
 /* The hdd model's measured geometry (models/disks/hdd_layout.c): zones,
  * skews, slips and spares, media time over track switches, the extracted
  * seek table; and the DiskSim-grade hdd keys: host bus time per sector,
- * controller overheads per case, read hits on written data; devices behind
+ * controller overheads per case, read hits on written data, the least
+ * repositioning time (settle_min); devices behind
  * one shared link (`link:` of a drive section).  Every
  * expected figure is worked out by hand in the comment beside it. */
 #include <check.h>
@@ -183,6 +184,74 @@ START_TEST(test_hdd_bus_overheads)
 }
 END_TEST
 
+/* settle_min: a read on the track under the heads re-seeks, so rotation
+ * counts only from the end of the settle.  6000 rpm (T = 10 ms), 100
+ * sectors a track: a 4-sector read takes 0.4 ms of media.  The head reads
+ * blocks 1000..1003 (no read-ahead); a read of blocks 1050..1053 (same
+ * track) arriving at a then completes at c0 = a + w0 + 0.4 ms with w0 the
+ * rotational wait.  With settle_min s = 1.5 ms it completes at the same
+ * time when w0 >= s (the settle hides in the wait) and one turn later when
+ * w0 < s.  Ten arrivals 1 ms apart cover the revolution: both cases occur. */
+static double settle_read(const struct disk_model *m, double *p, double arrive)
+{
+  char msg[256];
+  struct disk *d = disk_create(m, p, "d", 7);
+  struct disk_layout l;
+  one_zone(&l);
+  ck_assert_int_eq(disk_set_layout(d, &l, msg, sizeof msg), 0);
+  struct disk_io a = {.offset_bytes = 512 * 1000, .len_bytes = 2048, .write = 0};
+  struct disk_io b = {.offset_bytes = 512 * 1050, .len_bytes = 2048, .write = 0};
+  disk_submit(d, 0.0, &a);
+  complete(d);
+  disk_submit(d, arrive, &b);
+  double c = complete(d);
+  disk_destroy(d);
+  return c;
+}
+
+START_TEST(test_hdd_settle_min)
+{
+  const struct disk_model *m = disk_model_find("hdd");
+  double p[64] = {0};
+  params_defaults(m->params, m->nparams, p);
+  set(m, p, "capacity", 1.024e9);
+  set(m, p, "rpm", 6000);
+  set(m, p, "heads", 2);
+  set(m, p, "seek_track", 1e-3);
+  set(m, p, "seek_avg", 5e-3);
+  set(m, p, "seek_full", 9e-3);
+  set(m, p, "rate_outer", 5.12e6);
+  set(m, p, "rate_inner", 5.12e6);
+  set(m, p, "power_active", 10);
+  set(m, p, "power_idle", 8);
+  set(m, p, "read_ahead", 0);
+  set(m, p, "ncq_depth", 1);
+  char msg[256];
+  ck_assert_int_eq(m->check(p, msg, sizeof msg), 0);
+  int hidden = 0, late = 0;
+  for (int k = 0; k < 10; k++) {
+    double arrive = 0.1 + k * 1e-3;
+    set(m, p, "settle_min", 0);
+    double c0 = settle_read(m, p, arrive);
+    double w0 = c0 - arrive - 0.4e-3;
+    ck_assert(w0 > -1e-9 && w0 < 10e-3 + 1e-9);
+    set(m, p, "settle_min", 1.5e-3);
+    double c1 = settle_read(m, p, arrive);
+    if (fabs(w0 - 1.5e-3) < 1e-6)
+      continue; /* on the boundary: either is right */
+    if (w0 >= 1.5e-3) {
+      ck_assert_double_eq_tol(c1, c0, 1e-9);
+      hidden++;
+    } else {
+      ck_assert_double_eq_tol(c1, c0 + 10e-3, 1e-9);
+      late++;
+    }
+  }
+  ck_assert_int_ge(hidden, 1);
+  ck_assert_int_ge(late, 1);
+}
+END_TEST
+
 /* `link: {rate, reserved}` puts a section's devices behind one upstream
  * link: two NVMe SSDs in RAID-0 read 1 MiB sequentially at 2 x 3 GB/s
  * alone, at the link's 1 - 0.25 GB/s behind it. */
@@ -231,6 +300,7 @@ int main(void)
   tcase_add_test(tc, test_geom_seek_table);
   tcase_add_test(tc, test_geom_spares_slips);
   tcase_add_test(tc, test_hdd_bus_overheads);
+  tcase_add_test(tc, test_hdd_settle_min);
   tcase_add_test(tc, test_shared_link);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);

@@ -134,6 +134,9 @@ START_TEST(test_import)
   ck_assert_double_eq(fact(d, "cache")->value, 2 * 400 * 512);
   ck_assert_double_eq(fact(d, "read_ahead_within_segment")->value, 1); /* over requested = 0 */
   ck_assert_double_eq_tol(fact(d, "write_settle")->value, 0.25e-3, 1e-15);
+  /* a zero-distance seek settles as long as a one-cylinder seek */
+  ck_assert_double_eq_tol(fact(d, "settle_min")->value, 1e-3, 1e-15);
+  ck_assert_ptr_nonnull(strstr(fact(d, "settle_min")->source, "small.model:"));
   /* first zone: 120 sectors x 512 B x 100 turns/s */
   ck_assert_double_eq_tol(fact(d, "rate_outer")->value, 120 * 512 * 100.0, 1e-6);
   ck_assert_str_eq(fact(d, "rpm")->source, "small.model:26: Rotation speed (in rpms) = 6000");

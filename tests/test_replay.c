@@ -3,7 +3,8 @@
  * from small traces written here (and an iolog recorded by the real fio
  * when it is installed), bad lines refused with file:line, the
  * Ruemmler-Wilkes demerit worked by hand, synthetic offsets and sizes,
- * open-loop arrivals, and a replay through the whole simulator. */
+ * open-loop arrivals, and replays through the whole simulator (a DiskSim
+ * validate trace one request at a time). */
 #include <check.h>
 #include "ck_run.h"
 #include <gsl/gsl_rng.h>
@@ -49,6 +50,7 @@ START_TEST(test_validate_format)
   ck_assert_double_eq_tol(t->v[1].at_s, 20e-3, 1e-15); /* the gap to the next arrival */
   ck_assert_double_eq_tol(t->v[2].at_s, 20.5e-3, 1e-15);
   ck_assert_int_eq(t->v[1].write, 1);
+  ck_assert_int_eq(t->one_at_a_time, 1); /* measured one request at a time */
   replay_free(t);
   ck_assert_ptr_null(load("R Hit 100 4 5000.0\n", REPLAY_DISKSIM_VALIDATE, &err));
   ck_assert_int_eq(err.line, 1);
@@ -268,6 +270,55 @@ START_TEST(test_replay_run)
 }
 END_TEST
 
+/* A DiskSim validate trace is replayed one request at a time: five 4-block
+ * reads 0.1 ms apart on the fixed drive (1 ms + 2048 B / 100 MB/s =
+ * 1.02 ms each) each take 1.02 ms; replayed by arrival they would queue
+ * (1.02, 1.94, 2.86, 3.78, 4.70 ms: mean 2.86 ms).  The run is the same
+ * with replay_depth: 1 (closed loop). */
+static double validate_run_mean_ms(const char *extra)
+{
+  const char *bin = getenv("NASTWIN_BIN");
+  char dir[64], path[128], cmd[640];
+  snprintf(dir, sizeof dir, "/tmp/nastwin-rv-%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/t.trace", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  for (int i = 0; i < 5; i++)
+    fprintf(f, "R Hit %d 4 1020.0 100.0\n", 1000 * i);
+  fclose(f);
+  snprintf(path, sizeof path, "%s/s.yaml", dir);
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "name: replay-val\nsystem: client-pc\ndisks: {count: 1, drive: teaching-fixed}\n"
+             "volume: {level: single}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
+             "workload: {replay: t.trace, replay_format: disksim-validate%s}\nseed: 1\n", extra);
+  fclose(f);
+  snprintf(cmd, sizeof cmd,
+           "%s run %s --json | python3 -c \"import json,sys; r=json.load(sys.stdin)['replay']; "
+           "print(r['simulated_mean_ms'] if r['requests']==5 else -1)\"", bin, path);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  double mean = -1;
+  ck_assert_int_eq(fscanf(p, "%lf", &mean), 1);
+  pclose(p);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  ck_assert_int_eq(system(cmd), 0);
+  return mean;
+}
+
+START_TEST(test_validate_one_at_a_time)
+{
+  if (!getenv("NASTWIN_BIN"))
+    return;
+  double open = validate_run_mean_ms("");
+  ck_assert_double_ge(open, 1.02);
+  ck_assert_double_lt(open, 1.2);
+  ck_assert_double_eq_tol(validate_run_mean_ms(", replay_depth: 1"), open, 0.05);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("replay");
@@ -281,6 +332,7 @@ int main(void)
   tcase_add_test(tc, test_workgen_synthetic);
   tcase_add_test(tc, test_workgen_replay);
   tcase_add_test(tc, test_replay_run);
+  tcase_add_test(tc, test_validate_one_at_a_time);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   return ck_run(s);

@@ -100,6 +100,7 @@ struct hdd_params {
   double read_hits_on_write; /* index into hdd_on_off */
   double ra_within_segment;  /* index into hdd_on_off */
   double read_frees;         /* index into hdd_on_off */
+  double settle_min_s;       /* least repositioning time, same track included */
 };
 
 static const char *const hdd_on_off[] = {"off", "on", NULL};
@@ -202,6 +203,11 @@ static const struct param_desc hdd_params_table[] = {
      .help = "a read served from a segment frees the data before it for read-ahead (DiskSim: "
              "read-ahead over requested): on or off",
      .choices = hdd_on_off},
+    {.key = "settle_min", .dim = UNITS_TIME, .offset = HDD_OFF(settle_min_s), .min = 0,
+     .max = 5e-3, .optional = 1, .def = 0,
+     .help = "least time a command's repositioning takes before rotation counts, even on the "
+             "track under the heads (a zero-distance seek settles) (s); 0 = a same-track access "
+             "only waits for rotation"},
 };
 
 struct hdd_cmd {
@@ -352,8 +358,20 @@ static double hdd_seek_only_s(const struct hdd *h, uint64_t from, uint64_t to)
   return hdd_seek_curve_s(h, h->cylinders > 1.0 ? (dcyl - 1.0) / (h->cylinders - 1.0) : 0.0);
 }
 
-/* Seek + rotation (s) from the head at offset `from` at time t_s to the
- * start of offset `to`. */
+/* Time (s) the heads take to be ready over offset `to` from offset `from`
+ * before rotation counts: the seek or head switch, the extra write settle
+ * when they moved, and at least settle_min (a command re-seeks even to the
+ * track under the heads). */
+static double hdd_reposition_s(const struct hdd *h, uint64_t from, uint64_t to, int write)
+{
+  double seek_s = hdd_seek_only_s(h, from, to);
+  if (write && seek_s > 0.0)
+    seek_s += h->p.write_settle_s;
+  return seek_s > h->p.settle_min_s ? seek_s : h->p.settle_min_s;
+}
+
+/* Repositioning + rotation (s) from the head at offset `from` at time t_s
+ * to the start of offset `to`. */
 static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uint64_t to,
                              int write)
 {
@@ -363,9 +381,7 @@ static double hdd_position_s(const struct hdd *h, uint64_t from, double t_s, uin
     hdd_geom_locate(h->geom, to / 512, &b);
     rev2 = b.angle_rev;
   }
-  double seek_s = hdd_seek_only_s(h, from, to);
-  if (write && seek_s > 0.0)
-    seek_s += h->p.write_settle_s;
+  double seek_s = hdd_reposition_s(h, from, to, write);
   double arrive = t_s + seek_s;
   double theta = arrive / h->rot_s + h->phase0_rev;
   double wait_rev = (rev2 - floor(rev2)) - (theta - floor(theta));
@@ -586,7 +602,7 @@ static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *i
      * revolution after arrival; it gains when the head arrives inside the
      * transfer (x revolutions past its start, x < F) */
     if (!io->write && h->p.zero_latency_read >= 1.0) {
-      double seek_s = hdd_seek_only_s(h, pos, o);
+      double seek_s = hdd_reposition_s(h, pos, o, 0);
       double wait_rev = (start - t0 - seek_s) / h->rot_s;
       double f_rev = (media_s + pf_s) / h->rot_s;
       if (wait_rev > 0.0 && 1.0 - wait_rev < f_rev)

@@ -903,8 +903,11 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
-  if (out->workload.replay && !ytree_get(R, "time"))
-    out->time_s = fmin(out->workload.replay->span_s * 1.01 + 1.0, 30 * 86400.0); /* the whole trace */
+  if (out->workload.replay && !ytree_get(R, "time")) { /* the whole trace */
+    const struct replay_trace *rt = out->workload.replay;
+    double serial_s = rt->one_at_a_time ? rt->n * 1.0 : 0.0; /* services: up to 1 s each */
+    out->time_s = fmin(rt->span_s * 1.01 + 1.0 + serial_s, 30 * 86400.0);
+  }
   /* Cross-checks on the storage configuration, before any object exists. */
   struct stack_cfg sc = {.volume = out->volume, .pcache = out->pcache, .ssdcache = out->ssdcache,
                          .crypt = out->crypt, .ncache_devs = out->ncache_devs};

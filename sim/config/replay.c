@@ -237,6 +237,10 @@ struct replay_trace *replay_load(const char *path, enum replay_format fmt, struc
   free(buf);
   double t0 = t->v[0].at_s;
   t->traced = 1;
+  /* DiskSim's validate traces were measured one request at a time (a
+   * request's service can exceed the gap to the next, whose measured time
+   * then holds no wait) and DiskSim replays them so */
+  t->one_at_a_time = fmt == REPLAY_DISKSIM_VALIDATE;
   for (int i = 0; i < t->n; i++) {
     if (t->v[i].at_s < t0)
       t0 = t->v[i].at_s;

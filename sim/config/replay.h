@@ -40,6 +40,9 @@ struct replay_trace {
   struct replay_rec *v;
   int traced;             /* 1: every record has a measured response time */
   double span_s;          /* last arrival */
+  int one_at_a_time;      /* measured one request at a time (DiskSim validate): each is
+                           * issued (its at_s - the previous at_s) after the previous
+                           * completes */
 };
 
 /* Parse the format's name ("disksim-validate", ...): 0 or -1. */

@@ -570,6 +570,13 @@ static void eng_maybe_finish(struct eng_job *j)
 }
 
 
+/* An open-loop replay of a trace measured one request at a time: each is
+ * issued its gap after the previous one completes. */
+static int eng_replay_synchronous(const struct eng_job *j)
+{
+  return j->spec->replay && j->spec->replay_depth == 0 && j->e->s->workload.replay->one_at_a_time;
+}
+
 /* Client receive side of one connection of one job copy. */
 static void eng_lane_rx_main(int argc, char **argv)
 {
@@ -590,7 +597,7 @@ static void eng_lane_rx_main(int argc, char **argv)
                                                    : sg_mailbox_get(j->reply[l->conn]);
     eng_follow_route(c);
     eng_account(j->e, r);
-    if (j->spec->thinktime_s > 0 && eng_may_issue(j)) {
+    if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
       j->pending_timer++;
       sg_sem_release(j->timer_sem);
     }
@@ -640,7 +647,20 @@ static void eng_timer_main(int argc, char **argv)
   const struct job *sp = j->spec;
   if (!sp->prep && j->e->nprep > 0)
     sg_sem_acquire(j->gate);
-  if (sp->replay) { /* open loop by the trace's timestamps, no window */
+  if (eng_replay_synchronous(j)) {
+    const struct replay_trace *t = j->e->s->workload.replay;
+    for (int k = 0; eng_may_issue(j); k++) {
+      if (k > 0) {
+        sg_sem_acquire(j->timer_sem); /* the previous one completed */
+        j->pending_timer--;
+        sg_actor_sleep_for(t->v[k].at_s - t->v[k - 1].at_s);
+      } else if (t->v[0].at_s > 0) {
+        sg_actor_sleep_for(t->v[0].at_s);
+      }
+      if (eng_may_issue(j))
+        eng_issue(j, -1);
+    }
+  } else if (sp->replay) { /* open loop by the trace's timestamps, no window */
     double start = simgrid_get_clock();
     while (eng_may_issue(j)) {
       double at = workgen_arrival_s(&j->gen, start, start), now = simgrid_get_clock();
