@@ -153,6 +153,8 @@ struct eng {
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
+  double bond_moves_at[PLAT_MAX_BOND]; /* LACP: member M dead, its frames lost until the bond
+                                          rehashes at this time (0: member alive or moved) */
   int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   sg_sem_t *sems; /* every semaphore, destroyed with the engine */
@@ -201,6 +203,9 @@ int eng_precondition(struct eng *e);
 void eng_client_copy_main(int argc, char **argv);
 void eng_op_main(int argc, char **argv);
 void eng_faults_main(int argc, char **argv);
+/* Before a connection sends (up: client->NAS): while its member is dead
+ * and the bond has not yet moved, wait (the frames would be lost). */
+void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
 /* Receives the NAS socket keeps posted (so back-to-back messages of one
  * TCP stream do not pay the route latency between them), and as many

@@ -270,6 +270,7 @@ static void eng_reply_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->replyq[l->conn]);
     double size = j->e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+    eng_bond_wait(j->e, &j->e->conns[j->conn0 + l->conn], 0);
     sg_mailbox_put(j->reply[l->conn], r, (long)size);
   }
 }
@@ -285,6 +286,7 @@ static void eng_wire_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&c->wireq);
     struct eng *e = r->job->e;
+    eng_bond_wait(e, c, 1);
     eng_follow_route(c);
     double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
     sg_mailbox_put(c->srv, r, (long)size);
@@ -836,39 +838,48 @@ struct eng_bond {
   int member, down;
 };
 
-/* Frames on a dead member are lost: its directions carry nothing
- * (1 B/s) until the bond notices; it then rehashes every flow over the
- * survivors (Linux: hash modulo the active members), and the frames lost
- * meanwhile are sent again: in flight on the dead link, they drain when
- * the link is given back its rate (TCP's retransmission, without its
- * timeout).  A member back up rejoins at the next poll and the flows hash
- * as before. */
+/* Frames on a dead member are lost until the bond's link monitor polls
+ * (miimon); it then rehashes every flow over the survivors (Linux: hash
+ * modulo the active members), and the lost frames go again on the new
+ * member (TCP's retransmission, without its timeout).  So a message that
+ * would start on the dead member meanwhile waits for the move
+ * (eng_bond_wait); messages already on the wire when it died complete.
+ * (Throttling the link instead would not do: SimGrid bounds a transfer by
+ * the route's bandwidth when it starts, so a 48 B PDU started on a 1 B/s
+ * link takes 48 s even once the rate is restored.)  A member back up
+ * rejoins at the next poll and the flows hash as before. */
 static void eng_bond_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
   struct eng_bond *b = sg_actor_self_get_data();
   struct eng *e = b->e;
-  char name[32];
-  sg_link_t dirs[2];
-  snprintf(name, sizeof name, "nas%d_UP", b->member);
-  dirs[0] = sg_link_by_name(name);
-  snprintf(name, sizeof name, "nas%d_DOWN", b->member);
-  dirs[1] = sg_link_by_name(name);
   if (b->down)
-    for (int i = 0; i < 2; i++)
-      if (dirs[i])
-        sg_link_set_bandwidth(dirs[i], 1.0);
+    e->bond_moves_at[b->member] = simgrid_get_clock() + e->s->net.miimon_s;
   sg_actor_sleep_for(e->s->net.miimon_s);
-  for (int i = 0; b->down && i < 2; i++)
-    if (dirs[i])
-      sg_link_set_bandwidth(dirs[i], e->map.nas_port_payload_bytes_per_s);
   for (int i = 0; i < e->map.nconns; i++) {
     struct eng_conn *c = &e->conns[i];
     if (b->down)
       c->route = b->member;
     else if (c->route == b->member)
       c->route = -1;
+  }
+  if (b->down)
+    e->bond_moves_at[b->member] = 0.0;
+}
+
+void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up)
+{
+  for (;;) {
+    int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
+                         : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
+    double at = m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
+    if (at <= 0.0)
+      return;
+    if (simgrid_get_clock() < at)
+      sg_actor_sleep_until(at);
+    else
+      sg_actor_yield(); /* the bond moves at this instant: let it */
   }
 }
 
