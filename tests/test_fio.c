@@ -94,7 +94,11 @@ START_TEST(test_mixed)
   const struct job *o = &w.steps[0].jobs[0];
   ck_assert_str_eq(o->name, "oltp");
   ck_assert_int_eq(o->rw_mixed, 1);
-  CK_EQ(o->read_frac, 0.7); /* rwmixread from [global], set before rw */
+  /* rwmixread=70 from [global], set before rw; rate_iops=2000 caps reads
+   * and writes each, and fio issues the other direction while one waits:
+   * 2000 + 2000 I/O/s, half of them reads (fio io_u.c rate_ddir). */
+  CK_EQ(o->read_frac, 0.5);
+  CK_EQ(o->rwmixread_frac, 0.7);
   ck_assert_int_eq(o->access, JOB_RANDOM);
   ck_assert_int_eq(o->nbs, 3);
   CK_EQ(o->bs_bytes[0], 4 * KIB);
@@ -114,7 +118,7 @@ START_TEST(test_mixed)
   ck_assert_int_eq(o->time_based, 1);
   ck_assert_int_eq(o->direct, 1);
   CK_EQ(o->thinktime_s, 500e-6);
-  CK_EQ(o->rate_iops, 2000.0);
+  CK_EQ(o->rate_iops, 4000.0);
   ck_assert_int_eq(o->sync, 1);
   ck_assert_int_eq(o->fsync_every, 8);
   CK_EQ(o->seq_frac, 0.4);
@@ -622,13 +626,13 @@ END_TEST
 START_TEST(test_all_errors_at_once)
 {
   char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trim\nzonemode=strided\nbs=4x\n"
-                            "random_distribution=pareto:0.9\nblocksiz=4k\nlatency_target=1ms\n");
+                            "random_distribution=pareto:1.5\nblocksiz=4k\nlatency_target=1ms\n");
   static const char *const want[] = {
       "lang.fio:2:10: error: ioengine=null does no block I/O",
       "lang.fio:4:4: error: rw: 'trim': TRIM",
       "lang.fio:5:1: error: fio option 'zonemode' is not supported",
       "lang.fio:6:4: error: bs: bad value '4x'",
-      "lang.fio:7:21: error: random_distribution: 'pareto:0.9' is not modelled",
+      "lang.fio:7:21: error: random_distribution: bad value 'pareto:1.5'",
       "lang.fio:8:1: error: unknown fio option 'blocksiz' (did you mean 'blocksize'?)",
       "lang.fio:9:1: error: fio option 'latency_target' is not supported",
   };
