@@ -40,7 +40,8 @@ static const char *const fio_modelled_keys[] = {
     "fsync",     "percentage_random",          "name",       "group_reporting",
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
-    "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  NULL,
+    "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
+    "zonerange", "zoneskip", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -184,6 +185,11 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   char expanded[FIO_LINE_MAX], why[512];
   if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
     return fio_msg(msg, msg_len, "%s: %s", key, why);
+  const char *var = strstr(value, "${");
+  if (!expanded[0] && var && *value)
+    return fio_msg(msg, msg_len, "%s: '%s' is empty: the environment variable is not set (fio substitutes "
+                   "nothing; set it, e.g. %.*s=VALUE nastwin run ...)", key, value,
+                   (int)(strchr(var, '}') ? strchr(var, '}') - var - 2 : 0), var + 2);
   return fio_apply(j, key, expanded, unmodelled, msg, msg_len);
 }
 
@@ -465,6 +471,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   double wf = 1.0 - j->read_frac;
   double mean_bs = (1.0 - wf) * mean_r + wf * mean_w;
   fio_fold_rates(j, mean_r, mean_w);
+  if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
+    j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
     j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;
@@ -512,6 +520,10 @@ struct fio_parse_ctx {
   size_t errs_len, errs_cap;
   char *warn;
   size_t warn_len, warn_cap;
+  char refused_engine[64]; /* an ioengine=NAME refused: later unknown options are its own, */
+  char engine_opts[512];   /* listed together in one error: "name (line N), ..." */
+  const char *engine_opts_file;
+  int engine_opts_line, engine_opts_n;
 };
 
 /* Append text to a growing buffer; -1 when out of memory. */
@@ -704,6 +716,31 @@ static int fio_parse_header(struct fio_parse_ctx *c, char *line, char *t, int li
   return 0;
 }
 
+/* An option of a refused engine: named in one error with the others. */
+static int fio_engine_opt(struct fio_parse_ctx *c, const char *key, const char *near, int lineno)
+{
+  size_t len = strlen(c->engine_opts);
+  char item[200];
+  snprintf(item, sizeof item, "%s%s (line %d%s%.*s)", c->engine_opts_n ? ", " : "", key, lineno, near ? "; " : "",
+           near ? (int)strlen(near) - 2 : 0, near ? near + 1 : "");
+  if (c->engine_opts_n == 0)
+    c->engine_opts_file = c->file, c->engine_opts_line = lineno;
+  if (len + strlen(item) + 8 < sizeof c->engine_opts)
+    snprintf(c->engine_opts + len, sizeof c->engine_opts - len, "%s", item);
+  else if (!strstr(c->engine_opts, ", ..."))
+    snprintf(c->engine_opts + len, sizeof c->engine_opts - len, ", ...");
+  c->engine_opts_n++;
+  return 0;
+}
+
+static void fio_engine_opts_finish(struct fio_parse_ctx *c)
+{
+  if (c->engine_opts_n)
+    fio_err(c, c->engine_opts_file, c->engine_opts_line, 1,
+            "%d option(s) that are not generic fio options, of the refused engine(s) %s: %s",
+            c->engine_opts_n, c->refused_engine, c->engine_opts);
+}
+
 static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int depth)
 {
   /* Comments: ';' or '#' start a comment anywhere on the line. */
@@ -742,6 +779,12 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
   int unmodelled = 0;
   char msg[sizeof c->err->msg];
   if (fio_set_option(j, key, value, &unmodelled, msg, sizeof msg) != 0) {
+    size_t el = strlen(c->refused_engine);
+    if (!strcmp(key, "ioengine") && value && !strstr(c->refused_engine, value) &&
+        el + strlen(value) + 3 < sizeof c->refused_engine)
+      snprintf(c->refused_engine + el, sizeof c->refused_engine - el, "%s%s", el ? ", " : "", value);
+    else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
+      return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
@@ -785,6 +828,7 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
   job_defaults(&c.global);
   fio_parse_text(&c, text, 0);
   fio_finish_job(&c);
+  fio_engine_opts_finish(&c);
   if (c.njobs_total == 0 && c.nerr == 0)
     fio_err(&c, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
   if (c.nerr == 0 && warnings) {

@@ -1,5 +1,5 @@
 /* fio_dir.c - fio options whose value may differ per direction, and
- * random_distribution.
+ * random_distribution, and fio's strided zones (zonemode=strided).
  *
  * fio writes "READ,WRITE,TRIM" for bs, bssplit, rate and rate_iops: a
  * value not ended by a comma goes on to the next directions, an empty one
@@ -100,7 +100,7 @@ static int fio_bs_one(const char *key, const char *v, int split, double *bs, dou
     return fio_bssplit_list(key, v, bs, w, n, msg, msg_len);
   double d = 4096.0; /* fio's bs default */
   if (*v && (fio_parse_size(v, &d) != 0 || d < 1.0 || d > FIO_MAX_BS_BYTES))
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, 1 B .. 1 GiB; READ,WRITE[,TRIM] per direction)",
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, 1 B .. 1 GiB)",
                    key, v, FIO_SIZE_ALLOWED);
   memset(bs, 0, JOB_MAX_BS * sizeof *bs);
   memset(w, 0, JOB_MAX_BS * sizeof *w);
@@ -162,7 +162,7 @@ static int fio_set_rate_dirs(struct job *j, const char *key, const char *r, cons
 static int fio_set_zoned(struct job *j, const char *key, const char *v, int abs, char *msg, size_t msg_len)
 {
   char buf[FIO_LINE_MAX];
-  snprintf(buf, sizeof buf, "%s", v);
+  snprintf(buf, sizeof buf, "%s", strchr(v, ':') + 1);
   double acc[JOB_MAX_ZONES], span[JOB_MAX_ZONES];
   int n = 0, acc_free = 0, span_free = 0;
   double acc_sum = 0.0, span_sum = 0.0;
@@ -214,7 +214,7 @@ static int fio_set_distribution(struct job *j, const char *key, const char *v, c
   if (!strcmp(r, "random"))
     return 0;
   if (!strncmp(r, "zoned:", 6) || !strncmp(r, "zoned_abs:", 10))
-    return fio_set_zoned(j, key, strchr(r, ':') + 1, r[5] == '_', msg, msg_len);
+    return fio_set_zoned(j, key, r, r[5] == '_', msg, msg_len);
   static const struct {
     const char *name;
     enum job_dist d;
@@ -236,9 +236,8 @@ static int fio_set_distribution(struct job *j, const char *key, const char *v, c
     else
       bad |= !(p >= 0.0 && p <= 100.0);
     if (bad)
-      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: zipf:THETA (> 0, not 1), pareto:H (0..1), "
-                     "normal:DEV (0..100), each with an optional :CENTER in 0..1; zoned:A/S:..., zoned_abs:A/SIZE:...)",
-                     key, v);
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: zipf:THETA > 0 not 1, pareto:H in (0, 1), "
+                     "normal:DEV in 0..100, each [:CENTER in 0..1])", key, v);
     j->dist = names[i].d, j->dist_param = p, j->dist_center = c;
     return 0;
   }
@@ -246,8 +245,34 @@ static int fio_set_distribution(struct job *j, const char *key, const char *v, c
                  "zoned:A/S:..., zoned_abs:A/SIZE:...)", key, v);
 }
 
+/* zonemode (none, strided; zbd refused), zonesize, zonerange, zoneskip. */
+static int fio_set_zone_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  if (!strcmp(key, "zonemode")) {
+    if (!strcmp(v, "none") || !strcmp(v, "strided")) {
+      j->zone_mode = v[0] == 'n' ? 1 : 2;
+      return 0;
+    }
+    if (!strcmp(v, "zbd"))
+      return fio_msg(msg, msg_len, "zonemode=zbd: zoned block devices (sequential write pointers, zone "
+                     "resets) are not modelled (allowed: none, strided)");
+    return fio_msg(msg, msg_len, "zonemode: bad value '%s' (allowed: none, strided)", v);
+  }
+  double d = 0.0;
+  if (fio_parse_size(v, &d) != 0 || d < (strcmp(key, "zoneskip") ? 1.0 : 0.0) || d > FIO_MAX_SIZE_BYTES)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB%s)", key, v, FIO_SIZE_ALLOWED,
+                   strcmp(key, "zoneskip") ? "1 B" : "0",
+                   strchr(v, 'z') ? "; a count of zones 'Nz' is for zonemode=zbd" : "");
+  *(!strcmp(key, "zonesize") ? &j->zone_size_bytes : !strcmp(key, "zonerange") ? &j->zone_range_bytes
+                                                                                : &j->zone_skip_bytes) = d;
+  return 0;
+}
+
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
 {
+  if (!strcmp(key, "zonemode") || !strcmp(key, "zonesize") || !strcmp(key, "zonerange") ||
+      !strcmp(key, "zoneskip"))
+    return fio_set_zone_option(j, key, v, msg, msg_len);
   int bs = !strcmp(key, "bs") || !strcmp(key, "blocksize") || !strcmp(key, "bssplit");
   int rate = !strcmp(key, "rate") || !strcmp(key, "rate_iops");
   if (!strcmp(key, "random_distribution"))

@@ -140,7 +140,7 @@ static const char *const fio_known[] = {
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
-#define FIO_WHY_ZONE "zoned access is not modelled"
+#define FIO_WHY_ZONE "zoned block devices (zonemode=zbd) are not modelled"
 #define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
 #define FIO_WHY_TRIM "TRIM is not modelled"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
@@ -162,10 +162,6 @@ static const struct {
     {"replay_time_scale", FIO_WHY_TRACE},
     {"replay_skip", FIO_WHY_TRACE},
     {"iolog", FIO_WHY_TRACE},
-    {"zonemode", FIO_WHY_ZONE},
-    {"zonesize", FIO_WHY_ZONE},
-    {"zonerange", FIO_WHY_ZONE},
-    {"zoneskip", FIO_WHY_ZONE},
     {"zonecapacity", FIO_WHY_ZONE},
     {"max_open_zones", FIO_WHY_ZONE},
     {"job_max_open_zones", FIO_WHY_ZONE},
@@ -436,8 +432,10 @@ static int fx_substitute(const char *in, char *out, size_t n, char *msg, size_t 
         char name[128];
         memcpy(name, p + 2, (size_t)(close - p - 2));
         name[close - p - 2] = 0;
-        val = getenv(name); /* unset: left as written, as fio does */
-        skip = val ? (size_t)(close - p + 1) : 0;
+        val = getenv(name);
+        if (!val)
+          val = ""; /* unset: nothing, as fio substitutes (options.c fio_option_dup_subs) */
+        skip = (size_t)(close - p + 1);
       }
     } else if (p[0] == '$') {
       static const char *const names[] = {"pagesize", "mb_memory", "ncpus"};

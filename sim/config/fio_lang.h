@@ -32,8 +32,8 @@ const char *fio_option_alias(const char *key);
  * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
-/* Expand a value: ${VAR} from the environment (an unset one stays as
- * written, as fio leaves it), the built-ins $pagesize, $mb_memory and
+/* Expand a value: ${VAR} from the environment (an unset one becomes
+ * nothing, as fio substitutes it), the built-ins $pagesize, $mb_memory and
  * $ncpus (this machine's, as fio takes them), then an arithmetic
  * expression when the value starts with '(' (+ - * / % ^, parentheses,
  * numbers with size suffixes; for a time option plain numbers are

@@ -164,7 +164,39 @@ static void workgen_replay(struct workgen *g, struct workgen_io *out)
   g->issued_bytes += len;
 }
 
+static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out);
+
+/* fio zonemode=strided (io_u.c setup_strided_zone_mode): zone_size bytes
+ * in a zone of zone_range, then the next zone zone_range + zone_skip on,
+ * from the start again past the region; the skipped bytes count as done
+ * (fio io_skip_bytes). */
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
+{
+  const struct job *sp = g->spec;
+  if (g->replay || sp->zone_size_bytes <= 0) {
+    workgen_next_in_region(g, rng, out);
+    return;
+  }
+  double range = sp->zone_range_bytes > 0 ? sp->zone_range_bytes : sp->zone_size_bytes;
+  if (g->next_off >= range)
+    g->next_off = 0.0; /* zone_size > zone_range: the zone again */
+  double start = g->region_start, bytes = g->region_bytes;
+  g->region_start = start + g->zone_start;
+  g->region_bytes = bytes - g->zone_start < range ? bytes - g->zone_start : range;
+  workgen_next_in_region(g, rng, out);
+  g->region_start = start, g->region_bytes = bytes;
+  g->zone_done += (double)out->len_bytes;
+  if (g->zone_done >= sp->zone_size_bytes) { /* the zone is done: on to the next */
+    g->zone_done = 0.0;
+    g->zone_start += range + sp->zone_skip_bytes;
+    g->issued_bytes += sp->zone_skip_bytes;
+    if (g->zone_start >= g->region_bytes)
+      g->zone_start = 0.0;
+    g->next_off = 0.0;
+  }
+}
+
+static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   if (g->replay) {
     workgen_replay(g, out);

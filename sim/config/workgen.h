@@ -30,6 +30,7 @@ struct workgen {
   double dist_unit;                  /* the smallest block size (fio's min_bs) */
   double zeta_n, zeta_2;             /* zipf: sum of k^-theta over 1..n and 1..2 */
   uint64_t rand_off;                 /* fio's rotation of the hot ranges */
+  double zone_start, zone_done;      /* zonemode=strided: the zone's start in region, bytes done in it */
 };
 
 struct workgen_io {

@@ -91,6 +91,10 @@ struct job {
   double zone_access[JOB_MAX_ZONES]; /* share of the I/Os (sum 1) */
   double zone_span[JOB_MAX_ZONES];   /* share of the region (sum 1), or bytes when zone_abs */
   int zone_abs;             /* fio zoned_abs: zone_span in bytes */
+  double zone_size_bytes;   /* fio zonemode=strided: bytes done in a zone before the next; 0 = off */
+  double zone_range_bytes;  /* the zone (fio zonerange; 0 = zone_size_bytes) */
+  double zone_skip_bytes;   /* skipped after each zone (fio zoneskip) */
+  int zone_mode;            /* fio zonemode: 0 not given, 1 none, 2 strided */
 };
 
 struct workload_step {
