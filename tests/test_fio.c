@@ -756,6 +756,19 @@ START_TEST(test_cli_refused)
 }
 END_TEST
 
+/* Per-direction block sizes are written back in fio's READ,WRITE form. */
+START_TEST(test_fio_json_per_direction)
+{
+  char *dir = fj_tmpdir(), job[128];
+  snprintf(job, sizeof job, "%s/d.fio", dir);
+  fj_write(job, "[d]\nrw=randrw\nbs=4k,64k\nsize=64m\nruntime=0.1\ntime_based\n");
+  char *js = fj_run(job, "--output-format=json", NULL);
+  ck_assert_msg(strstr(js, "\"bs\": \"4096,65536\""), "%.400s", js);
+  free(js);
+  fj_rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio");
@@ -781,6 +794,7 @@ int main(void)
   tcase_set_timeout(tj, 60);
   tcase_add_test(tj, test_fio_json_values);
   tcase_add_test(tj, test_fio_json_keys_vs_real_fio);
+  tcase_add_test(tj, test_fio_json_per_direction);
   suite_add_tcase(s, tj);
   return ck_run(s);
 }
