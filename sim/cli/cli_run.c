@@ -18,9 +18,10 @@
 /* Prediction intervals by default up to this many client I/Os in flight. */
 #define CLI_CI_AUTO_MAX_OUTSTANDING 256
 /* Past this many simulated I/Os (all steps) one simulation takes seconds
- * and the intervals (two more per fitted parameter) would take minutes:
- * left to --ci, like a deep queue. */
-#define CLI_CI_AUTO_MAX_IOS 200000u
+ * (small random writes through RAID parity cost tens of microseconds per
+ * I/O) and the intervals, two more simulations per fitted parameter, would
+ * take minutes: left to --ci, like a deep queue. */
+#define CLI_CI_AUTO_MAX_IOS 100000u
 
 struct cli_opts {
   const char *scenario;
