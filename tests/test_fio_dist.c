@@ -249,6 +249,35 @@ START_TEST(test_direction_and_zone_draws)
 }
 END_TEST
 
+/* A runtime past the scenario's time, or a size-bound job, is said once,
+ * however often the scenario is loaded (once per prediction interval). */
+START_TEST(test_time_cap_note)
+{
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[long]\ntime_based\nruntime=900\n[sized]\nstonewall\nsize=1g\n"
+                                    "[short]\nstonewall\nruntime=2\n", "cap.fio", &w, &warn, &err), 0);
+  free(warn);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  fio_note_time_cap(mem, "cap.fio", &w, 5.0);
+  fio_note_time_cap(mem, "cap.fio", &w, 5.0);
+  fclose(mem);
+  ck_assert_msg(strstr(text, "cap.fio: note: 1 job(s) ('long') have a runtime up to 900 s; nastwin simulates at "
+                             "most 5 s of each") && strstr(text, "--time 900s"), "%s", text);
+  ck_assert_msg(strstr(text, "1 job(s) ('sized') have no runtime"), "%s", text);
+  ck_assert_msg(!strstr(text, "'short'"), "%s", text);
+  int lines = 0;
+  for (const char *p = text; (p = strchr(p, '\n')); p++)
+    lines++;
+  ck_assert_int_eq(lines, 2);
+  free(text);
+  workload_free(&w);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio_dist");
@@ -257,6 +286,7 @@ int main(void)
   tcase_add_test(tc, test_distribution_parse);
   tcase_add_test(tc, test_distribution_draws);
   tcase_add_test(tc, test_direction_and_zone_draws);
+  tcase_add_test(tc, test_time_cap_note);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

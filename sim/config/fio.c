@@ -894,20 +894,48 @@ void fio_print_warnings(FILE *out, const char *warnings)
   pthread_mutex_unlock(&fio_said_lock);
 }
 
-void fio_note_time_cap(FILE *out, const char *file, const struct workload *w, double time_s)
+/* Names of the jobs of w that sel picks, "a, b, ..." into buf; how many. */
+static int fio_jobs_where(const struct workload *w, double time_s, int longer, char *buf, size_t n)
 {
+  int count = 0;
+  size_t len = 0;
+  buf[0] = '\0';
   for (int i = 0; i < w->nsteps; i++) {
     for (int k = 0; k < w->steps[i].njobs; k++) {
       const struct job *j = &w->steps[i].jobs[k];
-      if (j->runtime_s <= time_s || j->prep)
+      int pick = longer ? j->runtime_s > time_s : j->runtime_s <= 0 && !j->time_based;
+      if (j->prep || !pick)
         continue;
-      char note[1024];
-      snprintf(note, sizeof note,
-               "%s: note: job '%s' has runtime=%g s%s; nastwin simulates %g s of it (the scenario's time; "
-               "--time %gs simulates all of it, about %.0f times this run's wall time)\n",
-               file, j->name, j->runtime_s, j->time_based ? " (time_based)" : " (or until its size is done)",
-               time_s, j->runtime_s, ceil(j->runtime_s / time_s));
-      fio_print_warnings(out, note);
+      if (count++ < 8 && len + strlen(j->name) + 4 < n)
+        len += (size_t)snprintf(buf + len, n - len, "%s'%s'", len ? ", " : "", j->name);
+      else if (count == 9 && len + 6 < n)
+        len += (size_t)snprintf(buf + len, n - len, ", ...");
     }
+  }
+  return count;
+}
+
+void fio_note_time_cap(FILE *out, const char *file, const struct workload *w, double time_s)
+{
+  char names[600], note[1200];
+  double longest = 0.0;
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++)
+      longest = fmax(longest, w->steps[i].jobs[k].runtime_s);
+  int n = fio_jobs_where(w, time_s, 1, names, sizeof names);
+  if (n) {
+    snprintf(note, sizeof note,
+             "%s: note: %d job(s) (%s) have a runtime up to %g s; nastwin simulates at most %g s of each (the "
+             "scenario's time; --time %gs simulates all of it, about %.0f times this run's wall time)\n",
+             file, n, names, longest, time_s, longest, ceil(longest / time_s));
+    fio_print_warnings(out, note);
+  }
+  n = fio_jobs_where(w, time_s, 0, names, sizeof names);
+  if (n) {
+    snprintf(note, sizeof note,
+             "%s: note: %d job(s) (%s) have no runtime and run until their size is done, as in fio; nastwin "
+             "stops them at %g s (the scenario's time, --time for longer) if they are not done by then\n",
+             file, n, names, time_s);
+    fio_print_warnings(out, note);
   }
 }
