@@ -243,11 +243,11 @@ const char *fio_engine_refused(const char *name)
     if (!strcmp(none[i], name))
       return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
   /* Block or object I/O, but to a target no NAS serves. */
-  static const char *const other[] = {"rados", "dfs", "libcufile", "nbd", "librpma_apm", "librpma_gpspm"};
+  static const char *const other[] = {"rados", "dfs", "libcufile", "nbd", "mtd", "librpma_apm", "librpma_gpspm"};
   for (size_t i = 0; i < FIO_COUNT(other); i++)
     if (!strcmp(other[i], name))
-      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, RDMA "
-             "persistent memory): not simulated (use psync, libaio, io_uring, ...)";
+      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
+             "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
   return NULL;
 }
 
