@@ -13,7 +13,7 @@ struct nw_err {
   char file[512];
   int line;
   int col;
-  char msg[1024];
+  char msg[4096]; /* room for every error of a fio job file, one line each */
 };
 
 /* Fill err (may be NULL) with a position and a printf-style message;

@@ -17,6 +17,11 @@
 
 /* Prediction intervals by default up to this many client I/Os in flight. */
 #define CLI_CI_AUTO_MAX_OUTSTANDING 256
+/* Past this many simulated I/Os (all steps) one simulation takes seconds
+ * (small random writes through RAID parity cost tens of microseconds per
+ * I/O) and the intervals, two more simulations per fitted parameter, would
+ * take minutes: left to --ci, like a deep queue. */
+#define CLI_CI_AUTO_MAX_IOS 100000u
 
 struct cli_opts {
   const char *scenario;
@@ -222,12 +227,23 @@ int cli_run(int argc, char **argv)
   for (int i = 0; i < nsteps; i++)
     if (res[i].clients * res[i].outstanding_per_client > outstanding)
       outstanding = res[i].clients * res[i].outstanding_per_client;
-  int want_ci = !o.no_ci && !o.fio_json && (o.ci || outstanding <= CLI_CI_AUTO_MAX_OUTSTANDING);
-  if (!failed && !o.no_ci && !o.fio_json && !want_ci && o.which.path[0])
-    fprintf(stderr,
-            "nastwin: note: no prediction intervals: %d I/Os in flight make each extra simulation slow "
-            "(over %d); --ci computes them\n",
-            outstanding, CLI_CI_AUTO_MAX_OUTSTANDING);
+  uint64_t simulated_ios = 0;
+  for (int i = 0; i < nsteps; i++)
+    simulated_ios += res[i].all.ios;
+  int want_ci = !o.no_ci && !o.fio_json &&
+                (o.ci || (outstanding <= CLI_CI_AUTO_MAX_OUTSTANDING && simulated_ios <= CLI_CI_AUTO_MAX_IOS));
+  if (!failed && !o.no_ci && !o.fio_json && !want_ci && o.which.path[0]) {
+    if (outstanding > CLI_CI_AUTO_MAX_OUTSTANDING)
+      fprintf(stderr,
+              "nastwin: note: no prediction intervals: %d I/Os in flight make each extra simulation slow "
+              "(over %d); --ci computes them\n",
+              outstanding, CLI_CI_AUTO_MAX_OUTSTANDING);
+    else
+      fprintf(stderr,
+              "nastwin: note: no prediction intervals: this run simulated %llu I/Os (over %u), each extra "
+              "simulation would take as long; --ci computes them\n",
+              (unsigned long long)simulated_ios, CLI_CI_AUTO_MAX_IOS);
+  }
   if (!failed && want_ci &&
       calib_ci_run(&o.which, o.scenario, o.catalog, o.sets, o.nsets, o.fio, nsteps, o.jobs, res, &err) < 0) {
     nw_err_print(&err, stderr);

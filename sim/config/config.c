@@ -896,9 +896,10 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
   if (fio_path) {
     char *warnings = NULL;
     int frc = fio_parse_file(fio_path, &out->workload, &warnings, err);
-    if (warnings && warnings[0])
-      fprintf(stderr, "%s", warnings);
+    fio_print_warnings(stderr, warnings); /* once, however often the scenario is loaded */
     free(warnings);
+    if (frc == 0)
+      fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
     if (frc < 0)
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)

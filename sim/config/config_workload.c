@@ -68,8 +68,7 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
                      path, S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
     char *warnings = NULL;
     int rc = fio_parse_file(path, out, &warnings, err);
-    if (warnings && warnings[0])
-      fprintf(stderr, "%s", warnings);
+    fio_print_warnings(stderr, warnings);
     free(warnings);
     return rc;
   }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +25,9 @@
 #include "sim/config/fio_lang.h"
 #include "sim/config/workload_build.h"
 
-#define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
-#define FIO_MAX_SIZE_BYTES 1125899906842624.0       /* 1 PiB */
 #define FIO_MAX_DEPTH 65536
 #define FIO_MAX_NUMJOBS 65536
 #define FIO_MAX_TIME_S (365.0 * 86400.0)
-#define FIO_LINE_MAX 8192 /* fio's own limit */
 #define FIO_MAX_INCLUDE_DEPTH 8
 #define FIO_FILE_MAX_BYTES ((size_t)64 << 20) /* 64 MiB: a job file is a few lines */
 
@@ -42,7 +40,8 @@ static const char *const fio_modelled_keys[] = {
     "fsync",     "percentage_random",          "name",       "group_reporting",
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
-    "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  NULL,
+    "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
+    "zonerange", "zoneskip", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -52,70 +51,6 @@ static int fio_in_list(const char *const *list, size_t n, const char *key)
   for (size_t i = 0; i < n && list[i]; i++)
     if (strcmp(list[i], key) == 0)
       return 1;
-  return 0;
-}
-
-static int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
-{
-  if (msg && msg_len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msg_len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-/* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. */
-static int fio_number(const char *s, double *out, const char **end)
-{
-  const char *p = s;
-  if (*p == '+' || *p == '-')
-    p++;
-  if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
-    return -1;
-  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-    return -1;
-  char *e = NULL;
-  errno = 0;
-  double v = strtod(s, &e);
-  if (e == s || errno == ERANGE || !isfinite(v))
-    return -1;
-  *out = v;
-  *end = e;
-  return 0;
-}
-
-#define FIO_SIZE_ALLOWED \
-  "a size: number with optional suffix k, m, g, t, p (powers of 1024, also spelled KB or KiB)"
-
-/* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024. */
-static int fio_parse_size(const char *v, double *out)
-{
-  double n = 0.0;
-  const char *e = NULL;
-  if (fio_number(v, &n, &e) != 0)
-    return -1;
-  while (*e == ' ')
-    e++;
-  double mult = 1.0;
-  if (*e) {
-    static const char prefixes[] = "kmgtp";
-    const char *p = strchr(prefixes, tolower((unsigned char)*e));
-    if (p && *e) {
-      mult = pow(1024.0, (double)(p - prefixes + 1));
-      e++;
-      if (*e == 'i' || *e == 'I')
-        e++;
-    }
-    if (*e == 'b' || *e == 'B')
-      e++;
-    if (*e)
-      return -1;
-  }
-  *out = n * mult;
   return 0;
 }
 
@@ -143,19 +78,6 @@ static int fio_parse_time(const char *v, double unit_s, double *out)
   return -1;
 }
 
-static int fio_parse_int(const char *v, long lo, long hi, long *out)
-{
-  char *e = NULL;
-  errno = 0;
-  if (!v || !*v || (!isdigit((unsigned char)*v) && *v != '-' && *v != '+'))
-    return -1;
-  long n = strtol(v, &e, 10);
-  if (errno || *e || n < lo || n > hi)
-    return -1;
-  *out = n;
-  return 0;
-}
-
 /* Bare flag (value NULL or "") means 1. */
 static int fio_parse_bool(const char *v, int *out)
 {
@@ -170,72 +92,6 @@ static int fio_parse_bool(const char *v, int *out)
     return 0;
   }
   return -1;
-}
-
-/* bssplit=4k/10:64k/50:32k/40; empty percentages share what is left. */
-static int fio_set_bssplit(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
-{
-  double bs[JOB_MAX_BS], pct[JOB_MAX_BS];
-  int has_pct[JOB_MAX_BS];
-  int n = 0;
-  if (strchr(v, ','))
-    return fio_msg(msg, msg_len,
-                   "%s: bad value '%s' (per-direction splits 'read,write' are not modelled; give one "
-                   "list 'size/percent:size/percent...')",
-                   key, v);
-  char buf[FIO_LINE_MAX];
-  snprintf(buf, sizeof buf, "%s", v);
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-    if (n >= JOB_MAX_BS)
-      return fio_msg(msg, msg_len, "%s: bad value '%s' (at most %d block sizes)", key, v,
-                     JOB_MAX_BS);
-    char *slash = strchr(tok, '/');
-    if (slash)
-      *slash = '\0';
-    if (fio_parse_size(tok, &bs[n]) != 0 || bs[n] < 1.0 || bs[n] > FIO_MAX_BS_BYTES)
-      return fio_msg(msg, msg_len,
-                     "%s: bad block size '%s' in '%s' (allowed: %s, 1 B .. 1 GiB)", key, tok, v,
-                     FIO_SIZE_ALLOWED);
-    has_pct[n] = slash && slash[1];
-    pct[n] = 0.0;
-    if (has_pct[n]) {
-      long p = 0;
-      if (fio_parse_int(slash + 1, 0, 100, &p) != 0)
-        return fio_msg(msg, msg_len, "%s: bad percentage '%s' in '%s' (allowed: integer 0..100)",
-                       key, slash + 1, v);
-      pct[n] = (double)p;
-    }
-    n++;
-  }
-  if (n == 0)
-    return fio_msg(msg, msg_len, "%s: empty value (allowed: 'size/percent:size/percent...')", key);
-  double sum = 0.0;
-  int nfree = 0;
-  for (int i = 0; i < n; i++) {
-    sum += pct[i];
-    nfree += !has_pct[i];
-  }
-  if (sum > 100.0 || (nfree == 0 && sum != 100.0))
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (percentages add up to %g, must be 100)", key,
-                   v, sum);
-  for (int i = 0; i < n; i++)
-    if (!has_pct[i])
-      pct[i] = (100.0 - sum) / nfree;
-  int kept = 0;
-  memset(j->bs_bytes, 0, sizeof j->bs_bytes);
-  memset(j->bs_weight, 0, sizeof j->bs_weight);
-  for (int i = 0; i < n; i++) {
-    if (pct[i] <= 0.0)
-      continue;
-    j->bs_bytes[kept] = bs[i];
-    j->bs_weight[kept] = pct[i] / 100.0;
-    kept++;
-  }
-  if (kept == 0)
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (no block size has a share above 0 %%)", key, v);
-  j->nbs = kept;
-  return 0;
 }
 
 static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
@@ -310,6 +166,7 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   *unmodelled = 0;
   if (!key || !*key)
     return fio_msg(msg, msg_len, "empty fio option name");
+  key = fio_option_alias(key);
   if (!fio_in_list(fio_modelled_keys, FIO_COUNT(fio_modelled_keys), key)) {
     const char *why = fio_option_refused(key);
     if (why)
@@ -328,6 +185,11 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   char expanded[FIO_LINE_MAX], why[512];
   if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
     return fio_msg(msg, msg_len, "%s: %s", key, why);
+  const char *var = strstr(value, "${");
+  if (!expanded[0] && var && *value)
+    return fio_msg(msg, msg_len, "%s: '%s' is empty: the environment variable is not set (fio substitutes "
+                   "nothing; set it, e.g. %.*s=VALUE nastwin run ...)", key, value,
+                   (int)(strchr(var, '}') ? strchr(var, '}') - var - 2 : 0), var + 2);
   return fio_apply(j, key, expanded, unmodelled, msg, msg_len);
 }
 
@@ -401,23 +263,17 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     if (fio_parse_int(v, 1, LONG_MAX, &n) != 0)
       *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 1)", key, v);
     j->number_ios = (double)n;
-  } else if (!strcmp(key, "rate") || !strcmp(key, "rate_min")) {
+  } else if (!strcmp(key, "rate_min")) {
     if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0)
       *rc = -1;
     else if (fio_parse_size(one, &d) != 0 || d < 0.0)
       *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: bytes per second, %s)", key, v, FIO_SIZE_ALLOWED);
-    else if (!strcmp(key, "rate"))
-      j->rate_bytes = d;
-    else
-      *unmodelled = 1; /* a floor fio checks, not a throttle */
+    *unmodelled = 1; /* a floor fio checks, not a throttle */
   } else if (!strcmp(key, "rate_iops_min")) {
     long n = 0;
     if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0 || fio_parse_int(one, 0, INT_MAX, &n) != 0)
       *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
     *unmodelled = 1;
-  } else if (!strcmp(key, "random_distribution")) {
-    if (strcmp(v, "random") != 0)
-      *rc = fio_msg(msg, msg_len, "%s: '%s' is not modelled (only 'random': uniform offsets)", key, v);
   } else if (!strcmp(key, "wait_for")) {
     j->stonewall = 1; /* starts after the named job: nastwin starts a new step */
   } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
@@ -471,7 +327,9 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   }
   if (!value || !*value)
     return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
-  int rc = 0;
+  int rc = fio_set_direction_option(j, key, v, msg, msg_len);
+  if (rc != 1)
+    return rc;
   if (!fio_apply_more(j, key, v, unmodelled, &rc, msg, msg_len))
     return rc;
 
@@ -486,20 +344,6 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   }
   if (!strcmp(key, "rw") || !strcmp(key, "readwrite"))
     return fio_set_rw(j, key, v, msg, msg_len);
-  if (!strcmp(key, "bs") || !strcmp(key, "blocksize")) {
-    if (strchr(v, ','))
-      return fio_msg(msg, msg_len,
-                     "%s: bad value '%s' (per-direction sizes 'read,write' are not modelled; give "
-                     "one size)",
-                     key, v);
-    if (fio_parse_size(v, &d) != 0 || d < 1.0 || d > FIO_MAX_BS_BYTES)
-      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, 1 B .. 1 GiB)", key, v,
-                     FIO_SIZE_ALLOWED);
-    workload_job_set_bs(j, d);
-    return 0;
-  }
-  if (!strcmp(key, "bssplit"))
-    return fio_set_bssplit(j, key, v, msg, msg_len);
   if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
     long hi = !strcmp(key, "iodepth") ? FIO_MAX_DEPTH : FIO_MAX_NUMJOBS;
     if (fio_parse_int(v, 1, hi, &n) != 0)
@@ -570,33 +414,65 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->runtime_s = d;
     return 0;
   }
-  if (!strcmp(key, "rate_iops") || !strcmp(key, "fsync") || !strcmp(key, "fdatasync")) {
+  if (!strcmp(key, "fsync") || !strcmp(key, "fdatasync")) {
     char one[256];
     if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0)
       return -1;
     if (fio_parse_int(one, 0, INT_MAX, &n) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
-    if (!strcmp(key, "rate_iops"))
-      j->rate_iops = (double)n;
-    else
-      j->fsync_every = (int)n;
+    j->fsync_every = (int)n;
     return 0;
   }
   return fio_msg(msg, msg_len, "fio option '%s' is listed but not handled (nastwin bug)", key);
 }
 
+static double fio_mean_bs(const double *bs, const double *w, int n)
+{
+  double m = 0.0;
+  for (int i = 0; i < n; i++)
+    m += bs[i] * w[i];
+  return m > 0.0 ? m : (bs[0] > 0 ? bs[0] : 4096.0);
+}
+
+/* Each direction's limit (rate in bytes/s at its mean block, rate_iops;
+ * the lower wins, as fio caps both) into one rate_iops for the job.  fio
+ * paces each direction on its own and, when one is ahead of its rate,
+ * issues the other (io_u.c rate_ddir): a mixed job with both directions
+ * capped runs at the sum of the caps, in their ratio, whatever rwmixread
+ * says.  With one direction capped the other runs free in fio; nastwin's
+ * single open loop keeps the mix and paces the job by the capped one. */
+static void fio_fold_rates(struct job *j, double mean_r, double mean_w)
+{
+  double lim[2];
+  double bytes[2] = {j->rate_bytes, j->rate_bytes_w >= 0 ? j->rate_bytes_w : j->rate_bytes};
+  double iops[2] = {j->rate_iops, j->rate_iops_w >= 0 ? j->rate_iops_w : j->rate_iops};
+  double mean[2] = {mean_r, mean_w}, share[2] = {j->read_frac, 1.0 - j->read_frac};
+  double total = 0.0;
+  for (int d = 0; d < 2; d++) {
+    double b = bytes[d] > 0 ? bytes[d] / mean[d] : 0.0;
+    lim[d] = b > 0 && (iops[d] <= 0 || b < iops[d]) ? b : iops[d];
+    if (lim[d] > 0 && share[d] > 0) {
+      double t = lim[d] / share[d];
+      total = total > 0 && total < t ? total : t;
+    }
+  }
+  if (share[0] > 0 && share[1] > 0 && lim[0] > 0 && lim[1] > 0) {
+    total = lim[0] + lim[1];
+    j->read_frac = lim[0] / total;
+  }
+  j->rate_iops = total;
+  j->rate_bytes = 0.0, j->rate_bytes_w = -1.0, j->rate_iops_w = -1.0;
+}
+
 int fio_job_finish(struct job *j, char *msg, size_t msg_len)
 {
-  double mean_bs = 0.0;
-  for (int i = 0; i < j->nbs; i++)
-    mean_bs += j->bs_bytes[i] * j->bs_weight[i];
-  if (mean_bs <= 0.0)
-    mean_bs = j->bs_bytes[0] > 0 ? j->bs_bytes[0] : 4096.0;
-  if (j->rate_bytes > 0) {
-    double iops = j->rate_bytes / mean_bs; /* fio caps both: the lower wins */
-    j->rate_iops = j->rate_iops > 0 && j->rate_iops < iops ? j->rate_iops : iops;
-    j->rate_bytes = 0.0;
-  }
+  double mean_r = fio_mean_bs(j->bs_bytes, j->bs_weight, j->nbs);
+  double mean_w = j->nbs_w > 0 ? fio_mean_bs(j->bs_bytes_w, j->bs_weight_w, j->nbs_w) : mean_r;
+  double wf = 1.0 - j->read_frac;
+  double mean_bs = (1.0 - wf) * mean_r + wf * mean_w;
+  fio_fold_rates(j, mean_r, mean_w);
+  if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
+    j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
     j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;
@@ -644,6 +520,10 @@ struct fio_parse_ctx {
   size_t errs_len, errs_cap;
   char *warn;
   size_t warn_len, warn_cap;
+  char refused_engine[64]; /* an ioengine=NAME refused: later unknown options are its own, */
+  char engine_opts[512];   /* listed together in one error: "name (line N), ..." */
+  const char *engine_opts_file;
+  int engine_opts_line, engine_opts_n;
 };
 
 /* Append text to a growing buffer; -1 when out of memory. */
@@ -836,6 +716,31 @@ static int fio_parse_header(struct fio_parse_ctx *c, char *line, char *t, int li
   return 0;
 }
 
+/* An option of a refused engine: named in one error with the others. */
+static int fio_engine_opt(struct fio_parse_ctx *c, const char *key, const char *near, int lineno)
+{
+  size_t len = strlen(c->engine_opts);
+  char item[200];
+  snprintf(item, sizeof item, "%s%s (line %d%s%.*s)", c->engine_opts_n ? ", " : "", key, lineno, near ? "; " : "",
+           near ? (int)strlen(near) - 2 : 0, near ? near + 1 : "");
+  if (c->engine_opts_n == 0)
+    c->engine_opts_file = c->file, c->engine_opts_line = lineno;
+  if (len + strlen(item) + 8 < sizeof c->engine_opts)
+    snprintf(c->engine_opts + len, sizeof c->engine_opts - len, "%s", item);
+  else if (!strstr(c->engine_opts, ", ..."))
+    snprintf(c->engine_opts + len, sizeof c->engine_opts - len, ", ...");
+  c->engine_opts_n++;
+  return 0;
+}
+
+static void fio_engine_opts_finish(struct fio_parse_ctx *c)
+{
+  if (c->engine_opts_n)
+    fio_err(c, c->engine_opts_file, c->engine_opts_line, 1,
+            "%d option(s) that are not generic fio options, of the refused engine(s) %s: %s",
+            c->engine_opts_n, c->refused_engine, c->engine_opts);
+}
+
 static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int depth)
 {
   /* Comments: ';' or '#' start a comment anywhere on the line. */
@@ -874,6 +779,12 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
   int unmodelled = 0;
   char msg[sizeof c->err->msg];
   if (fio_set_option(j, key, value, &unmodelled, msg, sizeof msg) != 0) {
+    size_t el = strlen(c->refused_engine);
+    if (!strcmp(key, "ioengine") && value && !strstr(c->refused_engine, value) &&
+        el + strlen(value) + 3 < sizeof c->refused_engine)
+      snprintf(c->refused_engine + el, sizeof c->refused_engine - el, "%s%s", el ? ", " : "", value);
+    else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
+      return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
@@ -917,6 +828,7 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
   job_defaults(&c.global);
   fio_parse_text(&c, text, 0);
   fio_finish_job(&c);
+  fio_engine_opts_finish(&c);
   if (c.njobs_total == 0 && c.nerr == 0)
     fio_err(&c, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
   if (c.nerr == 0 && warnings) {
@@ -953,4 +865,77 @@ int fio_parse_file(const char *path, struct workload *out, char **warnings, stru
   int rc = fio_parse_string(buf, path, out, warnings, err);
   free(buf);
   return rc;
+}
+
+/* ------------------------------------------------------------ notes */
+
+static pthread_mutex_t fio_said_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *fio_said; /* every line printed so far, '\n'-separated */
+static size_t fio_said_len, fio_said_cap;
+
+void fio_print_warnings(FILE *out, const char *warnings)
+{
+  if (!warnings)
+    return;
+  pthread_mutex_lock(&fio_said_lock);
+  for (const char *p = warnings; *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    char line[FIO_LINE_MAX + 1200];
+    snprintf(line, sizeof line, "\n%.*s\n", (int)(n < sizeof line - 3 ? n : sizeof line - 3), p);
+    if (n && !(fio_said && strstr(fio_said, line))) {
+      fprintf(out, "%s", line + 1);
+      if (!fio_said_len)
+        fio_append(&fio_said, &fio_said_len, &fio_said_cap, "\n");
+      fio_append(&fio_said, &fio_said_len, &fio_said_cap, line + 1); /* out of memory: said again */
+    }
+    p += n + (nl ? 1 : 0);
+  }
+  pthread_mutex_unlock(&fio_said_lock);
+}
+
+/* Names of the jobs of w that sel picks, "a, b, ..." into buf; how many. */
+static int fio_jobs_where(const struct workload *w, double time_s, int longer, char *buf, size_t n)
+{
+  int count = 0;
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < w->nsteps; i++) {
+    for (int k = 0; k < w->steps[i].njobs; k++) {
+      const struct job *j = &w->steps[i].jobs[k];
+      int pick = longer ? j->runtime_s > time_s : j->runtime_s <= 0 && !j->time_based;
+      if (j->prep || !pick)
+        continue;
+      if (count++ < 8 && len + strlen(j->name) + 4 < n)
+        len += (size_t)snprintf(buf + len, n - len, "%s'%s'", len ? ", " : "", j->name);
+      else if (count == 9 && len + 6 < n)
+        len += (size_t)snprintf(buf + len, n - len, ", ...");
+    }
+  }
+  return count;
+}
+
+void fio_note_time_cap(FILE *out, const char *file, const struct workload *w, double time_s)
+{
+  char names[600], note[1200];
+  double longest = 0.0;
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++)
+      longest = fmax(longest, w->steps[i].jobs[k].runtime_s);
+  int n = fio_jobs_where(w, time_s, 1, names, sizeof names);
+  if (n) {
+    snprintf(note, sizeof note,
+             "%s: note: %d job(s) (%s) have a runtime up to %g s; nastwin simulates at most %g s of each (the "
+             "scenario's time; --time %gs simulates all of it, about %.0f times this run's wall time)\n",
+             file, n, names, longest, time_s, longest, ceil(longest / time_s));
+    fio_print_warnings(out, note);
+  }
+  n = fio_jobs_where(w, time_s, 0, names, sizeof names);
+  if (n) {
+    snprintf(note, sizeof note,
+             "%s: note: %d job(s) (%s) have no runtime and run until their size is done, as in fio; nastwin "
+             "stops them at %g s (the scenario's time, --time for longer) if they are not done by then\n",
+             file, n, names, time_s);
+    fio_print_warnings(out, note);
+  }
 }

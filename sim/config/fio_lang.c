@@ -21,6 +21,80 @@
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
 
+/* ------------------------------------------------------------ values */
+
+int fio_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
+  if (msg && msg_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_len, fmt, ap);
+    va_end(ap);
+  }
+  return -1;
+}
+
+/* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. */
+int fio_number(const char *s, double *out, const char **end)
+{
+  const char *p = s;
+  if (*p == '+' || *p == '-')
+    p++;
+  if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+    return -1;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+    return -1;
+  char *e = NULL;
+  errno = 0;
+  double v = strtod(s, &e);
+  if (e == s || errno == ERANGE || !isfinite(v))
+    return -1;
+  *out = v;
+  *end = e;
+  return 0;
+}
+
+/* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024. */
+int fio_parse_size(const char *v, double *out)
+{
+  double n = 0.0;
+  const char *e = NULL;
+  if (fio_number(v, &n, &e) != 0)
+    return -1;
+  while (*e == ' ')
+    e++;
+  double mult = 1.0;
+  if (*e) {
+    static const char prefixes[] = "kmgtp";
+    const char *p = strchr(prefixes, tolower((unsigned char)*e));
+    if (p && *e) {
+      mult = pow(1024.0, (double)(p - prefixes + 1));
+      e++;
+      if (*e == 'i' || *e == 'I')
+        e++;
+    }
+    if (*e == 'b' || *e == 'B')
+      e++;
+    if (*e)
+      return -1;
+  }
+  *out = n * mult;
+  return 0;
+}
+
+int fio_parse_int(const char *v, long lo, long hi, long *out)
+{
+  char *e = NULL;
+  errno = 0;
+  if (!v || !*v || (!isdigit((unsigned char)*v) && *v != '-' && *v != '+'))
+    return -1;
+  long n = strtol(v, &e, 10);
+  if (errno || *e || n < lo || n > hi)
+    return -1;
+  *out = n;
+  return 0;
+}
+
 /* ------------------------------------------------------------ names */
 
 static const char *const fio_known[] = {
@@ -38,7 +112,7 @@ static const char *const fio_known[] = {
     "exitall_on_error", "experimental_verify", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "filename_format", "fill_device", "fill_fs", "fixedbufs", "flow",
     "flow_id", "flow_sleep", "force_async", "fsync_on_close", "gid", "gtod_cpu", "gtod_reduce",
-    "hipri", "hostname", "hugepage-size", "hugepage_size", "idle_prof", "ignore_error",
+    "hipri", "hostname", "invalidate", "cmd_type", "hugepage-size", "hugepage_size", "idle_prof", "ignore_error",
     "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
     "iodepth_batch_complete_min", "listen", "nfs_url", "iodepth_batch_submit", "iodepth_low", "iomem", "iomem_align",
     "iopsavgtime", "ioscheduler", "kb_base", "lat_percentiles", "load", "lockfile", "lockmem",
@@ -66,7 +140,7 @@ static const char *const fio_known[] = {
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
-#define FIO_WHY_ZONE "zoned access is not modelled"
+#define FIO_WHY_ZONE "zoned block devices (zonemode=zbd) are not modelled"
 #define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
 #define FIO_WHY_TRIM "TRIM is not modelled"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
@@ -88,10 +162,6 @@ static const struct {
     {"replay_time_scale", FIO_WHY_TRACE},
     {"replay_skip", FIO_WHY_TRACE},
     {"iolog", FIO_WHY_TRACE},
-    {"zonemode", FIO_WHY_ZONE},
-    {"zonesize", FIO_WHY_ZONE},
-    {"zonerange", FIO_WHY_ZONE},
-    {"zoneskip", FIO_WHY_ZONE},
     {"zonecapacity", FIO_WHY_ZONE},
     {"max_open_zones", FIO_WHY_ZONE},
     {"job_max_open_zones", FIO_WHY_ZONE},
@@ -110,6 +180,22 @@ static const struct {
     {"create_only", FIO_WHY_CREATE},
     {"profile", FIO_WHY_PROFILE},
 };
+
+/* fio 3.33's options.c: .alias beside .name. */
+const char *fio_option_alias(const char *key)
+{
+  static const char *const alias[][2] = {
+      {"ratemin", "rate_min"},       {"ratecycle", "rate_cycle"}, {"fileoffset", "offset"},
+      {"nr_files", "nrfiles"},       {"mem_align", "iomem_align"}, {"fill_fs", "fill_device"},
+      {"iodepth_batch_submit", "iodepth_batch"},
+      {"iodepth_batch_complete", "iodepth_batch_complete_min"},
+      {"disable_bw", "disable_bw_measurement"},
+  };
+  for (size_t i = 0; i < FIO_COUNT(alias); i++)
+    if (!strcmp(alias[i][0], key))
+      return alias[i][1];
+  return key;
+}
 
 int fio_option_known(const char *key)
 {
@@ -156,6 +242,12 @@ const char *fio_engine_refused(const char *name)
   for (size_t i = 0; i < FIO_COUNT(none); i++)
     if (!strcmp(none[i], name))
       return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
+  /* Block or object I/O, but to a target no NAS serves. */
+  static const char *const other[] = {"rados", "dfs", "libcufile", "nbd", "mtd", "librpma_apm", "librpma_gpspm"};
+  for (size_t i = 0; i < FIO_COUNT(other); i++)
+    if (!strcmp(other[i], name))
+      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
+             "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
   return NULL;
 }
 
@@ -340,8 +432,10 @@ static int fx_substitute(const char *in, char *out, size_t n, char *msg, size_t 
         char name[128];
         memcpy(name, p + 2, (size_t)(close - p - 2));
         name[close - p - 2] = 0;
-        val = getenv(name); /* unset: left as written, as fio does */
-        skip = val ? (size_t)(close - p + 1) : 0;
+        val = getenv(name);
+        if (!val)
+          val = ""; /* unset: nothing, as fio substitutes (options.c fio_option_dup_subs) */
+        skip = (size_t)(close - p + 1);
       }
     } else if (p[0] == '$') {
       static const char *const names[] = {"pagesize", "mb_memory", "ncpus"};

@@ -6,8 +6,34 @@
 
 #include <stddef.h>
 
-/* Expand a value: ${VAR} from the environment (an unset one stays as
- * written, as fio leaves it), the built-ins $pagesize, $mb_memory and
+struct job;
+
+#define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
+#define FIO_MAX_SIZE_BYTES 1125899906842624.0       /* 1 PiB */
+#define FIO_LINE_MAX 8192                           /* fio's own limit */
+#define FIO_SIZE_ALLOWED \
+  "a size: number with optional suffix k, m, g, t, p (powers of 1024, also spelled KB or KiB)"
+
+/* Format msg (when given) and return -1: the shape of every refusal. */
+int fio_msg(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. 0 or -1. */
+int fio_number(const char *s, double *out, const char **end);
+/* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024.  0 or -1. */
+int fio_parse_size(const char *v, double *out);
+/* A whole decimal number in [lo, hi].  0 or -1. */
+int fio_parse_int(const char *v, long lo, long hi, long *out);
+
+/* fio's other name for an option (ratemin -> rate_min, fileoffset ->
+ * offset, nr_files -> nrfiles, ...): the name fio documents, else key. */
+const char *fio_option_alias(const char *key);
+
+/* fio_dir.c: the options whose value may differ per direction
+ * ("READ,WRITE[,TRIM]": bs, blocksize, bssplit, rate, rate_iops) and
+ * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
+int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+
+/* Expand a value: ${VAR} from the environment (an unset one becomes
+ * nothing, as fio substitutes it), the built-ins $pagesize, $mb_memory and
  * $ncpus (this machine's, as fio takes them), then an arithmetic
  * expression when the value starts with '(' (+ - * / % ^, parentheses,
  * numbers with size suffixes; for a time option plain numbers are

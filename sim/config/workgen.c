@@ -30,17 +30,124 @@ double workgen_arrival_s(const struct workgen *g, double start_s, double prev_s)
   return prev_s + 1.0 / g->spec->rate_iops;
 }
 
+static double workgen_pick(const double *bs, const double *w, int n, gsl_rng *rng)
+{
+  if (n <= 1)
+    return bs[0];
+  double u = gsl_rng_uniform(rng), acc = 0.0;
+  for (int i = 0; i < n; i++) {
+    acc += w[i];
+    if (u < acc)
+      return bs[i];
+  }
+  return bs[n - 1];
+}
+
 static double workgen_pick_bs(const struct job *sp, gsl_rng *rng)
 {
-  if (sp->nbs <= 1)
-    return sp->bs_bytes[0];
-  double u = gsl_rng_uniform(rng), acc = 0.0;
-  for (int i = 0; i < sp->nbs; i++) {
-    acc += sp->bs_weight[i];
-    if (u < acc)
-      return sp->bs_bytes[i];
+  return workgen_pick(sp->bs_bytes, sp->bs_weight, sp->nbs, rng);
+}
+
+/* sum of k^-theta, k = 1..n: exact up to WORKGEN_ZETA_EXACT terms, the
+ * rest by Euler-Maclaurin (integral, end terms, first derivative term),
+ * well within fio's own precision (it stops summing at 10M terms). */
+#define WORKGEN_ZETA_EXACT 10000.0
+static double workgen_zeta(double n, double theta)
+{
+  double m = n < WORKGEN_ZETA_EXACT ? n : WORKGEN_ZETA_EXACT, z = 0.0;
+  for (double k = 1.0; k <= m; k += 1.0)
+    z += pow(k, -theta);
+  if (n <= m)
+    return z;
+  double integral = (pow(n, 1.0 - theta) - pow(m, 1.0 - theta)) / (1.0 - theta);
+  double ends = (pow(n, -theta) - pow(m, -theta)) / 2.0;
+  double d1 = -theta * (pow(n, -theta - 1.0) - pow(m, -theta - 1.0)) / 12.0;
+  return z + integral + ends + d1;
+}
+
+#define WORKGEN_GOLDEN_RATIO_64 0x61C8864680B583EBull /* fio hash.h __hash_u64 */
+
+static void workgen_dist_init(struct workgen *g, gsl_rng *rng)
+{
+  const struct job *sp = g->spec;
+  double unit = sp->bs_bytes[0];
+  for (int i = 1; i < sp->nbs; i++)
+    unit = sp->bs_bytes[i] < unit ? sp->bs_bytes[i] : unit;
+  for (int i = 0; i < sp->nbs_w; i++)
+    unit = sp->bs_bytes_w[i] < unit ? sp->bs_bytes_w[i] : unit;
+  g->dist_unit = unit;
+  g->dist_n = floor(g->region_bytes / unit);
+  if (g->dist_n < 1.0)
+    g->dist_n = 1.0;
+  uint64_t n = (uint64_t)g->dist_n;
+  if (sp->dist == JOB_DIST_ZIPF) {
+    g->zeta_n = workgen_zeta(g->dist_n, sp->dist_param);
+    g->zeta_2 = 1.0 + pow(0.5, sp->dist_param);
   }
-  return sp->bs_bytes[sp->nbs - 1];
+  if (sp->dist_center >= 0.0)
+    g->rand_off = sp->dist == JOB_DIST_NORMAL ? (uint64_t)(g->dist_n * sp->dist_center - g->dist_n * 0.5 + g->dist_n)
+                                              : (uint64_t)(g->dist_n * sp->dist_center);
+  else if (sp->dist != JOB_DIST_NORMAL && sp->dist != JOB_DIST_ZONED)
+    g->rand_off = (uint64_t)gsl_rng_uniform_int(rng, n > 0xffffffffu ? 0xffffffffu : (unsigned long)n);
+  g->dist_ready = 1;
+}
+
+/* fio's zoned: a zone by its share of the I/Os, uniform inside it. */
+static double workgen_zoned(const struct workgen *g, gsl_rng *rng)
+{
+  const struct job *sp = g->spec;
+  double u = gsl_rng_uniform(rng), acc = 0.0, start = 0.0, span = 0.0;
+  for (int i = 0; i < sp->nzones; i++) {
+    span = sp->zone_abs ? sp->zone_span[i] : sp->zone_span[i] * g->region_bytes;
+    acc += sp->zone_access[i];
+    if (u < acc || i == sp->nzones - 1)
+      break;
+    start += span;
+  }
+  if (start >= g->region_bytes)
+    start = 0.0, span = g->region_bytes; /* zoned_abs past the region: fio wraps into the file */
+  double ranges = floor((start + span < g->region_bytes ? span : g->region_bytes - start) / g->dist_unit);
+  double k = floor(start / g->dist_unit);
+  return k + (ranges >= 1.0 ? (double)gsl_rng_uniform_int(rng, (unsigned long)ranges) : 0.0);
+}
+
+/* A range index in [0, dist_n) as fio 3.33 draws it (lib/zipf.c, lib/gauss.c). */
+static double workgen_dist_range(struct workgen *g, gsl_rng *rng)
+{
+  const struct job *sp = g->spec;
+  if (!g->dist_ready)
+    workgen_dist_init(g, rng);
+  if (sp->dist == JOB_DIST_ZONED)
+    return workgen_zoned(g, rng);
+  double n = g->dist_n;
+  uint64_t val = 0;
+  if (sp->dist == JOB_DIST_ZIPF) {
+    double theta = sp->dist_param, alpha = 1.0 / (1.0 - theta);
+    double eta = (1.0 - pow(2.0 / n, 1.0 - theta)) / (1.0 - g->zeta_2 / g->zeta_n);
+    double u = gsl_rng_uniform(rng), z = u * g->zeta_n;
+    val = z < 1.0 ? 1 : z < 1.0 + pow(0.5, theta) ? 2 : 1 + (uint64_t)(n * pow(eta * u - eta + 1.0, alpha));
+    val--;
+  } else if (sp->dist == JOB_DIST_PARETO) {
+    double h = sp->dist_param;
+    val = (uint64_t)((n - 1.0) * pow(gsl_rng_uniform(rng), log(h) / log(1.0 - h)));
+  } else { /* normal: the mean of 12 uniform draws, then fio's deviation */
+    double sum = 0.0;
+    unsigned long top = n + 1.0 > 4294967295.0 ? 4294967295ul : (unsigned long)(n + 1.0);
+    for (int i = 0; i < 12; i++)
+      sum += (double)gsl_rng_uniform_int(rng, top);
+    sum = floor((sum + 11.0) / 12.0);
+    double sd = ceil(n * sp->dist_param / 100.0);
+    sd = sd > floor(n / 2.0) ? floor(n / 2.0) : sd;
+    if (sd > 0.0) {
+      double dev = floor(sd * gsl_rng_uniform(rng)) - floor(sd / 2.0);
+      while (dev + sum >= n && dev != 0.0)
+        dev = trunc(dev / 2.0);
+      sum += dev;
+    }
+    val = sum > 0.0 ? (uint64_t)sum : 0;
+  }
+  val *= WORKGEN_GOLDEN_RATIO_64; /* fio's hash spreads the hot ranges (mod 2^64) */
+  return (double)((val + g->rand_off) % (uint64_t)n);
 }
 
 /* The trace's next record, its offset wrapped into the region. */
@@ -57,17 +164,56 @@ static void workgen_replay(struct workgen *g, struct workgen_io *out)
   g->issued_bytes += len;
 }
 
+static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out);
+
+/* fio zonemode=strided (io_u.c setup_strided_zone_mode): zone_size bytes
+ * in a zone of zone_range, then the next zone zone_range + zone_skip on,
+ * from the start again past the region; the skipped bytes count as done
+ * (fio io_skip_bytes). */
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
+{
+  const struct job *sp = g->spec;
+  if (g->replay || sp->zone_size_bytes <= 0) {
+    workgen_next_in_region(g, rng, out);
+    return;
+  }
+  double range = sp->zone_range_bytes > 0 ? sp->zone_range_bytes : sp->zone_size_bytes;
+  if (g->next_off >= range)
+    g->next_off = 0.0; /* zone_size > zone_range: the zone again */
+  double start = g->region_start, bytes = g->region_bytes;
+  g->region_start = start + g->zone_start;
+  g->region_bytes = bytes - g->zone_start < range ? bytes - g->zone_start : range;
+  workgen_next_in_region(g, rng, out);
+  g->region_start = start, g->region_bytes = bytes;
+  g->zone_done += (double)out->len_bytes;
+  if (g->zone_done >= sp->zone_size_bytes) { /* the zone is done: on to the next */
+    g->zone_done = 0.0;
+    g->zone_start += range + sp->zone_skip_bytes;
+    g->issued_bytes += sp->zone_skip_bytes;
+    if (g->zone_start >= g->region_bytes)
+      g->zone_start = 0.0;
+    g->next_off = 0.0;
+  }
+}
+
+static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   if (g->replay) {
     workgen_replay(g, out);
     return;
   }
   const struct job *sp = g->spec;
-  double bs = workgen_pick_bs(sp, rng);
+  double bs;
+  int write;
+  if (sp->nbs_w > 0) { /* per-direction sizes: the direction first */
+    write = sp->read_frac >= 1.0 ? 0 : sp->read_frac <= 0.0 ? 1 : gsl_rng_uniform(rng) >= sp->read_frac;
+    bs = write ? workgen_pick(sp->bs_bytes_w, sp->bs_weight_w, sp->nbs_w, rng) : workgen_pick_bs(sp, rng);
+  } else {
+    bs = workgen_pick_bs(sp, rng);
+    write = sp->read_frac >= 1.0 ? 0 : sp->read_frac <= 0.0 ? 1 : gsl_rng_uniform(rng) >= sp->read_frac;
+  }
   if (bs > g->region_bytes)
     bs = g->region_bytes;
-  int write = sp->read_frac >= 1.0 ? 0 : sp->read_frac <= 0.0 ? 1 : gsl_rng_uniform(rng) >= sp->read_frac;
   double off;
   double slots = floor(g->region_bytes / bs);
   switch (sp->access) {
@@ -75,6 +221,11 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
     if (sp->random_run > 1 && g->run_left > 0 && g->next_off + bs <= g->region_bytes) {
       off = g->next_off; /* fio rw=randread:N: the run goes on */
       g->run_left--;
+    } else if (sp->dist != JOB_DIST_UNIFORM) {
+      off = workgen_dist_range(g, rng) * g->dist_unit; /* aligned to the smallest block, as fio */
+      if (off + bs > g->region_bytes)
+        off = g->region_bytes >= bs ? floor((g->region_bytes - bs) / g->dist_unit) * g->dist_unit : 0.0;
+      g->run_left = sp->random_run - 1;
     } else {
       off = bs * (double)gsl_rng_uniform_int(rng, (unsigned long)(slots > 1 ? slots : 1));
       g->run_left = sp->random_run - 1;

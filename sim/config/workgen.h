@@ -24,6 +24,13 @@ struct workgen {
   int next_rec;                      /* replay: the next record */
   int run_left;                      /* JOB_RANDOM with random_run: sequential I/Os left before
                                         the next random one (fio rw=randread:N) */
+  /* Non-uniform random_distribution, set at the first random I/O: */
+  int dist_ready;
+  double dist_n;                     /* ranges: the region in units of the smallest block */
+  double dist_unit;                  /* the smallest block size (fio's min_bs) */
+  double zeta_n, zeta_2;             /* zipf: sum of k^-theta over 1..n and 1..2 */
+  uint64_t rand_off;                 /* fio's rotation of the hot ranges */
+  double zone_start, zone_done;      /* zonemode=strided: the zone's start in region, bytes done in it */
 };
 
 struct workgen_io {

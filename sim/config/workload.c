@@ -23,6 +23,9 @@ void job_defaults(struct job *j)
   j->iodepth = 1;
   j->numjobs = 1;
   j->rwmixread_frac = 0.5; /* fio rwmixread=50 */
+  j->rate_bytes_w = -1.0;  /* the writes' limits: as the reads' */
+  j->rate_iops_w = -1.0;
+  j->dist_center = -1.0;   /* fio: a random rotation of the hot spots */
 }
 
 void workload_free(struct workload *w)
@@ -64,6 +67,7 @@ int workload_step_add_job(struct workload_step *s, const struct job *j)
 void workload_job_set_bs(struct job *j, double bs_bytes)
 {
   j->nbs = 1;
+  j->nbs_w = 0;
   memset(j->bs_bytes, 0, sizeof j->bs_bytes);
   memset(j->bs_weight, 0, sizeof j->bs_weight);
   j->bs_bytes[0] = bs_bytes;

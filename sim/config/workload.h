@@ -12,6 +12,7 @@
 #define NASTWIN_WORKLOAD_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 
@@ -21,6 +22,9 @@ struct replay_trace;
 #define STEP_MAX_JOBS 256
 
 enum job_access { JOB_SEQ = 0, JOB_RANDOM = 1, JOB_BACKWARD = 2, JOB_STRIDE = 3 };
+/* fio random_distribution (fio 3.33 lib/zipf.c, lib/gauss.c). */
+enum job_dist { JOB_DIST_UNIFORM = 0, JOB_DIST_ZIPF, JOB_DIST_PARETO, JOB_DIST_NORMAL, JOB_DIST_ZONED };
+#define JOB_MAX_ZONES 16
 
 struct job {
   char name[64];
@@ -73,6 +77,24 @@ struct job {
   int replay;               /* 1: the I/O is the workload's trace (struct workload.replay) */
   int replay_depth;         /* replay: 0 = open loop by the trace's timestamps; N = closed
                                loop, N outstanding, timestamps ignored */
+  /* Additive (h7, fio's per-direction values and offset distributions): */
+  int nbs_w;                /* > 0: writes take these block sizes (fio bs=R,W or bssplit=R,W);
+                               0 = writes take the reads' (bs_bytes) */
+  double bs_bytes_w[JOB_MAX_BS];
+  double bs_weight_w[JOB_MAX_BS];
+  double rate_bytes_w, rate_iops_w; /* fio rate=R,W / rate_iops=R,W: the writes' limits (-1 = as
+                               the reads'); fio_job_finish folds both into rate_iops */
+  enum job_dist dist;       /* JOB_RANDOM: where random offsets fall (fio random_distribution) */
+  double dist_param;        /* zipf theta, pareto h, normal deviation (% of the region) */
+  double dist_center;       /* fio's :center, 0..1; -1 = a random rotation (fio's default) */
+  int nzones;               /* JOB_DIST_ZONED: zones, in region order */
+  double zone_access[JOB_MAX_ZONES]; /* share of the I/Os (sum 1) */
+  double zone_span[JOB_MAX_ZONES];   /* share of the region (sum 1), or bytes when zone_abs */
+  int zone_abs;             /* fio zoned_abs: zone_span in bytes */
+  double zone_size_bytes;   /* fio zonemode=strided: bytes done in a zone before the next; 0 = off */
+  double zone_range_bytes;  /* the zone (fio zonerange; 0 = zone_size_bytes) */
+  double zone_skip_bytes;   /* skipped after each zone (fio zoneskip) */
+  int zone_mode;            /* fio zonemode: 0 not given, 1 none, 2 strided */
 };
 
 struct workload_step {
@@ -110,6 +132,17 @@ void job_defaults(struct job *j);
 int fio_parse_file(const char *path, struct workload *out, char **warnings, struct nw_err *err);
 int fio_parse_string(const char *text, const char *name, struct workload *out, char **warnings,
                      struct nw_err *err);
+
+/* Print warnings (lines) to out, each line once per process: the
+ * scenario is loaded again for each prediction interval, its warnings
+ * are said once. */
+void fio_print_warnings(FILE *out, const char *warnings);
+
+/* A note, printed once (fio_print_warnings), for every job of w whose
+ * runtime is longer than time_s, the scenario's simulated time that caps
+ * every job: which job, its runtime, what is simulated and how to get
+ * the whole of it.  file names the job file. */
+void fio_note_time_cap(FILE *out, const char *file, const struct workload *w, double time_s);
 
 /* Set one fio option (key=value, fio spelling) on a job: used by the fio
  * parser and by YAML workloads that inline the same keys.  0, or -1 with

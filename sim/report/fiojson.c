@@ -161,8 +161,13 @@ static void fj_job_options(FILE *out, const struct workload_step *st)
                                    : rw[j->read_frac > 0.5][j->access == JOB_RANDOM ? 1 : 0];
     fprintf(out, "\"name\": ");
     report_json_string(out, j->name);
-    fprintf(out, ", \"rw\": \"%s\", \"bs\": \"%.0f\", \"iodepth\": \"%d\", \"numjobs\": \"%d\"", mode,
-            j->bs_bytes[0], j->iodepth, j->numjobs);
+    char bs[64];
+    if (j->nbs_w > 0) /* fio's READ,WRITE spelling */
+      snprintf(bs, sizeof bs, "%.0f,%.0f", j->bs_bytes[0], j->bs_bytes_w[0]);
+    else
+      snprintf(bs, sizeof bs, "%.0f", j->bs_bytes[0]);
+    fprintf(out, ", \"rw\": \"%s\", \"bs\": \"%s\", \"iodepth\": \"%d\", \"numjobs\": \"%d\"", mode, bs,
+            j->iodepth, j->numjobs);
     if (j->rw_mixed)
       fprintf(out, ", \"rwmixread\": \"%.0f\"", j->read_frac * 100.0);
     if (j->size_bytes > 0)
