@@ -59,6 +59,7 @@ struct stk_req {
   uint64_t off, len; /* logical range (cache/raid level) */
   uint64_t tag;      /* RQ_CLIENT: client cookie */
   int skip_raid, ssd_fill, planned, stripes_held;
+  int sc_looked;          /* SSD cache: the layer's CPU for this request is done */
   int sc_md;              /* SSD cache: a metadata update to write at ST_SSD_FILL (a block
                              turned dirty by this write, or clean by this destage) */
   double pre_cycles;

@@ -93,9 +93,15 @@ void stk_ssd(struct stack *s, struct stk_req *r, double t)
   if (r->kind != RQ_CLIENT && r->kind != RQ_RA && r->kind != RQ_FLUSH)
     return;
   struct stack_ssdcache_stats *st = &s->sc_stats;
-  /* the cache layer handles every bio it is given: set look-up, LRU,
-   * remap or pass-through, completion */
-  stk_compute(s, r, NULL, 0, STACK_THREAD_SSDCACHE, s->cfg.ssdcache_io_cycles, t);
+  /* the cache layer handles every bio it is given (set look-up, LRU,
+   * remap or pass-through, completion) before it goes on: the decision
+   * below runs when that CPU work is done (ST_SSD again) */
+  if (!r->sc_looked && s->cfg.ssdcache_io_cycles > 0 && s->hooks.cpu_work != NULL) {
+    r->sc_looked = 1;
+    stk_compute(s, r, NULL, 0, STACK_THREAD_SSDCACHE, s->cfg.ssdcache_io_cycles, t);
+    r->step = ST_SSD;
+    return;
+  }
   if (stk_sc_sequential(s, r->off, r->len)) {
     if (r->write)
       pcache_invalidate(s->sc, r->off, r->len);
