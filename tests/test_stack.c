@@ -1,5 +1,5 @@
 /* Storage stack as an event source: completions, amplification through the
- * stack, background-op timing and throttling, page cache, SSD cache,
+ * stack, background-op timing and throttling, page cache,
  * encryption.  Devices are a test-local FIFO fake (latency + bytes/rate);
  * CPU threads are FIFO servers at a fixed clock. */
 #include <check.h>
@@ -606,52 +606,6 @@ START_TEST(test_readahead_hits)
 }
 END_TEST
 
-START_TEST(test_ssd_cache)
-{
-  struct stack_cfg c;
-  env_volume(&c, RAID_5, (uint64_t)GiB);
-  c.ssdcache.mode = 1; /* read-only */
-  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
-  c.ncache_devs = 1;
-  struct env *e = env_new(&c, 4, 5e-3, 100e6);
-  /* working set of 256 x 64 KiB random blocks (16 MiB < cache): pass 1 fills, pass 2 hits */
-  for (int pass = 0; pass < 2; pass++) {
-    uint64_t before = sum_reads(e);
-    e->rng = 7;
-    for (int i = 0; i < 256; i++) {
-      env_submit(e, env_rand(e) % 4096 * 65536 * 2, 65536, 0, 0);
-      env_run(e, INFINITY);
-    }
-    if (pass == 1)
-      ck_assert_msg(sum_reads(e) - before < 10, "pass 2 should hit the SSD: %llu member reads",
-                    (unsigned long long)(sum_reads(e) - before));
-  }
-  ck_assert(F(e->cdev[0])->reads >= 240);
-  /* a long sequential stream bypasses the cache */
-  uint64_t cw = F(e->cdev[0])->writes;
-  for (int i = 0; i < 64; i++) {
-    env_submit(e, 512ull * 1024 * 1024 + (uint64_t)i * 262144, 262144, 0, 0);
-    env_run(e, INFINITY);
-  }
-  ck_assert_msg(F(e->cdev[0])->writes - cw <= 5, "sequential bypass: %llu fills",
-                (unsigned long long)(F(e->cdev[0])->writes - cw));
-  env_free(e);
-  /* read-write: writes mirrored to both SSDs, destaged to the array later */
-  env_volume(&c, RAID_5, (uint64_t)GiB);
-  c.ssdcache.mode = 2;
-  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
-  c.ncache_devs = 2;
-  e = env_new(&c, 4, 5e-3, 100e6);
-  for (int i = 0; i < 16; i++)
-    env_submit(e, (uint64_t)i * 10 * 65536, 4096, 1, 1);
-  env_run(e, INFINITY);
-  ck_assert_uint_eq(F(e->cdev[0])->writes, 16);
-  ck_assert_uint_eq(F(e->cdev[1])->writes, 16);
-  ck_assert_msg(sum_writes(e) >= 16, "destaged to the array: %llu", (unsigned long long)sum_writes(e));
-  ck_assert_uint_eq(e->ndone, 16);
-  env_free(e);
-}
-END_TEST
 
 START_TEST(test_encryption_cost)
 {
@@ -683,61 +637,6 @@ START_TEST(test_encryption_cost)
 END_TEST
 
 
-START_TEST(test_ssd_precondition)
-{
-  /* read-only cache, 4 MiB cache: a preconditioned random job hits from the first request */
-  struct stack_cfg c;
-  env_volume(&c, RAID_5, (uint64_t)GiB);
-  c.ssdcache.mode = 1;
-  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
-  c.ncache_devs = 1;
-  struct env *e = env_new(&c, 4, 5e-3, 100e6);
-  struct stack_precond pc = {.offset_bytes = 0, .len_bytes = 16u << 20, .write_fraction = 0,
-                             .run_bytes = 4096};
-  stack_precondition(e->s, &pc, 1);
-  for (int i = 0; i < 200; i++) {
-    env_submit(e, env_rand(e) % 4096 * 4096, 4096, 0, 0);
-    env_run(e, INFINITY);
-  }
-  ck_assert_msg(sum_reads(e) == 0, "preconditioned: %llu member reads, expected 0",
-                (unsigned long long)sum_reads(e));
-  ck_assert_msg(F(e->cdev[0])->reads == 200, "cache device reads %llu, expected 200",
-                (unsigned long long)F(e->cdev[0])->reads);
-  /* a sequential job is refused by the bypass: nothing cached, reads go to the array */
-  pc = (struct stack_precond){.offset_bytes = 32u << 20, .len_bytes = 16u << 20, .run_bytes = 16u << 20};
-  stack_precondition(e->s, &pc, 1);
-  env_submit(e, (32u << 20) + 65536 * 7, 4096, 0, 0);
-  env_run(e, INFINITY);
-  ck_assert_msg(sum_reads(e) == 1, "sequential region must not be cached: %llu member reads",
-                (unsigned long long)sum_reads(e));
-  env_free(e);
-  /* read-write: dirty at the destage threshold (half the capacity) when the region is larger */
-  env_volume(&c, RAID_5, (uint64_t)GiB);
-  c.ssdcache.mode = 2;
-  c.ssdcache.capacity_bytes = 64.0 * 1024 * 1024;
-  c.ncache_devs = 2;
-  e = env_new(&c, 4, 5e-3, 100e6);
-  pc = (struct stack_precond){.offset_bytes = 0, .len_bytes = 256u << 20, .write_fraction = 0.3,
-                              .run_bytes = 4096};
-  stack_precondition(e->s, &pc, 1);
-  /* the most recent 64 MiB are cached: a read there hits, a read at the start misses */
-  env_submit(e, (256u << 20) - 65536, 4096, 0, 0);
-  env_run(e, 1e-6);
-  uint64_t mr = sum_reads(e);
-  ck_assert_msg(mr == 0, "read at the end of the region should hit: %llu member reads", (unsigned long long)mr);
-  env_run(e, INFINITY);
-  /* idle afterwards: the destager writes the dirty half back to the array */
-  ck_assert_msg(sum_writes(e) > 0, "dirty preconditioned data never destaged");
-  env_free(e);
-  /* no SSD cache: a no-op */
-  env_volume(&c, RAID_5, (uint64_t)GiB);
-  e = env_new(&c, 4, 5e-3, 100e6);
-  stack_precondition(e->s, &pc, 1);
-  stack_precondition(NULL, &pc, 1);
-  ck_assert(isinf(stack_next_event_s(e->s)));
-  env_free(e);
-}
-END_TEST
 
 START_TEST(test_decrypt_cost)
 {
@@ -934,12 +833,10 @@ int main(void)
   tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);
   tcase_add_test(tc, test_readahead_hits);
-  tcase_add_test(tc, test_ssd_cache);
   tcase_add_test(tc, test_encryption_cost);
   tcase_add_test(tc, test_decrypt_cost);
   tcase_add_test(tc, test_decrypt_once);
   tcase_add_test(tc, test_disk_request_cycles);
-  tcase_add_test(tc, test_ssd_precondition);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -44,6 +44,7 @@ struct soc_params {
   double disk_request_cycles;         /* block layer + SATA driver + completion IRQ per request
                                          sent to a disk (reference cycles) */
   double md_stripe_cycles;            /* md raid5d per stripe_head handled (reference cycles) */
+  double ssdcache_io_cycles;          /* SSD-cache layer per I/O it handles (reference cycles) */
   double md_stripe_dev_cycles;        /* md raid5d per member device of a stripe_head */
   double l2_cache_bytes;              /* last-level cache shared by the cores; 0 = not modelled */
   double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */

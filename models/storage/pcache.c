@@ -25,6 +25,7 @@ struct pcache_node {
 struct pcache {
   uint64_t block_bytes, cap_blocks;
   uint64_t unit_bytes, units_per_block, cap_units; /* present/dirty granularity */
+  int slots; /* 1: a block in use takes all its units of the capacity (pcache_set_slots) */
   struct pcache_node *node;
   uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
   uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
@@ -107,6 +108,20 @@ int pcache_set_unit(struct pcache *c, uint64_t unit_bytes)
   return 0;
 }
 
+int pcache_set_slots(struct pcache *c)
+{
+  if (c->used > 0)
+    return -1;
+  c->slots = 1;
+  return 0;
+}
+
+/* Units of the capacity taken now. */
+static uint64_t pcache_taken(const struct pcache *c)
+{
+  return c->slots ? c->used * c->units_per_block : c->npresent;
+}
+
 /* Mask of the units of block b that [off, off+len) covers (len > 0). */
 static uint64_t pcache_unit_mask(const struct pcache *c, uint64_t b, uint64_t off, uint64_t len)
 {
@@ -136,6 +151,18 @@ static uint64_t pcache_find_slot(const struct pcache *c, uint64_t block)
 static uint32_t pcache_get(const struct pcache *c, uint64_t block)
 {
   return c->slot[pcache_find_slot(c, block)];
+}
+
+uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t len)
+{
+  if (len == 0)
+    return 0;
+  uint64_t n = 0;
+  for (uint64_t b = off / c->block_bytes; b <= (off + len - 1) / c->block_bytes; b++) {
+    uint32_t x = pcache_get(c, b);
+    n += x == PCACHE_NIL || !c->node[x].dirty;
+  }
+  return n;
 }
 
 static int pcache_rehash(struct pcache *c, uint64_t nslot)
@@ -274,7 +301,7 @@ void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint
  * growing, so that it is not evicted. */
 static int pcache_make_room(struct pcache *c, uint64_t need)
 {
-  while (c->npresent + need > c->cap_units) {
+  while (pcache_taken(c) + need > c->cap_units) {
     if (c->lru_tail == PCACHE_NIL)
       return -1;
     pcache_remove(c, c->lru_tail);
@@ -295,7 +322,7 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
       uint64_t add = mask & ~n->present_mask;
       if (!n->dirty)
         pcache_unlink(c, x); /* relinked below: most recently used or dirty */
-      if (add != 0 && pcache_make_room(c, pcache_popcount(add)) != 0) {
+      if (add != 0 && !c->slots && pcache_make_room(c, pcache_popcount(add)) != 0) {
         if (!n->dirty)
           pcache_link(c, x);
         refused++;
@@ -317,7 +344,7 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
       }
       continue;
     }
-    if (pcache_make_room(c, pcache_popcount(mask)) != 0) {
+    if (pcache_make_room(c, c->slots ? c->units_per_block : pcache_popcount(mask)) != 0) {
       refused++;
       continue;
     }

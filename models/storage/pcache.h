@@ -39,6 +39,10 @@ uint64_t pcache_capacity_bytes(const struct pcache *c);
  * keeps pages.  unit_bytes must divide the block into at most 64 units;
  * call before anything is cached.  0, or -1 on a bad unit. */
 int pcache_set_unit(struct pcache *c, uint64_t unit_bytes);
+/* Account the capacity in whole blocks (a block with any present unit
+ * takes its slot, as an SSD cache allocates a block's space however few
+ * of its sectors are valid); call before anything is cached.  0, or -1. */
+int pcache_set_slots(struct pcache *c);
 /* Unit size (bytes). */
 uint64_t pcache_unit_bytes(const struct pcache *c);
 
@@ -69,6 +73,10 @@ uint64_t pcache_dirty_bytes(const struct pcache *c);
 /* Dirty bytes (unit granularity) of units overlapping [off, off+len);
  * walks the dirty blocks. */
 uint64_t pcache_dirty_bytes_in(const struct pcache *c, uint64_t off, uint64_t len);
+
+/* Blocks of [off, off+len) with no dirty unit (absent ones included): a
+ * write there turns them dirty.  One hash look-up per block. */
+uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t len);
 
 /* Dirty time of the oldest dirty block (s); INFINITY when none. */
 double pcache_oldest_dirty_s(const struct pcache *c);

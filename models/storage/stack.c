@@ -209,7 +209,7 @@ void stk_run(struct stack *s, struct stk_req *r, double t)
         r->stripes_held = 0;
         stk_stripes_release(s, n, t);
       }
-      if (r->ssd_fill && s->sc != NULL)
+      if ((r->ssd_fill || r->sc_md) && s->sc != NULL)
         stk_ssd_fill(s, r, t);
       break;
     case ST_CRYPT_R:
@@ -343,6 +343,10 @@ int stack_check(const struct stack_cfg *cfg, struct nw_err *err)
     if (sc->block_bytes < 4096 || sc->capacity_bytes < sc->block_bytes)
       return nw_fail(err, NULL, 0, 0, "ssd_cache: capacity %g B must hold at least one %g B block",
                      sc->capacity_bytes, sc->block_bytes);
+    if (!(sc->sector_bytes > 0) || fmod(sc->block_bytes, sc->sector_bytes) != 0 ||
+        sc->block_bytes / sc->sector_bytes > 64)
+      return nw_fail(err, NULL, 0, 0, "ssd_cache: sector %g B must divide the %g B block into at most 64",
+                     sc->sector_bytes, sc->block_bytes);
   }
   if (stk_cfg_crypt(cfg) && cfg->crypto_engine == NULL && !(cfg->crypt.cpu_cycles_per_byte > 0))
     return nw_fail(err, NULL, 0, 0, "encryption: cpu_cycles_per_byte must be > 0 without an engine");
@@ -396,6 +400,13 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
     if (s->sc == NULL)
       goto fail;
     s->sc_span = (uint64_t)cfg->ssdcache.capacity_bytes;
+    /* valid/dirty bits per sector, the SSD space taken per block */
+    if (pcache_set_unit(s->sc, (uint64_t)cfg->ssdcache.sector_bytes) != 0 || pcache_set_slots(s->sc) != 0) {
+      nw_fail(err, NULL, 0, 0, "ssd_cache: sector %g B must divide the %g B block into at most 64",
+              cfg->ssdcache.sector_bytes, cfg->ssdcache.block_bytes);
+      stack_destroy(s);
+      return NULL;
+    }
   }
   for (int i = 0; i < STK_SC_STREAMS; i++)
     s->sc_end[i] = UINT64_MAX;

@@ -36,6 +36,8 @@ enum stack_thread {
   STACK_THREAD_CRYPT = 2,
   STACK_THREAD_BLOCK = 3, /* per disk request: submit through the block layer and SATA
                              driver, completion interrupt + block softirq */
+  STACK_THREAD_SSDCACHE = 4, /* SSD-cache layer (flashcache): per I/O lookup, set and LRU
+                                update, remap, completion; its metadata updates */
   STACK_THREAD_COUNT
 };
 
@@ -102,6 +104,22 @@ struct ssdcache_params {
   double capacity_bytes;  /* usable cache capacity */
   double block_bytes;     /* cache line */
   double seq_bypass_bytes;/* a stream of sequential I/O longer than this bypasses the cache */
+  double sector_bytes;    /* valid/dirty granularity inside a block (sub-block bitmaps) */
+  double dirty_thresh;    /* dirty fraction above which the destager runs */
+  double fallow_s;        /* below it, a block dirty this long is cleaned anyway */
+  double metadata_bytes;  /* one on-SSD metadata update (per dirtying insert, per clean) */
+  double precond_passes;  /* preconditioning: the job's own accesses, this many per unit of
+                             min(region, capacity), run through admission */
+};
+/* What the SSD cache did so far (counts of the directory's decisions and of
+ * the I/O it issued). */
+struct stack_ssdcache_stats {
+  uint64_t read_hits, read_misses, write_hits, write_allocs, bypassed; /* client requests */
+  uint64_t promotions;      /* read misses whose data was written into the cache */
+  uint64_t metadata_writes; /* on-SSD metadata updates (each mirrored in read-write mode) */
+  uint64_t destages;        /* dirty runs written back to the array */
+  uint64_t destaged_bytes;
+  uint64_t used_bytes, dirty_bytes; /* now: valid and dirty bytes in the cache */
 };
 enum ssdcache_mode { SSDCACHE_NONE, SSDCACHE_READ_ONLY, SSDCACHE_READ_WRITE }; /* index of ssdcache_mode_names */
 extern const char *const ssdcache_mode_names[];
@@ -128,6 +146,8 @@ struct stack_cfg {
                                            crypto_engine_decrypt_speedup); <= 1 or 0: equal */
   double disk_request_cycles;  /* CPU per request sent to a disk (soc disk_request_cycles),
                                   on STACK_THREAD_BLOCK; 0: free */
+  double ssdcache_io_cycles;   /* SSD-cache layer CPU per I/O it handles (soc ssdcache_io_cycles,
+                                  reference cycles) on STACK_THREAD_SSDCACHE; 0: free */
   double stripe_cycles;        /* md raid5d CPU per stripe_head handled, RAID-5/6 (soc
                                   md_stripe_cycles, reference cycles); 0: free */
   double stripe_dev_cycles;    /* ... and per member device of the stripe_head (soc
@@ -210,6 +230,9 @@ struct stack_volume_state {
 };
 void stack_volume_get(const struct stack *s, struct stack_volume_state *out);
 
+/* The SSD cache's counts so far (all 0 without one). */
+void stack_ssdcache_get(const struct stack *s, struct stack_ssdcache_stats *out);
+
 /* Background operations started so far (count, and the i-th). */
 int stack_op_count(const struct stack *s);
 void stack_op_get(const struct stack *s, int i, struct stack_op_report *out);
@@ -236,10 +259,11 @@ struct stack_precond {
  * region's end, as it wrapped).  Member disks: disk_precondition with the
  * rows the job last wrote (random: the region; sequential: just before its
  * dirty stretch) and a write-weight share of the disk caches.  SSD cache:
- * nothing if the cache's sequential bypass would refuse the job's I/O;
- * else the region cached (most recent at its end when larger than the
- * cache), in read-write mode with a write_fraction > 0 dirty up to the
- * destage threshold (min(len, threshold x capacity) bytes, evenly spread).
+ * the job's own accesses (precond_passes per I/O-sized piece of
+ * min(region, capacity); random offsets from the seed) run through the
+ * cache's admission, so what is cached and dirty emerges from capacity,
+ * working set and write share; jobs on one region with one pattern run
+ * once; nothing for a sequential job the bypass refuses.
  * Each cache is left alone when absent.  0, or -1 out of memory (nothing
  * done). */
 int stack_precondition(struct stack *s, const struct stack_precond *jobs, int njobs);

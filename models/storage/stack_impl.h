@@ -44,7 +44,8 @@
 #define STK_MERGE_MAX_BYTES (4u << 20)
 #define STK_STRIPE_GROUPS 4 /* row groups the stripe cache holds at least (see stk_stripes_grant) */
 #define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
-#define STK_DESTAGE_DIRTY_FRAC 0.5 /* destage under load once this fraction is dirty */
+/* flashcache max_clean_ios_total default 4: dirty runs being written back at once */
+#define STK_DESTAGE_INFLIGHT 4
 
 enum stk_step {
   ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
@@ -58,6 +59,9 @@ struct stk_req {
   uint64_t off, len; /* logical range (cache/raid level) */
   uint64_t tag;      /* RQ_CLIENT: client cookie */
   int skip_raid, ssd_fill, planned, stripes_held;
+  int sc_looked;          /* SSD cache: the layer's CPU for this request is done */
+  int sc_md;              /* SSD cache: a metadata update to write at ST_SSD_FILL (a block
+                             turned dirty by this write, or clean by this destage) */
   double pre_cycles;
   struct raid_plan plan;
   struct stk_req *rider;  /* client requests completed with this one */
@@ -152,6 +156,7 @@ struct stack {
   uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS], sc_used[STK_SC_STREAMS], sc_clock;
   uint64_t sc_span;
   int sc_rr, destage_inflight, destage_timer;
+  struct stack_ssdcache_stats sc_stats;
   /* background ops */
   struct stk_op ops[STK_MAX_OPS];
   int nops;
@@ -194,6 +199,7 @@ uint64_t stk_cdev_off(const struct stack *s, uint64_t off);
 void stk_ssd(struct stack *s, struct stk_req *r, double t);
 void stk_destage_kick(struct stack *s, double t);
 void stk_ssd_fill(struct stack *s, struct stk_req *r, double t);
+void stk_ssd_touch(struct stack *s, uint64_t off, uint64_t len, int write, double t);
 
 /* stack_pcache.c */
 void stk_client_done(struct stack *s, struct stk_req *r, double t);

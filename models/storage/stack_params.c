@@ -129,6 +129,37 @@ const struct param_desc ssdcache_param_table[] = {
      .offset = offsetof(struct ssdcache_params, seq_bypass_bytes), .min = 0, .max = 1 * GiB,
      .optional = 1, .def = 1 * MiB,
      .help = "sequential run length after which I/O bypasses the cache (bytes)"},
+    /* low: DSM's cache is flashcache-derived with 64 KiB blocks (its RAM
+     * need, ~416 KB per GB of cache, is ~26 B per 64 KiB block) serving
+     * 4 KiB I/O, so each block keeps valid/dirty bits per 4 KiB sector; a
+     * block takes its whole slot on the SSD however few sectors are valid */
+    {.key = "sector", .dim = UNITS_BYTES, .offset = offsetof(struct ssdcache_params, sector_bytes),
+     .min = 512, .max = 4 * MiB, .optional = 1, .def = 4 * KiB,
+     .help = "valid/dirty granularity inside a cache block (bytes; divides the block, <= 64 per block)"},
+    /* flashcache dirty_thresh_pct default 20 (flashcache-sa-guide): cleaning
+     * starts once a set is this dirty; DSM's value is not published */
+    {.key = "dirty_thresh", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct ssdcache_params, dirty_thresh), .min = 0.01, .max = 0.99,
+     .optional = 1, .def = 0.20,
+     .help = "dirty fraction of the cache above which the destager runs under foreground load"},
+    /* flashcache fallow_delay default 900 s: dirty blocks idle this long are
+     * cleaned even below the threshold */
+    {.key = "fallow_delay", .dim = UNITS_TIME, .offset = offsetof(struct ssdcache_params, fallow_s),
+     .min = 0.01, .max = 86400, .optional = 1, .def = 900,
+     .help = "age after which a dirty block is cleaned below the threshold (s)"},
+    /* flashcache v2 on-SSD metadata: 16 B per block packed in 4 KiB
+     * metadata blocks (md_block_size 8 sectors); a block turning dirty or
+     * clean rewrites its metadata block before the write is acknowledged */
+    {.key = "metadata", .dim = UNITS_BYTES,
+     .offset = offsetof(struct ssdcache_params, metadata_bytes), .min = 512, .max = 64 * KiB,
+     .optional = 1, .def = 4 * KiB, .help = "size of one on-SSD metadata update (bytes)"},
+    /* fio (the reviewers' tool) keeps a random map: a random job touches
+     * every block of its file once per pass; a preconditioning pass over
+     * the test region (SNIA PTS writes twice the capacity: >= 1) */
+    {.key = "precond_passes", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct ssdcache_params, precond_passes), .min = 0.1, .max = 16,
+     .optional = 1, .def = 1,
+     .help = "preconditioning: passes of the job's own pattern over min(region, capacity)"},
 };
 const size_t ssdcache_param_count = PARAM_COUNT(ssdcache_param_table);
 

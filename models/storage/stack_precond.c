@@ -168,29 +168,79 @@ static void stk_precond_members(struct stack *s, uint64_t off, uint64_t len, con
   }
 }
 
-/* SSD cache after a long run of the job (see stack.h). */
-static void stk_precond_ssd(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p)
+/* Does an earlier job have job i's region and kind of access (fio numjobs
+ * on one file)?  They precondition the region together: once. */
+static int stk_precond_same_region(const struct stack_precond *jobs, int i)
 {
-  double bypass = s->cfg.ssdcache.seq_bypass_bytes;
-  if (bypass > 0 && (double)p->run_bytes > bypass)
-    return; /* the admission policy never lets this job's I/O in */
-  uint64_t cap = (uint64_t)s->cfg.ssdcache.capacity_bytes;
-  if (len > cap) { /* LRU: what the cache holds at the end is the most recent cap bytes */
-    off += len - cap;
-    len = cap;
+  for (int k = 0; k < i; k++)
+    if (jobs[k].offset_bytes == jobs[i].offset_bytes && jobs[k].len_bytes == jobs[i].len_bytes &&
+        jobs[k].run_bytes == jobs[i].run_bytes && jobs[k].write_fraction == jobs[i].write_fraction)
+      return 1;
+  return 0;
+}
+
+/* fio's random map: a random job touches every bs-piece of its region
+ * once per pass, in a random order (fio keeps an axmap of the blocks done).
+ * The order here is a full-period LCG over the next power of two, values
+ * past the region skipped (no memory); its constants come from the seed. */
+struct stk_perm {
+  uint64_t x, a, c, mask, n;
+};
+
+static void stk_perm_init(struct stk_perm *p, uint64_t n, uint64_t seed)
+{
+  uint64_t m = 1;
+  while (m < n)
+    m <<= 1;
+  uint64_t z = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  z ^= z >> 31;
+  p->mask = m - 1;
+  p->n = n;
+  p->a = ((z & p->mask) | 1u) << 2 | 1u; /* a = 1 mod 4: full period mod 2^k */
+  p->c = (z >> 17) | 1u;                  /* odd */
+  p->x = (z >> 7) & p->mask;
+}
+
+static uint64_t stk_perm_next(struct stk_perm *p)
+{
+  do
+    p->x = (p->a * p->x + p->c) & p->mask;
+  while (p->x >= p->n);
+  return p->x;
+}
+
+/* SSD cache after a long run of the job: the job's own accesses run
+ * through the cache's admission (stk_ssd_touch), precond_passes of them per
+ * I/O-sized piece of min(region, capacity), so what is cached and dirty
+ * emerges from the capacity, the working set and the write share.  A
+ * random job visits its region's bs-pieces in a random order, each once a
+ * pass (fio's random map); a sequential one in address order. */
+static void stk_precond_ssd(struct stack *s, uint64_t off, uint64_t len, const struct stack_precond *p, int job)
+{
+  const struct ssdcache_params *sp = &s->cfg.ssdcache;
+  uint64_t bs = p->run_bytes < len && p->run_bytes > 0 ? p->run_bytes : (uint64_t)sp->block_bytes;
+  int seq = p->run_bytes >= len;
+  if (sp->seq_bypass_bytes > 0 && (double)p->run_bytes > sp->seq_bypass_bytes)
+    return; /* the bypass never lets this job's runs in */
+  double span = fmin((double)len, sp->capacity_bytes);
+  uint64_t n = (uint64_t)ceil(sp->precond_passes * span / (double)bs);
+  uint64_t slots = len / bs > 0 ? len / bs : 1;
+  struct stk_perm perm;
+  stk_perm_init(&perm, slots, s->cfg.seed * 0x100000001b3ULL + (uint64_t)job + 1);
+  double wacc = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t k = seq ? i % slots : stk_perm_next(&perm);
+    /* the write share as an even interleave (error diffusion): no draw */
+    wacc += p->write_fraction;
+    int w = wacc >= 1.0 - 1e-9;
+    if (w)
+      wacc -= 1.0;
+    stk_ssd_touch(s, off + k * bs, bs, w, 0.0);
   }
-  pcache_insert(s->sc, off, len, 0, 0.0);
-  if (s->sc_mode != SSDCACHE_READ_WRITE || !(p->write_fraction > 0))
-    return;
-  /* read-write: under sustained load the destager only runs above the
-   * threshold, so the dirty level settles at min(region, threshold x cap);
-   * random writes spread the dirty blocks evenly over the region */
-  stk_precond_spread(s->sc, off, len, pcache_block_bytes(s->sc),
-                     fmin((double)len, STK_DESTAGE_DIRTY_FRAC * (double)cap));
-  /* the destager looks again once the array has been idle for a while */
+  /* the destager looks again when the oldest dirty block comes of age */
   if (!s->destage_timer && pcache_dirty_bytes(s->sc) > 0) {
     s->destage_timer = 1;
-    stk_tm_push(s, STK_IDLE_S, TM_DESTAGE, NULL);
+    stk_tm_push(s, sp->fallow_s, TM_DESTAGE, NULL);
   }
 }
 
@@ -240,8 +290,8 @@ int stack_precondition(struct stack *s, const struct stack_precond *jobs, int nj
     if (s->pc != NULL)
       stk_precond_pcache(s, off, len, &jobs[i], dirty[i]);
     stk_precond_members(s, off, len, &jobs[i], dirty[i], share[i]);
-    if (s->sc != NULL)
-      stk_precond_ssd(s, off, len, &jobs[i]);
+    if (s->sc != NULL && !stk_precond_same_region(jobs, i))
+      stk_precond_ssd(s, off, len, &jobs[i], i);
   }
   free(v);
   return 0;

@@ -138,6 +138,7 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
   }
   cfg.crypto_engine_decrypt_speedup = s->soc.crypto_engine_decrypt_speedup;
   cfg.disk_request_cycles = s->soc.disk_request_cycles;
+  cfg.ssdcache_io_cycles = s->soc.ssdcache_io_cycles;
   cfg.stripe_cycles = s->soc.md_stripe_cycles;
   cfg.stripe_dev_cycles = s->soc.md_stripe_dev_cycles;
   if (s->soc.crypto_engine_rate_bytes_per_s > 0) {
@@ -292,10 +293,11 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   for (int k = 0; k < 4; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
-  static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk"};
+  static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk", "ssdcache"};
   static const char *const kt_who[STACK_THREAD_COUNT] = {
       "md raid5d/6d parity thread", "page-cache flusher", "kcryptd AES",
-      "disk requests: block layer, SATA driver, completion IRQ"};
+      "disk requests: block layer, SATA driver, completion IRQ",
+      "SSD-cache layer: look-up, LRU, remap, metadata"};
   for (int k = 0; k < STACK_THREAD_COUNT; k++) {
     struct eng_kthread *kt = &e->kthreads[k];
     kt->e = e;
