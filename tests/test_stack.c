@@ -886,52 +886,6 @@ START_TEST(test_volume_init_and_stripe_cpu)
 }
 END_TEST
 
-/* The block layer's queue (deadline): at most queue_depth requests at a
- * drive, a new batch takes the waiting reads first (writes_starved 2).
- * 200 sync 4 KiB writes then one read on a single FIFO drive: the read
- * passes the writes still in the block layer's queue and completes after
- * the 31 at the drive and one more, not after all 200. */
-static int read_rank(double queue_depth)
-{
-  struct stack_cfg c;
-  env_volume(&c, RAID_SINGLE, 1ull << 30);
-  c.volume.queue_depth = queue_depth;
-  struct env *e = env_new(&c, 1, 1e-3, 150e6);
-  for (int i = 0; i < 200; i++)
-    env_submit(e, (uint64_t)i * 1048576, 4096, 1, 1);
-  env_submit(e, 512ull << 20, 4096, 0, 0);
-  env_run(e, INFINITY);
-  ck_assert_uint_eq(e->ndone, 201);
-  int rank = 0;
-  for (int i = 0; i < 200; i++)
-    rank += e->done_s[i] < e->done_s[200];
-  env_free(e);
-  return rank;
-}
-
-START_TEST(test_sched_reads_first)
-{
-  int r = read_rank(31), flat = read_rank(1000);
-  ck_assert_msg(r >= 31 && r <= 33, "read completed after %d of 200 writes", r);
-  ck_assert_msg(flat == 200, "with every request at the drive the read waits for all: %d", flat);
-  /* contiguous requests waiting in the queue merge up to max_request:
-   * 400 sync 4 KiB writes in a row at queue_depth 1 reach the drive as
-   * the first, then 1280 KiB (320 pages), then the other 79 pages */
-  struct stack_cfg c;
-  env_volume(&c, RAID_SINGLE, 1ull << 30);
-  c.volume.queue_depth = 1;
-  struct env *e = env_new(&c, 1, 1e-3, 150e6);
-  for (int i = 0; i < 400; i++)
-    env_submit(e, (uint64_t)i * 4096, 4096, 1, 1);
-  env_run(e, INFINITY);
-  ck_assert_uint_eq(e->ndone, 400);
-  const struct fake *f = e->dev[0]->priv;
-  ck_assert_msg(f->writes == 3 && f->write_bytes == 400 * 4096, "%llu drive writes of %llu B",
-                (unsigned long long)f->writes, (unsigned long long)f->write_bytes);
-  env_free(e);
-}
-END_TEST
-
 START_TEST(test_check_rejections)
 {
   struct stack_cfg c;
@@ -960,7 +914,6 @@ int main(void)
   tcase_add_test(tc, test_stack_amplification);
   tcase_add_test(tc, test_stripe_cache_coalesce);
   tcase_add_test(tc, test_stripe_cache_streams);
-  tcase_add_test(tc, test_sched_reads_first);
   tcase_add_test(tc, test_check_rejections);
   suite_add_tcase(s, tc);
   tc = tcase_create("background");

@@ -125,10 +125,7 @@ void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, u
       s->fg_bytes[member] += len; /* md's is_mddev_idle: sectors md did not issue for a sync */
     }
   }
-  if (member >= 0 && member < RAID_MAX_MEMBERS && d == s->dev[member])
-    stk_sched_submit(s, member, &io, t);
-  else
-    disk_submit(d, t, &io);
+  disk_submit(d, t, &io);
   /* the one place a disk request's CPU cost is charged: block layer +
    * driver submit and the completion interrupt, overlapping the device's
    * service (the request waits for both) */
@@ -319,9 +316,6 @@ int stack_check(const struct stack_cfg *cfg, struct nw_err *err)
   if (raid_geom_init(&g, (int)v->level, (int)v->layout, (int)v->members, (uint64_t)v->chunk_bytes,
                      cfg->member_bytes - stk_sys_bytes(cfg), err) != 0)
     return -1;
-  if (!(v->queue_depth >= 1) || !(v->fifo_batch >= 1) || !(v->writes_starved >= 0))
-    return nw_fail(err, NULL, 0, 0, "volume: queue_depth %g and fifo_batch %g must be >= 1, writes_starved %g >= 0",
-                   v->queue_depth, v->fifo_batch, v->writes_starved);
   if (v->stripe_cache_entries < 17 || v->stripe_cache_entries > 32768)
     return nw_fail(err, NULL, 0, 0, "volume: stripe_cache_size %g must be between 17 and 32768",
                    v->stripe_cache_entries);
@@ -425,7 +419,6 @@ void stack_destroy(struct stack *s)
     stk_req_free1(s, s->live);
   free(s->heap);
   free(s->blocked);
-  stk_sched_free(s);
   pcache_destroy(s->pc);
   pcache_destroy(s->sc);
   free(s);
@@ -504,16 +497,9 @@ void stack_advance(struct stack *s, double now_s)
       struct disk_io io;
       if (!disk_pop_completion(d, td, &io))
         break; /* model promised a completion it does not deliver */
-      struct stk_merged *mg = stk_merged_of(io.tag);
-      int n = mg != NULL ? mg->n : 1;
-      for (int k = 0; k < n; k++) { /* a merged request completes each it stands for */
-        if (w < RAID_MAX_MEMBERS)
-          s->pending[w]--;
-        stk_sub_done(s, (struct stk_req *)(uintptr_t)(mg != NULL ? mg->tags[k] : io.tag), td);
-      }
-      free(mg);
       if (w < RAID_MAX_MEMBERS)
-        stk_sched_done(s, w, td);
+        s->pending[w]--;
+      stk_sub_done(s, (struct stk_req *)(uintptr_t)io.tag, td);
     } else if (tt <= now_s) {
       stk_timer_fire(s, stk_tm_pop(s));
     } else {

@@ -81,12 +81,6 @@ struct volume_params {
                                          every disk); 0: none */
   double procedure_s;                 /* the vendor's fixed steps of a volume operation
                                          (partitioning, mdadm, mount, services), after md's work */
-  double queue_depth;                 /* block layer: requests at a member drive at once (tags) */
-  double fifo_batch;                  /* deadline: requests per batch in one direction */
-  double writes_starved;              /* deadline: read batches a waiting write batch yields to */
-  double read_expire_s;               /* deadline: a read waiting this long starts the next read batch */
-  double write_expire_s;              /* deadline: ... a write, the next write batch */
-  double max_request_bytes;           /* block layer: largest request merging builds (max_sectors_kb) */
 };
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */

@@ -116,38 +116,6 @@ struct stk_op {
   uint64_t last_events[RAID_MAX_MEMBERS];
 };
 
-/* The block layer's queue of one member (stack_sched.c): the waiting
- * requests per direction (0 reads, 1 writes) and the deadline state. */
-struct stk_sched_rq {
-  struct disk_io io;
-  double t_s;    /* arrival */
-  uint64_t seq;  /* arrival order */
-};
-struct stk_sched_fifo {
-  struct stk_sched_rq *v;
-  size_t n, cap;
-};
-struct stk_sched {
-  struct stk_sched_fifo fifo[2];
-  uint64_t next_pos[2]; /* per direction: the end of the last dispatched request */
-  uint64_t seq;
-  int inflight;         /* requests at the drive */
-  int batch_dir, batch_left, starved;
-};
-/* A merged request's tag: a struct stk_merged pointer with bit 0 set. */
-struct stk_merged {
-  int n, cap;
-  uint64_t tags[];
-};
-static inline struct stk_merged *stk_merged_of(uint64_t tag)
-{
-  return (tag & 1u) ? (struct stk_merged *)(uintptr_t)(tag & ~(uint64_t)1) : NULL;
-}
-void stk_sched_submit(struct stack *s, int m, const struct disk_io *io, double t);
-void stk_sched_dispatch(struct stack *s, int m, double t);
-void stk_sched_done(struct stack *s, int m, double t);
-void stk_sched_free(struct stack *s);
-
 struct blocked_write {
   struct stack_io io;
 };
@@ -168,8 +136,6 @@ struct stack {
   uint64_t seq;
   double last_fg_s;
   uint64_t fg_bytes[RAID_MAX_MEMBERS]; /* foreground bytes sent to each member so far */
-  struct stk_sched sched[RAID_MAX_MEMBERS]; /* block-layer queue per member */
-  int spares_used;                          /* cfg.spares[0..spares_used) joined the volume */
   /* stripe cache */
   int stripes_free;
   struct stk_req *swait_head, *swait_tail;

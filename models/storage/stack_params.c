@@ -80,28 +80,6 @@ const struct param_desc volume_param_table[] = {
     {.key = "procedure_time", .dim = UNITS_TIME,
      .offset = offsetof(struct volume_params, procedure_s), .min = 0, .max = 3600, .optional = 1,
      .def = 0, .help = "fixed steps of a volume operation around md's work (s)"},
-    /* libata: 32 NCQ tags, one kept for internal commands (ATA_MAX_QUEUE - 1) */
-    {.key = "queue_depth", .dim = UNITS_NUMBER, .offset = offsetof(struct volume_params, queue_depth),
-     .min = 1, .max = 1024, .optional = 1, .def = 31,
-     .help = "requests the block layer keeps at a member drive at once (its tags)"},
-    /* mq-deadline / deadline defaults (block/mq-deadline.c: fifo_batch 16, writes_starved 2) */
-    {.key = "fifo_batch", .dim = UNITS_NUMBER, .offset = offsetof(struct volume_params, fifo_batch),
-     .min = 1, .max = 1024, .optional = 1, .def = 16,
-     .help = "deadline scheduler: requests dispatched per batch in one direction"},
-    {.key = "writes_starved", .dim = UNITS_NUMBER,
-     .offset = offsetof(struct volume_params, writes_starved), .min = 0, .max = 64, .optional = 1,
-     .def = 2, .help = "deadline scheduler: read batches that may pass waiting writes"},
-    /* deadline: read_expire HZ/2, write_expire 5*HZ */
-    {.key = "read_expire", .dim = UNITS_TIME, .offset = offsetof(struct volume_params, read_expire_s),
-     .min = 1e-3, .max = 60, .optional = 1, .def = 0.5,
-     .help = "deadline scheduler: a read older than this starts the next read batch (s)"},
-    {.key = "write_expire", .dim = UNITS_TIME, .offset = offsetof(struct volume_params, write_expire_s),
-     .min = 1e-3, .max = 600, .optional = 1, .def = 5,
-     .help = "deadline scheduler: a write older than this starts the next write batch (s)"},
-    /* max_sectors_kb: BLK_DEF_MAX_SECTORS 2560 sectors (Linux 4.x) = 1280 KiB */
-    {.key = "max_request", .dim = UNITS_BYTES, .offset = offsetof(struct volume_params, max_request_bytes),
-     .min = 4 * KiB, .max = 64 * MiB, .optional = 1, .def = 1280 * KiB,
-     .help = "block layer: largest request contiguous requests merge into (bytes)"},
 };
 const size_t volume_param_count = PARAM_COUNT(volume_param_table);
 
