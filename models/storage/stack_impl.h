@@ -136,6 +136,7 @@ struct stack {
   uint64_t seq;
   double last_fg_s;
   uint64_t fg_bytes[RAID_MAX_MEMBERS]; /* foreground bytes sent to each member so far */
+  int spares_used;                     /* cfg.spares[0..spares_used) joined the volume */
   /* stripe cache */
   int stripes_free;
   struct stk_req *swait_head, *swait_tail;

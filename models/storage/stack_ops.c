@@ -597,18 +597,18 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   case STACK_OP_MIGRATE: {
     int nm = op_cfg->new_members;
     int add = nm - g->members;
-    if (add < 1 || add > s->cfg.nspares)
+    if (add < 1 || add > s->cfg.nspares - s->spares_used)
       return nw_fail(err, NULL, 0, 0,
                      "%s: new_members %d must exceed the current %d by 1..%d (spares given)",
                      op_cfg->kind == STACK_OP_RESHAPE ? "reshape" : "migrate", nm, g->members,
-                     s->cfg.nspares);
+                     s->cfg.nspares - s->spares_used);
     struct raid_geom from;
     if (raid_grow_plan(g, op_cfg->kind == STACK_OP_RESHAPE, op_cfg->target_level, nm, &from, &op.newg, err) != 0)
       return -1;
     op.phase = from.level != g->level; /* md took a 2-disk RAID-1 over as a RAID-5 */
     s->g = from;
     for (int i = s->ndev; i < nm; i++)
-      s->dev[i] = s->cfg.spares[i - s->g.members];
+      s->dev[i] = s->cfg.spares[s->spares_used++]; /* each spare joins once */
     s->ndev = nm;
     op.total = s->g.member_bytes; /* reshape: md_do_sync runs to dev_sectors (new layout) */
     if (op.newg.level != RAID_1) {
