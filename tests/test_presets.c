@@ -261,6 +261,10 @@ START_TEST(test_storagereview)
   ck_assert_msg(r4->bs_bytes[0] == 4 * KIB && r4->numjobs == 16 && r4->iodepth == 16 &&
                     r4->access == JOB_RANDOM && r4->read_frac == 1.0 && r4->direct,
                 "4K random read 16T16Q");
+  /* fio offset_increment: each of the 16 threads its own 25 GiB / 16 slice */
+  ck_assert_msg(r4->shared_file && r4->size_bytes == 25.0 * GIB / 16 &&
+                    r4->offset_increment_bytes == 25.0 * GIB / 16,
+                "4K random: slice %g, increment %g", r4->size_bytes, r4->offset_increment_bytes);
   ck_assert_str_eq(w.steps[1].metric, "write_iops");
   const struct job *s8 = preset_measured(&w.steps[2]);
   ck_assert_msg(s8->bs_bytes[0] == 8 * KIB && s8->access == JOB_SEQ, "8K sequential");
@@ -276,11 +280,21 @@ START_TEST(test_storagereview)
   ck_assert_msg(seen_min && seen_max, "ladder spans 2T2Q..16T16Q");
   ck_assert_str_eq(w.steps[4].name, "sr-8k-70-30-2t2q");
   ck_assert_str_eq(w.steps[21].metric, "write_MBps");
-  ck_assert_msg(preset_measured(&w.steps[21])->bs_bytes[0] == 128 * KIB, "128K sequential");
+  const struct job *w128 = preset_measured(&w.steps[21]);
+  ck_assert_msg(w128->bs_bytes[0] == 128 * KIB && w128->offset_increment_bytes == 25.0 * GIB / 16,
+                "128K sequential, 16 streams 25/16 GiB apart");
+  const struct job *m2 = preset_measured(&w.steps[4]); /* 2T2Q: two halves */
+  ck_assert_msg(m2->size_bytes == 12.5 * GIB && m2->offset_increment_bytes == 12.5 * GIB, "2T slices");
   workload_free(&w);
   const char *k[] = {"precondition"}, *v[] = {"0"};
   preset_ok("storagereview", k, v, 1, &w);
   ck_assert_msg(w.steps[0].precondition == 0, "precondition off");
+  workload_free(&w);
+  const char *k2[] = {"shared_file"}, *v2[] = {"0"};
+  preset_ok("storagereview", k2, v2, 1, &w); /* a file per thread: each the whole size */
+  ck_assert_msg(preset_measured(&w.steps[0])->size_bytes == 25.0 * GIB &&
+                    preset_measured(&w.steps[0])->offset_increment_bytes == 0,
+                "file per thread");
   workload_free(&w);
 }
 END_TEST

@@ -202,6 +202,54 @@ START_TEST(test_raid6_rebuild_pq)
 }
 END_TEST
 
+/* DSM's procedure around md's work: the system arrays (RAID-1 over every
+ * disk, before the data partition) sync onto the joining disk first, then
+ * the data array, then the fixed steps; each a phase of the report.  A
+ * 2 x 64 MiB RAID-1 rebuild with 16 MiB of system partitions and 5 s of
+ * procedure: the recovery of member 1 copies 16 + 48 MiB at 200 MB/s. */
+START_TEST(test_dsm_procedure_phases)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_1, 64ull << 20);
+  struct env *e = env_new(&c, 2, 1e-4, 1e9);
+  struct stack_op_report plain = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 1});
+  env_free(e);
+  env_volume(&c, RAID_1, 64ull << 20);
+  c.volume.system_partition_bytes = 16ull << 20;
+  c.volume.procedure_s = 5.0;
+  e = env_new(&c, 2, 1e-4, 1e9);
+  ck_assert_msg(stack_capacity_bytes(e->s) == (48ull << 20), "data partition %llu",
+                (unsigned long long)stack_capacity_bytes(e->s));
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_REBUILD, .failed_member = 1});
+  const struct fake *f1 = e->dev[1]->priv;
+  ck_assert_msg(f1->write_bytes == (64ull << 20), "member 1 written %llu B: system + data partitions",
+                (unsigned long long)f1->write_bytes);
+  env_free(e);
+  ck_assert_int_eq(r.nphases, 3);
+  ck_assert_str_eq(r.phases[0].name, "system arrays");
+  ck_assert_str_eq(r.phases[1].name, "recovery");
+  ck_assert_str_eq(r.phases[2].name, "procedure");
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(r.phases[i].end_s >= r.phases[i].start_s && (i == 0 || r.phases[i].start_s == r.phases[i - 1].end_s),
+                  "phase %d [%g, %g]", i, r.phases[i].start_s, r.phases[i].end_s);
+  double sys_s = r.phases[0].end_s - r.phases[0].start_s, data_s = r.phases[1].end_s - r.phases[1].start_s;
+  /* each stage at least reads then writes its bytes (1 GB/s members), at
+   * most that plus md's pacing (speed_limit_max 200,000 KiB/s) */
+  double pace = 1.0 / (200000.0 * 1024), dev = 2.0 / 1e9, mib = 1048576.0;
+  ck_assert_msg(sys_s >= 16 * mib * dev && sys_s <= 16 * mib * (dev + pace) + 1e-3 &&
+                    data_s >= 48 * mib * dev && data_s <= 48 * mib * (dev + pace) + 1e-3,
+                "system %g s, data %g s", sys_s, data_s);
+  ck_assert_msg(fabs(r.phases[2].end_s - r.phases[2].start_s - 5.0) < 1e-9 && r.end_s == r.phases[2].end_s,
+                "procedure [%g, %g], end %g", r.phases[2].start_s, r.phases[2].end_s, r.end_s);
+  /* the disk work of the rebuild without the layout (64 MiB copied) plus
+   * the fixed steps, within one window's device time */
+  double extra = (r.end_s - r.start_s) - (plain.end_s - plain.start_s) - 5.0;
+  ck_assert_msg(extra > -1e-3 && extra < 32 * mib * dev, "with layout %g s, without %g s",
+                r.end_s - r.start_s, plain.end_s - plain.start_s);
+  ck_assert_int_eq(plain.nphases, 1);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("storage_rebuild");
@@ -212,6 +260,7 @@ int main(void)
   tcase_add_test(tc, test_raid5d_bound_ops);
   tcase_add_test(tc, test_rebuild_vs_foreground_load);
   tcase_add_test(tc, test_raid6_rebuild_pq);
+  tcase_add_test(tc, test_dsm_procedure_phases);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -157,7 +157,9 @@ static void stk_issue_list(struct stack *s, struct stk_req *r, const struct raid
     const struct raid_ext *e = &l->v[i];
     if (e->member < 0 || e->member >= s->ndev)
       continue;
-    stk_dev_submit(s, s->dev[e->member], e->member, e->offset_bytes, e->len_bytes, write, r, t);
+    /* the data partition lies after the system partitions */
+    uint64_t base = r->sys_area ? 0 : stk_sys_bytes(&s->cfg);
+    stk_dev_submit(s, s->dev[e->member], e->member, base + e->offset_bytes, e->len_bytes, write, r, t);
   }
 }
 
@@ -308,8 +310,11 @@ int stack_check(const struct stack_cfg *cfg, struct nw_err *err)
   struct raid_geom g;
   if (cfg->members == NULL)
     return nw_fail(err, NULL, 0, 0, "volume: no member disks given");
+  if (!(v->system_partition_bytes >= 0) || stk_sys_bytes(cfg) >= cfg->member_bytes)
+    return nw_fail(err, NULL, 0, 0, "volume: system_partitions %g B must be below the member's %llu B",
+                   v->system_partition_bytes, (unsigned long long)cfg->member_bytes);
   if (raid_geom_init(&g, (int)v->level, (int)v->layout, (int)v->members, (uint64_t)v->chunk_bytes,
-                     cfg->member_bytes, err) != 0)
+                     cfg->member_bytes - stk_sys_bytes(cfg), err) != 0)
     return -1;
   if (v->stripe_cache_entries < 17 || v->stripe_cache_entries > 32768)
     return nw_fail(err, NULL, 0, 0, "volume: stripe_cache_size %g must be between 17 and 32768",
@@ -368,7 +373,7 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
     s->hooks = *hooks;
   const struct volume_params *v = &cfg->volume;
   raid_geom_init(&s->g, (int)v->level, (int)v->layout, (int)v->members, (uint64_t)v->chunk_bytes,
-                 cfg->member_bytes, NULL);
+                 cfg->member_bytes - stk_sys_bytes(cfg), NULL);
   s->ndev = (int)v->members;
   for (int i = 0; i < s->ndev; i++)
     s->dev[i] = cfg->members[i];

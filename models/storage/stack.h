@@ -78,6 +78,11 @@ struct volume_params {
   double mkfs_inode_bytes;            /* mke2fs inode size */
   double reshape_checkpoint_s;        /* md reshape: superblock checkpoint period */
   double superblock_flush_s;          /* member cache flush of one superblock update */
+  double system_partition_bytes;      /* per member before the data partition: the vendor's
+                                         system arrays (DSM: md0 root + md1 swap, RAID-1 over
+                                         every disk); 0: none */
+  double procedure_s;                 /* the vendor's fixed steps of a volume operation
+                                         (partitioning, mdadm, mount, services), after md's work */
 };
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
@@ -176,6 +181,7 @@ struct stack_op_cfg {
   int new_members;    /* RESHAPE/MIGRATE: member count after the operation */
   int failed_member;  /* REBUILD: which member is being rebuilt */
 };
+#define STACK_OP_MAX_PHASES 4
 struct stack_op_report {
   enum stack_op_kind kind;
   double start_s, end_s; /* end_s < 0 while running */
@@ -183,6 +189,13 @@ struct stack_op_report {
   int checkpoints;       /* reshape: superblock updates of reshape_position */
   int stopped;           /* 1: ended unfinished at end_s (the volume failed, or the
                             member being rebuilt failed) */
+  /* the operation's phases in order (system arrays, md takeover, the data
+   * array's sync, the fixed procedure), each [start, end]; end < 0 running */
+  int nphases;
+  struct stack_op_phase {
+    const char *name;
+    double start_s, end_s;
+  } phases[STACK_OP_MAX_PHASES];
 };
 
 struct stack;

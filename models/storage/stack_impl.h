@@ -72,6 +72,7 @@ struct stk_req {
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
   int op_index;           /* RQ_BG: the operation (index into ops) it works for */
+  int sys_area;           /* RQ_BG: its plan addresses the system partitions (member offset 0) */
   double stripe_heads;    /* md stripe_heads raid5d handles for this request */
   /* RAID-5/6 write: member page rows [row_next, row_end) not yet admitted to
    * the stripe cache (row_begin: the first); each admitted group is an
@@ -107,6 +108,12 @@ struct stk_op {
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
+  /* DSM's procedure: the system arrays synced onto the joining members,
+   * then the data array, then the fixed steps (stage) */
+  enum { STK_STAGE_SYS, STK_STAGE_DATA, STK_STAGE_FIXED } stage;
+  uint64_t data_total;   /* the data stage's units while the system stage runs */
+  uint64_t join_mask;    /* members the system arrays are written to */
+  int sys_src;           /* member they are read from (-1: created on all: read every member) */
   /* is_mddev_idle: the last look (time, verdict) and the members' counters then */
   double look_s;
   int busy;
@@ -133,6 +140,7 @@ struct stack {
   uint64_t seq;
   double last_fg_s;
   uint64_t fg_bytes[RAID_MAX_MEMBERS]; /* foreground bytes sent to each member so far */
+  int spares_used;                     /* cfg.spares[0..spares_used) joined the volume */
   /* stripe cache */
   int stripes_free;
   struct stk_req *swait_head, *swait_tail;
@@ -209,6 +217,12 @@ void stk_flush_kick(struct stack *s, double t);
 
 /* stack_ops.c */
 struct stk_op *stk_op_running(struct stack *s);
+/* The system partitions' bytes per member (whole 4 KiB pages). */
+static inline uint64_t stk_sys_bytes(const struct stack_cfg *cfg)
+{
+  double b = cfg->volume.system_partition_bytes;
+  return b > 0 ? (uint64_t)(b / 4096.0) * 4096u : 0;
+}
 void stk_op_pump(struct stack *s, double t);
 void stk_op_window_done(struct stack *s, struct stk_req *r, double t);
 

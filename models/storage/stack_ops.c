@@ -64,10 +64,41 @@ static void stk_op_end(struct stack *s, struct stk_op *op, double t)
   s->capacity = raid_capacity_bytes(&s->g);
 }
 
+/* The report's phases: close the running one at t, open `name` at t. */
+static void stk_phase(struct stk_op *op, const char *name, double t)
+{
+  struct stack_op_report *rep = &op->rep;
+  if (rep->nphases > 0 && rep->phases[rep->nphases - 1].end_s < 0)
+    rep->phases[rep->nphases - 1].end_s = t;
+  if (name != NULL && rep->nphases < STACK_OP_MAX_PHASES)
+    rep->phases[rep->nphases++] = (struct stack_op_phase){.name = name, .start_s = t, .end_s = -1.0};
+}
+
+/* A window of the system arrays (md0, md1: RAID-1 over every disk, one
+ * after the other as md syncs arrays sharing a disk): md raid1 recovery
+ * reads a member that holds them and writes the joining ones; a new
+ * array's resync reads every member and writes all but the first. */
+static void stk_sys_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
+{
+  uint64_t pos = op->issued;
+  for (int m = 0; m < s->ndev; m++) {
+    int joins = (op->join_mask >> m) & 1;
+    if (op->sys_src < 0 || m == op->sys_src)
+      raid_ext_add(&r->plan.reads, m, pos, units);
+    if (joins && !(op->sys_src < 0 && m == 0))
+      raid_ext_add(&r->plan.writes, m, pos, units);
+  }
+  r->sys_area = 1;
+}
+
 /* Build the plan of the next window: `units` of progress. */
 static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
 {
   uint64_t pos = op->issued;
+  if (op->stage == STK_STAGE_SYS) {
+    stk_sys_window(s, op, r, units);
+    return;
+  }
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     if (op->mkfs) { /* volume creation: mke2fs zeroes inode tables and journal */
@@ -259,8 +290,16 @@ void stk_op_pump(struct stack *s, double t)
   struct stk_op *op = stk_op_running(s);
   if (op == NULL)
     return;
+  if (op->stage == STK_STAGE_FIXED) { /* the fixed steps end at next_issue_s */
+    if (t >= op->next_issue_s) {
+      stk_phase(op, NULL, t);
+      stk_op_end(s, op, t);
+    }
+    return;
+  }
   const struct volume_params *v = &s->cfg.volume;
-  while (op->inflight < (op->reshape ? 1 : STK_OP_WINDOWS) && op->issued < op->total) {
+  int reshape = op->reshape && op->stage == STK_STAGE_DATA;
+  while (op->inflight < (reshape ? 1 : STK_OP_WINDOWS) && op->issued < op->total) {
     if (t < op->next_issue_s) {
       if (!op->timer_armed) {
         op->timer_armed = 1;
@@ -269,8 +308,8 @@ void stk_op_pump(struct stack *s, double t)
       return;
     }
     int busy = stk_md_busy(s, op, t);
-    uint64_t w = op->reshape ? stk_reshape_window_bytes(s, op) : 0;
-    if (op->reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
+    uint64_t w = reshape ? stk_reshape_window_bytes(s, op) : 0;
+    if (reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
       stk_reshape_checkpoint(s, op, t);
       return;
     }
@@ -279,21 +318,21 @@ void stk_op_pump(struct stack *s, double t)
      * new layout's sectors per member: reshape_request returns
      * reshape_sectors, which md_do_sync adds to io_sectors). */
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
-    if (op->mkfs)
+    if (op->mkfs && op->stage == STK_STAGE_DATA)
       rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
     uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
     if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
       idle_window = STK_OP_WINDOW_IDLE_BYTES;
     idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
     uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
-    if (op->reshape) {
+    if (reshape) {
       op->unit_windows = busy ? 1 : stk_reshape_batch(s, op, w, rate, t);
       units = op->unit_windows * w;
       op->unit_issue_s = t;
     }
     if (units > op->total - op->issued)
       units = op->total - op->issued;
-    if (op->reshape) { /* plain: full, not the critical section, all old rows or none */
+    if (reshape) { /* plain: full, not the critical section, all old rows or none */
       uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
       uint64_t l0 = op->issued * nd, l1 = (op->issued + units) * nd;
       op->unit_plain = !busy && op->unit_windows == 1 && units == w && op->critical_done &&
@@ -309,7 +348,7 @@ void stk_op_pump(struct stack *s, double t)
     r->op_index = (int)(op - s->ops);
     r->planned = 1;
     r->step = ST_READS;
-    if (op->reshape) { /* read phase first; the rest waits in op->held */
+    if (reshape) { /* read phase first; the rest waits in op->held */
       struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
       if (rd == NULL) {
         stk_req_free(s, r);
@@ -329,6 +368,48 @@ void stk_op_pump(struct stack *s, double t)
     op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + (double)units / rate;
     stk_run(s, r, t);
   }
+}
+
+/* The data stage's phase name. */
+static const char *stk_data_phase(const struct stk_op *op)
+{
+  switch (op->cfg.kind) {
+  case STACK_OP_RESYNC:
+    return op->mkfs ? "mkfs" : "resync";
+  case STACK_OP_REBUILD:
+    return "recovery";
+  case STACK_OP_MIGRATE:
+    return op->reshape ? "reshape" : "recovery";
+  default:
+    return "reshape";
+  }
+}
+
+/* A stage finished at t: the system arrays -> the data array (its units
+ * from 0) -> the fixed procedure -> the end. */
+static void stk_op_stage_done(struct stack *s, struct stk_op *op, double t)
+{
+  if (op->stage == STK_STAGE_SYS) {
+    op->stage = STK_STAGE_DATA;
+    op->total = op->data_total;
+    op->issued = op->done = 0;
+    stk_phase(op, stk_data_phase(op), t);
+    if (op->total > 0) {
+      stk_op_pump(s, t);
+      return;
+    }
+  }
+  if (op->stage == STK_STAGE_DATA && s->cfg.volume.procedure_s > 0) {
+    op->stage = STK_STAGE_FIXED;
+    op->rep.progress = 1.0;
+    op->next_issue_s = t + s->cfg.volume.procedure_s;
+    stk_phase(op, "procedure", t);
+    op->timer_armed = 1;
+    stk_tm_push(s, op->next_issue_s, TM_OP, NULL);
+    return;
+  }
+  stk_phase(op, NULL, t);
+  stk_op_end(s, op, t);
 }
 
 void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
@@ -373,7 +454,7 @@ void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     double flushed = t + s->cfg.volume.superblock_flush_s;
     if (op->next_issue_s < flushed)
       op->next_issue_s = flushed;
-  } else if (op->reshape) { /* one window at a time: they finish in order */
+  } else if (op->reshape && op->stage == STK_STAGE_DATA) { /* one window at a time: in order */
     if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
       double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
       if (op->next_issue_s < end)
@@ -385,9 +466,10 @@ void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     uint64_t pos = op->done * (uint64_t)op->newg.data_members;
     s->reshape_pos = pos < cap ? pos : cap;
   }
-  op->rep.progress = op->total ? (double)op->done / (double)op->total : 1.0;
+  if (op->stage == STK_STAGE_DATA)
+    op->rep.progress = op->total ? (double)op->done / (double)op->total : 1.0;
   if (op->done >= op->total && op->inflight == 0)
-    stk_op_end(s, op, t);
+    stk_op_stage_done(s, op, t);
   else
     stk_op_pump(s, t);
 }
@@ -421,6 +503,45 @@ static void stk_volume_fail(struct stack *s, double t)
   for (int i = 0; i < s->nblocked; i++)
     stk_immediate(s, s->blocked[i].io.tag, t, 0);
   s->nblocked = 0;
+}
+
+/* The stages of a new operation.  The system arrays (md0/md1, RAID-1 over
+ * every disk) come first onto the members that join: all of them when the
+ * volume is created (a new array's resync; nothing with one member), the
+ * replacement of a rebuild, the added disks of a migration or reshape (md
+ * recovery from a member holding them); md syncs arrays sharing a disk one
+ * at a time.  A migration starts with md's takeover (instant). */
+static void stk_op_stages(struct stack *s, struct stk_op *op, double now_s)
+{
+  uint64_t sys = stk_sys_bytes(&s->cfg), join = 0;
+  int src = 0;
+  switch (op->cfg.kind) {
+  case STACK_OP_RESYNC:
+    join = s->ndev > 1 ? (1ull << s->ndev) - 1 : 0;
+    src = -1;
+    break;
+  case STACK_OP_REBUILD:
+    join = 1ull << op->cfg.failed_member;
+    src = op->cfg.failed_member == 0 ? 1 : 0;
+    break;
+  default:
+    for (int m = s->g.members; m < s->ndev; m++)
+      join |= 1ull << m;
+    break;
+  }
+  if (op->cfg.kind == STACK_OP_MIGRATE)
+    stk_phase(op, "takeover", now_s), stk_phase(op, NULL, now_s);
+  op->data_total = op->total;
+  op->join_mask = join;
+  op->sys_src = src;
+  if (sys > 0 && join != 0) {
+    op->stage = STK_STAGE_SYS;
+    op->total = sys;
+    stk_phase(op, "system arrays", now_s);
+  } else {
+    op->stage = STK_STAGE_DATA;
+    stk_phase(op, stk_data_phase(op), now_s);
+  }
 }
 
 int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_cfg,
@@ -476,18 +597,18 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   case STACK_OP_MIGRATE: {
     int nm = op_cfg->new_members;
     int add = nm - g->members;
-    if (add < 1 || add > s->cfg.nspares)
+    if (add < 1 || add > s->cfg.nspares - s->spares_used)
       return nw_fail(err, NULL, 0, 0,
                      "%s: new_members %d must exceed the current %d by 1..%d (spares given)",
                      op_cfg->kind == STACK_OP_RESHAPE ? "reshape" : "migrate", nm, g->members,
-                     s->cfg.nspares);
+                     s->cfg.nspares - s->spares_used);
     struct raid_geom from;
     if (raid_grow_plan(g, op_cfg->kind == STACK_OP_RESHAPE, op_cfg->target_level, nm, &from, &op.newg, err) != 0)
       return -1;
     op.phase = from.level != g->level; /* md took a 2-disk RAID-1 over as a RAID-5 */
     s->g = from;
     for (int i = s->ndev; i < nm; i++)
-      s->dev[i] = s->cfg.spares[i - s->g.members];
+      s->dev[i] = s->cfg.spares[s->spares_used++]; /* each spare joins once */
     s->ndev = nm;
     op.total = s->g.member_bytes; /* reshape: md_do_sync runs to dev_sectors (new layout) */
     if (op.newg.level != RAID_1) {
@@ -502,12 +623,13 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   default:
     return nw_fail(err, NULL, 0, 0, "stack: unknown operation kind %d", (int)op_cfg->kind);
   }
+  stk_op_stages(s, &op, now_s);
   s->ops[s->nops++] = op;
   /* a rebuild of one member while others are missing: beyond redundancy */
   if (raid_lost_bytes(&s->g) > 0)
     stk_volume_fail(s, now_s);
   else if (op.total == 0)
-    stk_op_end(s, &s->ops[s->nops - 1], now_s);
+    stk_op_stage_done(s, &s->ops[s->nops - 1], now_s);
   else
     stk_op_pump(s, now_s);
   return 0;

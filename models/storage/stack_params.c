@@ -71,6 +71,15 @@ const struct param_desc volume_param_table[] = {
     {.key = "superblock_flush", .dim = UNITS_TIME,
      .offset = offsetof(struct volume_params, superblock_flush_s), .min = 0, .max = 1,
      .optional = 1, .def = 1e-3, .help = "member cache flush of a superblock update (s)"},
+    /* a vendor layout: DSM 6 puts md0 (2.4 GB root) and md1 (2 GB swap),
+     * RAID-1 over every disk, before the data partition; 0 by default */
+    {.key = "system_partitions", .dim = UNITS_BYTES,
+     .offset = offsetof(struct volume_params, system_partition_bytes), .min = 0, .max = 1 * TiB,
+     .optional = 1, .def = 0,
+     .help = "per member before the data partition: the system arrays (RAID-1 over every disk)"},
+    {.key = "procedure_time", .dim = UNITS_TIME,
+     .offset = offsetof(struct volume_params, procedure_s), .min = 0, .max = 3600, .optional = 1,
+     .def = 0, .help = "fixed steps of a volume operation around md's work (s)"},
 };
 const size_t volume_param_count = PARAM_COUNT(volume_param_table);
 

@@ -401,7 +401,8 @@ static const struct preset_setting sr_settings[] = {
                  .def = 25 * GIB, .help = "test region (assumed 25 GiB)"},
     [SR_SHARED] = {.key = "shared_file", .kind = PS_INT, .min = 0, .max = 1, .def = 1,
                    .help = "1: the threads are fio numjobs on one test file (fio filename=), "
-                           "reading and writing the same region; 0: a file per thread"},
+                           "each in its own slice of it (offset_increment = size = "
+                           "file_size / threads); 0: a file per thread"},
     [SR_RUNTIME] = {.key = "runtime", .kind = PS_TIME, .min = 1, .max = 86400, .def = 60,
                     .help = "measured time per step (assumed 60 s)"},
     [SR_RAMP] = {.key = "ramp", .kind = PS_TIME, .min = 0, .max = 3600, .def = 5,
@@ -417,6 +418,15 @@ static int sr_add(struct preset_ctx *c, const char *name, const char *metric, do
   struct job j;
   preset_job(&j, name, read_frac, access, bs, queue, threads, pv->v[SR_FILE], 1);
   j.shared_file = (int)pv->v[SR_SHARED];
+  if (j.shared_file) {
+    /* fio numjobs on one file with offset_increment = file / threads and
+     * size = file / threads: thread k works in its own slice starting k
+     * slices in (its own stream, its own pages); together they span the
+     * file.  Whole 4 KiB pages. */
+    double slice = floor(pv->v[SR_FILE] / threads / 4096.0) * 4096.0;
+    j.size_bytes = slice;
+    j.offset_increment_bytes = slice;
+  }
   j.time_based = 1;
   j.runtime_s = pv->v[SR_RUNTIME];
   j.ramp_s = pv->v[SR_RAMP];

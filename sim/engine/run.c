@@ -490,6 +490,11 @@ static void eng_collect(struct eng *e, struct run_result *out)
     o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
     o->stopped = rep.stopped;
     o->avg_power_W = out->avg_power_W;
+    for (int k = 0; k < rep.nphases && k < (int)(sizeof o->phases / sizeof o->phases[0]); k++) {
+      snprintf(o->phases[k].name, sizeof o->phases[k].name, "%s", rep.phases[k].name);
+      o->phases[k].duration_s = (rep.phases[k].end_s >= 0 ? rep.phases[k].end_s : now) - rep.phases[k].start_s;
+      o->nphases = k + 1;
+    }
   }
 }
 

@@ -154,7 +154,15 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
     report_num(out, r->ops[i].avg_power_W);
     if (r->ops[i].stopped)
       fputs(", \"stopped\": true", out);
-    fputc('}', out);
+    fputs(", \"phases\": [", out);
+    for (int k = 0; k < r->ops[i].nphases; k++) {
+      fprintf(out, "%s{\"name\": ", k ? ", " : "");
+      report_json_string(out, r->ops[i].phases[k].name);
+      fputs(", \"duration_s\": ", out);
+      report_num(out, r->ops[i].phases[k].duration_s);
+      fputc('}', out);
+    }
+    fputs("]}", out);
   }
   fprintf(out, "],\n%s\"volume\": {\"failed\": %s, \"failed_at_s\": ", indent,
           r->volume_failed ? "true" : "false");
@@ -246,10 +254,13 @@ static void report_step_text(FILE *out, const struct run_result *r)
     fprintf(out, "  replay: %d requests, mean response %.4g ms simulated vs %.4g ms traced, "
             "demerit %.4g ms (Ruemmler-Wilkes)\n", r->replay.requests,
             r->replay.simulated_mean_s * 1e3, r->replay.traced_mean_s * 1e3, r->replay.demerit_s * 1e3);
-  for (int i = 0; i < r->nops; i++)
+  for (int i = 0; i < r->nops; i++) {
     fprintf(out, "  operation %s: %.6g s (%.4g min), %.4g W average%s\n", r->ops[i].kind,
             r->ops[i].duration_s, r->ops[i].duration_s / 60.0, r->ops[i].avg_power_W,
             r->ops[i].stopped ? "; STOPPED unfinished" : "");
+    for (int k = 0; k < r->ops[i].nphases; k++)
+      fprintf(out, "    phase %s: %.6g s\n", r->ops[i].phases[k].name, r->ops[i].phases[k].duration_s);
+  }
 }
 
 void report_text(FILE *out, const struct scenario *s, const struct run_result *r, int n)

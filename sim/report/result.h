@@ -73,6 +73,11 @@ struct res_op {
   double duration_s;
   double avg_power_W;
   int stopped;    /* 1: ended unfinished (the volume or the member being rebuilt failed) */
+  int nphases;    /* its phases in order (storage stack_op_report.phases) */
+  struct res_op_phase {
+    char name[16];
+    double duration_s;
+  } phases[4];
 };
 
 struct run_result {
