@@ -389,8 +389,10 @@ static double tc_fio_iops(const char *json)
 
 /* Issue 24's self-consistency: fio-shaped JSON written by nastwin itself
  * for drive-datasheet.yaml with its drive's unknowns moved inside their
- * bounds (the truth), 6 jobs; calibrate --system --fio-results from them
- * predicts 6 other jobs within 5 %. */
+ * bounds (the truth: latencies, rates, and the channel and die counts the
+ * random reads collide on), 6 jobs; calibrate --system --fio-results from
+ * them predicts 6 other jobs within 5 %, recovers the dies the reads
+ * collide on and holds each identifiable unknown's truth inside its ci90. */
 START_TEST(test_own_twin_self_consistent)
 {
   const char *src = tc_src();
@@ -409,8 +411,16 @@ START_TEST(test_own_twin_self_consistent)
                 {"rw1", "randwrite", "4k", 1, 0},  {"rw16", "randwrite", "4k", 16, 0}, {"sw1m", "write", "1m", 4, 0},
                 {"rr8", "randread", "4k", 8, 1},   {"rr4", "randread", "4k", 4, 1},   {"sr128", "read", "128k", 2, 1},
                 {"rw4", "randwrite", "4k", 4, 1},  {"sw128", "write", "128k", 8, 1},  {"rr64k", "randread", "64k", 16, 1}};
-  const char *truth = "--set disks.cmd_time=9us --set disks.read_latency=140us --set disks.write_latency=2ms "
-                      "--set disks.read_rate=1.2GB/s --set disks.write_rate=900MB/s";
+  /* the truth: every unknown of generic-nvme moved inside its bounds (canonical units) */
+  static const struct {
+    const char *key, *unit;
+    double value;
+  } tv[] = {{"read_latency", "s", 140e-6}, {"write_latency", "s", 2e-3}, {"read_rate", "B/s", 1.2e9},
+            {"write_rate", "B/s", 9e8},    {"channels", "", 5},         {"dies_per_channel", "", 2}};
+  char truth[1024] = "";
+  for (size_t k = 0; k < sizeof tv / sizeof tv[0]; k++)
+    snprintf(truth + strlen(truth), sizeof truth - strlen(truth), " --set disks.%s=%.10g%s", tv[k].key, tv[k].value,
+             tv[k].unit);
   double meas[12];
   for (int i = 0; i < 12; i++) {
     const char *d = jobs[i].held ? hold : fit;
@@ -431,6 +441,33 @@ START_TEST(test_own_twin_self_consistent)
   ck_assert_msg(rc == 0, "calibrate --system --fio-results exit %d:\n%s", rc, out);
   char *c = tc_slurp(cal);
   ck_assert_msg(c && strstr(c, "source: \"nastwin calibrate --system ") != NULL, "no provenance in:\n%s", c);
+  /* each identifiable unknown (a record with a standard error) holds the
+   * truth inside its 90 % interval; the counts (profiled) are the truth */
+  int nrec = 0;
+  double dies = 1;
+  for (size_t k = 0; k < sizeof tv / sizeof tv[0]; k++) {
+    char pat[96];
+    snprintf(pat, sizeof pat, "key: %s, value: \"", tv[k].key);
+    const char *r = strstr(c, pat);
+    if (!r)
+      continue;
+    double v = strtod(r + strlen(pat), NULL);
+    const char *se = strstr(r, "stderr: \"");
+    ck_assert(se != NULL);
+    se += strlen("stderr: \"");
+    double e = strtod(se, NULL);
+    if (!strncmp(se, "none (a count", 13))
+      dies *= v;
+    else if (e > 0) { /* identifiable: a standard error (0 at a bound, none without a degree of freedom) */
+      ck_assert_msg(fabs(v - tv[k].value) <= 1.6449 * e, "%s: fitted %g +- %g (se), truth %g outside its ci90",
+                    tv[k].key, v, e, tv[k].value);
+      nrec++;
+    }
+  }
+  /* the reads collide on channels x dies_per_channel dies: that product is
+   * what the jobs identify (5 x 2 and 10 x 1 predict alike) */
+  ck_assert_msg(dies == 10, "%g dies fitted, truth 5 x 2:\n%s", dies, c);
+  ck_assert_msg(nrec >= 2, "only %d unknowns identified:\n%s", nrec, c);
   free(c);
   for (int i = 0; i < 12; i++) {
     if (!jobs[i].held)

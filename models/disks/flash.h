@@ -6,9 +6,14 @@
  *   1. command slots: at most `outstanding` commands in the device (SATA
  *      NCQ 32; NVMe queues x depth); later ones wait for a free slot;
  *   2. controller: a serial per-command processing time (cmd_time);
- *   3. flash units (channels x dies_per_channel): a command of n bytes is
- *      ceil(n / page) page operations, each taking the earliest free unit
- *      for read_latency (reads) or write_latency x WA (writes);
+ *   3. dies (channels x dies_per_channel), one operation at a time: a
+ *      command is one operation per flash page it touches.  A read's page
+ *      is on die (page index mod dies) -- the FTL's stripe -- so random
+ *      reads collide on dies; the die senses it for read_latency and
+ *      holds it until its channel (die mod channels, one transfer at a
+ *      time at channel_rate) has moved the bytes asked for.  A write's
+ *      data crosses the channel of the die free first and is programmed
+ *      for write_latency x share of a page x WA;
  *   4. the controller's data path at read_rate / write_rate;
  *   5. the host link (SATA 8b/10b payload, or PCIe lanes), then any
  *      shared upstream link.
@@ -23,12 +28,13 @@
 
 struct flash_params {
   double capacity_bytes;
-  double read_latency_s;  /* flash unit occupancy per page read */
-  double write_latency_s; /* flash unit occupancy per page program (fresh) */
+  double read_latency_s;  /* die busy time per page sensed (tR) */
+  double write_latency_s; /* die busy time per page programmed (fresh) */
   double cmd_time_s;      /* controller time per command */
   double channels;
   double dies_per_channel;
   double page_bytes;
+  double channel_rate_bytes_per_s; /* flash bus of one channel (ONFI / Toggle) */
   double read_rate_bytes_per_s;  /* internal data path cap, reads */
   double write_rate_bytes_per_s; /* internal data path cap, writes */
   double link_rate_bytes_per_s;  /* sata_ssd: SATA line rate (before 8b/10b) */
@@ -68,18 +74,20 @@ void flash_attach_link(void *priv, struct iface_link *link);
     {.key = "capacity", .dim = UNITS_BYTES, .offset = FLASH_OFF(capacity_bytes), .min = 1e9, \
      .max = 1e14, .help = "user capacity (bytes)"}, \
     {.key = "read_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(read_latency_s), .min = 5e-6, \
-     .max = 2e-3, .help = "flash unit busy time per page read (s)"}, \
+     .max = 2e-3, .help = "die busy time per page sensed, tR (s)"}, \
     {.key = "write_latency", .dim = UNITS_TIME, .offset = FLASH_OFF(write_latency_s), .min = 5e-6, \
-     .max = 1e-2, .help = "flash unit busy time per full page programmed, fresh drive (s)"}, \
+     .max = 1e-2, .help = "die busy time per full page programmed, fresh drive (s)"}, \
     {.key = "cmd_time", .dim = UNITS_TIME, .offset = FLASH_OFF(cmd_time_s), .min = 0.0, \
      .max = 1e-3, .optional = 1, .def = 0.0, \
      .help = "controller processing time per command, serial (s)"}, \
     {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32, \
      .help = "flash channels"}, \
     {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel), \
-     .min = 1, .max = 64, .help = "independent flash units (dies/planes) per channel"}, \
+     .min = 1, .max = 64, .help = "dies per channel (each senses or programs one page at a time)"}, \
     {.key = "page", .dim = UNITS_BYTES, .offset = FLASH_OFF(page_bytes), .min = 2048, \
      .max = 65536, .optional = 1, .def = 16384, .help = "flash page (bytes)"}, \
+    {.key = "channel_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(channel_rate_bytes_per_s), \
+     .min = 10e6, .max = 4e9, .help = "flash bus rate of one channel, ONFI / Toggle (bytes/s)"}, \
     {.key = "read_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(read_rate_bytes_per_s), \
      .min = 10e6, .max = 20e9, .help = "internal sequential read bandwidth cap (bytes/s)"}, \
     {.key = "write_rate", .dim = UNITS_RATE, .offset = FLASH_OFF(write_rate_bytes_per_s), \

@@ -11,7 +11,10 @@ struct flash {
   struct flash_params p;
   size_t outstanding;  /* command slots */
   struct disk_heap slots; /* completion times of commands holding a slot */
-  struct disk_heap units; /* free time of each flash unit */
+  double *die_free;        /* per die: when its last operation ends (s) */
+  size_t ndies;            /* channels x dies_per_channel */
+  struct iface_sched *bus; /* per channel: its transfers */
+  size_t nbus;
   double ctrl_free_s;
   struct iface_sched pipe[2];
   struct iface_port port;
@@ -89,17 +92,20 @@ static void *flash_create(const void *params, double port_rate_bytes_per_s, int 
   f->p = *(const struct flash_params *)params;
   f->outstanding = outstanding > 0 ? outstanding : 1;
   disk_heap_init(&f->slots);
-  disk_heap_init(&f->units);
   disk_heap_init(&f->done);
   iface_sched_init(&f->pipe[0]);
   iface_sched_init(&f->pipe[1]);
   iface_port_init(&f->port, port_rate_bytes_per_s, full_duplex);
-  size_t nunits = (size_t)(f->p.channels * f->p.dies_per_channel);
-  for (size_t i = 0; i < (nunits > 0 ? nunits : 1); i++)
-    if (disk_heap_push(&f->units, 0.0, NULL) != 0) {
-      flash_destroy(f);
-      return NULL;
-    }
+  f->nbus = f->p.channels >= 1 ? (size_t)f->p.channels : 1;
+  f->ndies = f->nbus * (f->p.dies_per_channel >= 1 ? (size_t)f->p.dies_per_channel : 1);
+  f->die_free = calloc(f->ndies, sizeof *f->die_free);
+  f->bus = calloc(f->nbus, sizeof *f->bus);
+  if (f->die_free == NULL || f->bus == NULL) {
+    flash_destroy(f);
+    return NULL;
+  }
+  for (size_t i = 0; i < f->nbus; i++)
+    iface_sched_init(&f->bus[i]);
   f->power = (struct disk_power){.active_W = f->p.power_active_W,
                                  .idle_W = f->p.power_idle_W,
                                  .standby_W = f->p.power_standby_W,
@@ -131,7 +137,10 @@ void flash_destroy(void *priv)
   if (f == NULL)
     return;
   disk_heap_free(&f->slots);
-  disk_heap_free(&f->units);
+  for (size_t i = 0; f->bus != NULL && i < f->nbus; i++)
+    iface_sched_free(&f->bus[i]);
+  free(f->bus);
+  free(f->die_free);
   disk_heap_free(&f->done);
   iface_sched_free(&f->pipe[0]);
   iface_sched_free(&f->pipe[1]);
@@ -139,26 +148,51 @@ void flash_destroy(void *priv)
   free(f);
 }
 
-/* Run the page operations of one command on the flash units, none before
- * ready_s; returns when the last one ends (s). */
-static double flash_pages(struct flash *f, double ready_s, uint64_t len_bytes, int write,
-                          double wa)
+/* The die a write's page goes to: the FTL appends writes to whichever die
+ * is free first (dynamic allocation; lowest index on ties). */
+static size_t flash_write_die(const struct flash *f)
+{
+  size_t best = 0;
+  for (size_t d = 1; d < f->ndies; d++)
+    if (f->die_free[d] < f->die_free[best])
+      best = d;
+  return best;
+}
+
+/* Run the page operations of one command on the dies, none before
+ * ready_s (now_s: the submit time, for the channel schedules); returns
+ * when the last one ends (s).  A read's page lives where the FTL striped
+ * it: page index p of the LBA on die p mod dies, channel (die mod
+ * channels), so random reads collide on dies; the die senses it
+ * (read_latency) and holds it until the channel has moved the bytes the
+ * host asked for (channel_rate).  A write's data crosses the channel of
+ * the die that is free first and is programmed there (write_latency x
+ * share of a page x WA). */
+static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa)
 {
   double end = ready_s;
-  uint64_t left = len_bytes;
+  double page = f->p.page_bytes;
+  uint64_t off = io->offset_bytes, left = io->len_bytes;
   while (left > 0) {
-    uint64_t op = left < (uint64_t)f->p.page_bytes ? left : (uint64_t)f->p.page_bytes;
+    uint64_t pidx = off / (uint64_t)page;
+    uint64_t in_page = (uint64_t)page - (off - pidx * (uint64_t)page);
+    uint64_t op = left < in_page ? left : in_page;
+    off += op;
     left -= op;
-    /* Reads sense a whole page; writes are gathered in the controller's
-     * buffer into full pages, so a partial page costs its share. */
-    double t = write ? f->p.write_latency_s * wa * ((double)op / f->p.page_bytes)
-                     : f->p.read_latency_s;
-    struct disk_heap_ent u;
-    disk_heap_pop(&f->units, &u);
-    double s = u.key_s > ready_s ? u.key_s : ready_s;
-    disk_heap_push(&f->units, s + t, NULL);
-    if (s + t > end)
-      end = s + t;
+    double xfer = (double)op / f->p.channel_rate_bytes_per_s;
+    size_t d = io->write ? flash_write_die(f) : (size_t)(pidx % f->ndies);
+    struct iface_sched *bus = &f->bus[d % f->nbus];
+    double s = f->die_free[d] > ready_s ? f->die_free[d] : ready_s, e;
+    if (io->write) { /* data in over the channel, then the program */
+      double xs = iface_sched_reserve(bus, now_s, s, xfer);
+      e = xs + xfer + f->p.write_latency_s * wa * ((double)op / page);
+    } else { /* the sense, then data out over the channel */
+      double xs = iface_sched_reserve(bus, now_s, s + f->p.read_latency_s, xfer);
+      e = xs + xfer;
+    }
+    f->die_free[d] = e;
+    if (e > end)
+      end = e;
   }
   return end;
 }
@@ -181,7 +215,7 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
   f->ctrl_free_s = ctrl_end;
   double end;
   if (!io->write) {
-    double nand_end = flash_pages(f, ctrl_end, io->len_bytes, 0, 1.0);
+    double nand_end = flash_pages(f, now_s, ctrl_end, io, 1.0);
     double pipe_dur = n / f->p.read_rate_bytes_per_s;
     double ready = nand_end - pipe_dur > ctrl_end ? nand_end - pipe_dur : ctrl_end;
     double pipe_end = iface_sched_reserve(&f->pipe[0], now_s, ready, pipe_dur) + pipe_dur;
@@ -198,7 +232,7 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
     double pipe_dur = n / f->p.write_rate_bytes_per_s;
     double ready = link_end - pipe_dur > ctrl_end ? link_end - pipe_dur : ctrl_end;
     double pipe_end = iface_sched_reserve(&f->pipe[1], now_s, ready, pipe_dur) + pipe_dur;
-    double nand_end = flash_pages(f, ctrl_end, io->len_bytes, 1, wa);
+    double nand_end = flash_pages(f, now_s, ctrl_end, io, wa);
     end = fmax(nand_end, fmax(pipe_end, link_end));
   }
   disk_heap_push(&f->slots, end, NULL);

@@ -136,6 +136,7 @@ int cli_calibrate(int argc, char **argv)
     o.data = data_path;
     o.points = points_path;
     o.source = source;
+    o.counts = 1; /* the drive's channels and dies: profiled (calib_count.c) */
   }
   int rc = calib_main(&o, stdout, &err);
   if (rc != 0 && system) { /* no half-written output: the derived files go with a failed fit */

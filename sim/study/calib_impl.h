@@ -94,6 +94,11 @@ void calib_release(struct calib *c);
 /* Index of (entry, key) among c->par, or -1. */
 int calib_find_param(const struct calib *c, const char *entry, const char *key);
 
+/* calib_count.c: after the fit, profile each count (par[].discrete)
+ * reaching the fit points over whole values, refitting the free
+ * parameters at each; c is left at the best.  0 or -1. */
+int calib_counts(struct calib *c, int max_iter, struct calib_fitres *fr, FILE *out);
+
 /* calib_report.c */
 const char *calib_unit(enum units_dim d);
 void calib_value_text(double x, enum units_dim d, char *buf, size_t len);

@@ -87,14 +87,16 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];
-    if (!q->free_)
+    if (!q->free_ && !(q->discrete && q->npoints > 0))
       continue;
     char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
     calib_value_text(q->value, q->dim, v, sizeof v);
     calib_value_text(q->value0, q->dim, v0, sizeof v0);
     calib_value_text(q->lo, q->dim, lo, sizeof lo);
     calib_value_text(q->hi, q->dim, hi, sizeof hi);
-    if (isfinite(q->se))
+    if (q->discrete)
+      snprintf(se, sizeof se, "none (a count, profiled over whole values)");
+    else if (isfinite(q->se))
       calib_value_text(q->se, q->dim, se, sizeof se);
     else
       snprintf(se, sizeof se, "undetermined (no degree of freedom)");

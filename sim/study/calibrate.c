@@ -640,13 +640,14 @@ static int calib_setup(struct calib *c, struct nw_err *err)
         continue;
       /* Counts (channels, dies) and the flash page are discrete: the model
        * steps between whole values, so finite differences see jumps, not
-       * slopes.  They are not fitted by gradient. */
+       * slopes.  They are not fitted by gradient; with o->counts the
+       * counts are profiled (calib_counts), the page never. */
       const struct cfg_fit *ft = &s->fits[i];
-      if ((ft->dim == UNITS_NUMBER && ft->value == floor(ft->value) && ft->lo == floor(ft->lo) &&
-           ft->hi == floor(ft->hi) && ft->hi - ft->lo <= 64) ||
-          !strcmp(key, "page"))
+      int count = ft->dim == UNITS_NUMBER && ft->value == floor(ft->value) && ft->lo == floor(ft->lo) &&
+                  ft->hi == floor(ft->hi) && ft->hi - ft->lo <= 64;
+      if ((count && !c->o->counts) || !strcmp(key, "page"))
         continue;
-      struct calib_param q = {0};
+      struct calib_param q = {.discrete = count};
       snprintf(q.entry, sizeof q.entry, "%.95s", entry);
       snprintf(q.key, sizeof q.key, "%s", key);
       if (!calib_selected(c->o->params, &q))
@@ -733,7 +734,7 @@ void calib_pick_free(struct calib *c)
     int n = 0;
     for (int i = 0; i < c->nfit; i++)
       n += calib_reaches(c, j, c->fitpts[i]);
-    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak;
+    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak && !c->par[j].discrete;
     if (c->par[j].free_)
       c->freep[c->nfree++] = j;
   }
@@ -845,12 +846,21 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     free(c);
     return 1;
   }
+  if (calib_counts(c, o->max_iter, &fr, out) < 0) {
+    nw_fail(err, "calibrate", 0, 0, "count profile failed (out of memory)");
+    free(cand);
+    free(allpts);
+    calib_release(c);
+    free(c);
+    return 1;
+  }
   double *xfull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *xfull);
   double *ufull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *ufull);
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
-    q->at_bound = q->free_ && (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
+    q->at_bound = (q->free_ || q->discrete) &&
+                  (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];
     if (ufull)

@@ -47,6 +47,7 @@ struct calib_param {
   double sensitivity;  /* |column| of the screening Jacobian (per unit u) */
   double gain;         /* chosen: what its orthogonalised column removes of the sum of squares */
   int pick;            /* chosen: 1 for the first pick, 2 the next, ...; 0: not chosen */
+  int discrete;        /* 1: a count (whole values), fitted by calib_counts' profile, not by gradient */
 };
 
 struct calib_opts {
@@ -59,6 +60,7 @@ struct calib_opts {
   int cv_iter;   /* LM iterations of each CV fit */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
+  int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
 };
 
 /* Forward selection (orthogonal matching pursuit) of the columns of a
