@@ -496,46 +496,6 @@ START_TEST(test_lacp_failover_small_pdus)
 }
 END_TEST
 
-/* nfsd CPU per I/O (ms): the pool threads' demands summed. */
-static double nfsd_demand_ms(const char *set_ws, const char *set_soc)
-{
-  char src[1024];
-  cli_source_path("tests/scenarios/nfs-small-l2.yaml", src, sizeof src);
-  const char *args[] = {"run", "--json", "--uncalibrated", src, "--set", set_ws, set_soc ? "--set" : NULL, set_soc,
-                        NULL};
-  struct cli_out r;
-  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
-  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-  double sum = 0.0;
-  for (int i = 0;; i++) {
-    char from[64];
-    snprintf(from, sizeof from, "\"resource\": \"soc.nfsd%d\"", i);
-    if (!strstr(r.out, from))
-      break;
-    sum += cli_json_number(r.out, from, "demand_ms_per_io");
-  }
-  cli_out_free(&r);
-  return sum;
-}
-
-/* Small-I/O memory stall: knfsd's kernel path (320 KiB in the catalogue)
- * does not fit the Armada 370's 256 KiB L2, so each request refills the
- * 64 KiB that does not at cache_refill_rate (0.43 GB/s): 152 us more nfsd
- * CPU per I/O than without the mechanism.  The same path fits a 1 MiB L2
- * (the AL514's): nothing is refilled there. */
-START_TEST(test_nfs_small_l2_refill)
-{
-  double with = nfsd_demand_ms("protocol.daemon_working_set=320KiB", NULL);
-  double without = nfsd_demand_ms("protocol.daemon_working_set=0B", NULL);
-  double want = 64.0 * 1024 / 0.43e9 * 1e3;
-  ck_assert_msg(fabs(with - without - want) < 0.05 * want, "refill %.4f ms per I/O (%.4f - %.4f), want %.4f",
-                with - without, with, without, want);
-  double big = nfsd_demand_ms("protocol.daemon_working_set=320KiB", "soc.l2_cache=1MiB");
-  ck_assert_msg(fabs(big - without) < 0.02 * without, "a path that fits the L2 costs %.4f ms, without %.4f", big,
-                without);
-}
-END_TEST
-
 /* Occupancy: the DS1819+ 16 jobs x QD16 4 KiB CIFS random read bench.
  * Without aio, smbd sleeps in pread() on each page-cache miss with 255
  * requests waiting behind it: it holds a request all of the window while
@@ -602,7 +562,6 @@ int main(void)
   tcase_add_test(tc, test_unfinished_work_fails);
   tcase_add_test(tc, test_mpio_failover);
   tcase_add_test(tc, test_lacp_failover_small_pdus);
-  tcase_add_test(tc, test_nfs_small_l2_refill);
   tcase_add_test(tc, test_degraded_continues);
   tcase_add_test(tc, test_psu_efficiency_scales_power);
   tcase_add_test(tc, test_open_loop_rate);

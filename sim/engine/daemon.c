@@ -141,13 +141,8 @@ static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req
     double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->proc_runnable);
     return r->rx_cycles + r->tx_cycles + refill_s * d->t->speed;
   }
-  case ENG_WORK_POOL: {
-    /* The pool's kernel threads share one code and data path (runnable
-     * 1): when a request's path is larger than the L2, the core refills
-     * the part it cannot keep on every request (small-L2 SoCs). */
-    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, 1);
-    return r->rx_cycles + r->tx_cycles + refill_s * d->t->speed;
-  }
+  case ENG_WORK_POOL:
+    return r->rx_cycles + r->tx_cycles;
   case ENG_WORK_RX:
     return r->rx_cycles;
   case ENG_WORK_TX:
