@@ -2,6 +2,7 @@
  * run SimGrid, collect the results (totals, utilisation, power). */
 #include <simgrid/engine.h>
 #include <simgrid/plugins/energy.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,144 @@ static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
     t->sample_bytes[t->nsamples] = k < bytes->nbins ? bytes->values[k] : 0.0;
     t->sample_ios[t->nsamples++] = k < ios->nbins ? ios->values[k] : 0.0;
   }
+}
+
+/* ---- the measured window: warm-up, Little's law, batch means ---------- */
+
+#define ENG_NEVER 1e300    /* ramp_s / t_end_s while the window waits */
+#define ENG_WIN_BINS 4096  /* in-window series: bins before halving the resolution */
+#define ENG_FEW_IOS 1000   /* fewer I/Os: "too few I/Os for a stable figure" */
+
+double eng_job_run_s(const struct eng *e, const struct job *spec)
+{
+  return spec->runtime_s > 0 && spec->runtime_s < e->s->time_s ? spec->runtime_s : e->s->time_s;
+}
+
+/* The window of a step.  A time-based step with a closed-loop job (and
+ * no prep job) measures from the end of its first round: the queues start empty, so until
+ * every one of the first depth I/Os of each job has completed the
+ * latencies belong to the fill, not to the steady state (a 16 x 16 SMB
+ * read at 1.6 s per I/O: X R / N = 0.90 over 10 s from time 0).  The
+ * window keeps the step's length, so the run gets longer by the fill. */
+static void eng_warm_setup(struct eng *e)
+{
+  const struct workload_step *st = e->step;
+  int closed = 0, prep = 0;
+  for (int i = 0; i < st->njobs; i++) {
+    prep |= st->jobs[i].prep;
+    closed |= !workgen_timed(&st->jobs[i]);
+    if (!st->jobs[i].prep && !st->jobs[i].time_based)
+      e->size_based = 1;
+  }
+  /* A sized step is measured to its last completion: the time limit
+   * stops the issuing, the I/Os in flight then still count. */
+  if (e->size_based)
+    e->t_end_s = ENG_NEVER;
+  if (!closed || prep || e->size_based)
+    return;
+  e->warm_pending = 1;
+  e->warm_ramp_s = e->ramp_s;
+  e->ramp_s = e->t_end_s = ENG_NEVER;
+  for (int i = 0; i < e->njobs; i++)
+    e->jobs[i].t_end = ENG_NEVER;
+}
+
+void eng_warm_issue(struct eng *e, struct eng_req *r, int first)
+{
+  const struct job *spec = r->job->spec;
+  if (e->warm_pending && first && !r->flush && !spec->prep && !workgen_timed(spec)) {
+    r->first_round = 1;
+    e->warm_left++;
+  }
+}
+
+/* The window opens now, or at the step's ramp if that is later. */
+static void eng_warm_open(struct eng *e, double now_s)
+{
+  double off = now_s > e->warm_ramp_s ? now_s - e->warm_ramp_s : 0.0;
+  e->warm_pending = 0;
+  e->ramp_s = e->warm_ramp_s + off;
+  e->t_end_s = e->s->time_s + off;
+  for (int i = 0; i < e->njobs; i++)
+    e->jobs[i].t_end = eng_job_run_s(e, e->jobs[i].spec) + off;
+}
+
+/* Every client I/O's time inside the window adds to L x window; an I/O
+ * completed in the window adds to the window's series per direction
+ * (0 read, 1 write, 2 all): count and latency sum per bin. */
+void eng_warm_done(struct eng *e, struct eng_req *r, double now_s)
+{
+  if (!r->flush && !r->error && !r->job->spec->prep && e->nprep == 0) {
+    double lo = r->t_issue_s > e->ramp_s ? r->t_issue_s : e->ramp_s;
+    double hi = now_s < e->t_end_s ? now_s : e->t_end_s;
+    if (hi > lo)
+      e->resid_s += hi - lo;
+    double t = now_s - e->ramp_s;
+    if (t >= 0.0 && now_s <= e->t_end_s) {
+      while (t >= e->win_ios[2].bin_s * ENG_WIN_BINS)
+        for (int k = 0; k < 3; k++) {
+          stats_series_fold(&e->win_ios[k]);
+          stats_series_fold(&e->win_lat[k]);
+        }
+      int dirs[2] = {r->write ? 1 : 0, 2};
+      for (int k = 0; k < 2; k++) {
+        stats_series_add(&e->win_ios[dirs[k]], t, 1.0);
+        stats_series_add(&e->win_lat[dirs[k]], t, now_s - r->t_issue_s);
+      }
+    }
+  }
+  if (r->first_round && --e->warm_left == 0 && e->warm_pending)
+    eng_warm_open(e, now_s);
+}
+
+/* Direction k's bins of the window, zero-padded to nb whole bins. */
+static double *eng_win_bins(const struct stats_series *s, int nb)
+{
+  double *v = calloc((size_t)(nb > 0 ? nb : 1), sizeof *v);
+  for (int i = 0; v && i < nb && i < s->nbins; i++)
+    v[i] = s->values[i];
+  return v;
+}
+
+/* Batch-means half-widths of one direction: batches at least one round
+ * of requests (the mean latency) long, 20 at most. */
+static void eng_batch_means(struct res_totals *t, const struct stats_series *ios, const struct stats_series *lat,
+                            double window_s, double round_s)
+{
+  t->iops_hw95_rel = t->lat_mean_hw95_rel = -1.0;
+  int nb = (int)floor(window_s / ios->bin_s + 1e-9);
+  int k = round_s > 0 ? (int)floor(window_s / round_s) : 0;
+  k = k > 20 ? 20 : k;
+  double *n = eng_win_bins(ios, nb), *y = eng_win_bins(lat, nb);
+  if (n && y && t->ios > 0 &&
+      stats_batch_means(n, y, nb, k < nb ? k : nb, &t->iops_hw95_rel, &t->lat_mean_hw95_rel) != 0)
+    t->iops_hw95_rel = t->lat_mean_hw95_rel = -1.0;
+  free(n);
+  free(y);
+}
+
+/* Little's L, the batch means, MSER-5 on the throughput series and the
+ * warnings of the window. */
+static void eng_window_stats(struct eng *e, struct run_result *out, int never_opened)
+{
+  out->window_start_s = e->ramp_s;
+  out->outstanding_avg = out->window_s > 0 ? e->resid_s / out->window_s : 0.0;
+  double round_s = out->all.lat_mean_s;
+  struct res_totals *dirs[3] = {&out->read, &out->write, &out->all};
+  for (int k = 0; k < 3; k++)
+    eng_batch_means(dirs[k], &e->win_ios[k], &e->win_lat[k], out->window_s, round_s);
+  out->mser_s = -1.0;
+  out->steady = !never_opened;
+  int nb = (int)floor(out->window_s / e->win_ios[2].bin_s + 1e-9);
+  double *x = eng_win_bins(&e->win_ios[2], nb);
+  int d = x ? stats_mser5(x, nb) : -1;
+  free(x);
+  if (d >= 0) {
+    out->mser_s = d * e->win_ios[2].bin_s;
+    if (STATS_MSER5_UNSETTLED(d, nb))
+      out->steady = 0;
+  }
+  out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
 }
 
 /* A replay of a trace with measured response times: the demerit of the
@@ -188,6 +327,10 @@ static void eng_destroy(struct eng *e)
   stats_hist_destroy(e->h_all);
   free(e->replay_lat);
   stats_series_free(&e->series);
+  for (int k = 0; k < 3; k++) {
+    stats_series_free(&e->win_ios[k]);
+    stats_series_free(&e->win_lat[k]);
+  }
   for (int k = 0; k < 4; k++)
     stats_series_free(&e->fio_samples[k]);
   for (int i = 0; i < e->nowned; i++)
@@ -289,6 +432,10 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
       e->replay_cap = 0;
   }
   stats_series_init(&e->series, 1.0);
+  for (int k = 0; k < 3; k++) {
+    stats_series_init(&e->win_ios[k], 1e-4);
+    stats_series_init(&e->win_lat[k], 1e-4);
+  }
   for (int k = 0; k < 4; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
@@ -378,6 +525,9 @@ static void eng_collect(struct eng *e, struct run_result *out)
              (unsigned long long)completed, (unsigned long long)issued,
              s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
   }
+  int never_opened = e->warm_pending; /* the first round never ended */
+  if (never_opened)
+    e->ramp_s = e->t_end_s = now;
   /* Measured window: [ramp, end of issuing] for time-based runs, [ramp,
    * last completion] otherwise. */
   double wend = e->last_done_s;
@@ -391,6 +541,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
     wend = now;
   out->window_s = wend - e->ramp_s > 0 ? wend - e->ramp_s : 0.0;
   eng_collect_totals(e, out);
+  eng_window_stats(e, out, never_opened);
 
   /* Utilisation: threads, links, disks, engines. */
   double T = out->window_s;
@@ -526,6 +677,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   if (eng_setup_platform(e, &err) < 0 || eng_setup_daemons(e, &err) < 0 ||
       (e->step && eng_setup_jobs(e, &err) < 0))
     goto fail;
+  if (e->step)
+    eng_warm_setup(e);
   if (e->step && e->step->precondition && eng_precondition(e) != 0) {
     nw_fail(&err, s->path, 0, 0, "out of memory");
     goto fail;
