@@ -76,6 +76,19 @@ static char *tc_slurp(const char *path)
   return buf;
 }
 
+/* Drop the provenance lines of how a fit ran (they differ with -j). */
+static void tc_strip_run(char *t)
+{
+  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: "};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    char *p = strstr(t, keys[k]);
+    if (!p)
+      continue;
+    char *e = strchr(p + 1, '\n');
+    memmove(p, e, strlen(e) + 1);
+  }
+}
+
 /* The "measured" figures: tests/calib/golden-fit.yaml simulated at disk
  * latency `latency` (text like "2.3ms"): its mean read latency (ms) and, if
  * MBps is not NULL, its read throughput (MB/s).  out is a TC_OUT_MAX buffer. */
@@ -222,6 +235,14 @@ START_TEST(test_recovers_known_latency)
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
   char *a = tc_slurp(out1), *b = tc_slurp(out2);
   ck_assert_msg(a && b, "outputs missing");
+  /* How it ran (command, cores, jobs, wall_s) is recorded; the rest is
+   * the same bytes at any -j. */
+  ck_assert_msg(strstr(a, "  command: \"nastwin calibrate --data ") && strstr(a, " -j 1 --out ") &&
+                    strstr(b, " -j 2 --out ") && strstr(a, "\n  cores: ") && strstr(a, "\n  jobs: 1\n") &&
+                    strstr(b, "\n  jobs: 2\n") && strstr(a, "\n  wall_s: "),
+                "no command, cores, jobs, wall_s in the provenance:\n%s", a);
+  tc_strip_run(a);
+  tc_strip_run(b);
   ck_assert_msg(!strcmp(a, b), "-j 1 and -j 2 outputs differ:\n%s\n---\n%s", a, b);
   const char *v = strstr(a, "key: latency, value: \"");
   ck_assert_msg(v != NULL, "no latency parameter in:\n%s", a);

@@ -137,6 +137,11 @@ int cli_calibrate(int argc, char **argv)
     o.points = points_path;
     o.source = source;
   }
+  static char command[2048];
+  int used = snprintf(command, sizeof command, "nastwin calibrate");
+  for (int i = 1; i < argc && used < (int)sizeof command; i++)
+    used += snprintf(command + used, sizeof command - (size_t)used, " %s", argv[i]);
+  o.command = command;
   int rc = calib_main(&o, stdout, &err);
   if (rc != 0 && system) { /* no half-written output: the derived files go with a failed fit */
     unlink(data_path);

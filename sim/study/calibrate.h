@@ -52,6 +52,7 @@ struct calib_param {
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
   const char *source; /* provenance note (calibrate --system S --fio-results DIR); NULL: none */
+  const char *command; /* the command line, recorded in the provenance; NULL: none */
   int njobs;     /* < 1: CPUs */
   int max_iter;  /* LM iterations of the full fit */
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
