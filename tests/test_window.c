@@ -48,7 +48,8 @@ START_TEST(test_batch_means)
 END_TEST
 
 /* MSER-5: a stationary series keeps (almost) everything, a series whose
- * first 30 % is a decaying transient loses about that much, a series
+ * first 30 % is a decaying transient loses about that much, a late drop
+ * is the halves' drift (not MSER's), a series
  * whose transient lasts 80 % of it is truncated at the search bound (its
  * half): never settled. */
 START_TEST(test_mser5)
@@ -64,6 +65,13 @@ START_TEST(test_mser5)
     x[i] += 200.0 * (1.0 - (double)i / (TW_BINS * 3 / 10));
   d = stats_mser5(x, TW_BINS);
   ck_assert_msg(d > TW_BINS / 5 && d < TW_BINS * 4 / 10, "transient of 600 bins: truncation %d", d);
+  ck_assert_msg(!stats_drifts(x, d, TW_BINS, 0.01), "stationary: no drift");
+  for (int i = 0; i < TW_BINS; i++) /* a cache absorbing writes, full at 70 %: */
+    x[i] = (i < TW_BINS * 7 / 10 ? 400.0 : 100.0) + gsl_ran_gaussian(rng, 5.0);
+  d = stats_mser5(x, TW_BINS); /* MSER sees no initial bias, the halves differ */
+  ck_assert_msg(!STATS_MSER5_UNSETTLED(d, TW_BINS) && stats_drifts(x, d, TW_BINS, 0.01), "late drop: d %d", d);
+  ck_assert_msg(!stats_drifts(x, d, TW_BINS, 0.5), "a drop within the noise (half-width 50 %%) is no drift");
+  ck_assert_msg(!stats_drifts(x, 0, 19, 0.0), "too short to tell");
   for (int i = 0; i < TW_BINS; i++) /* a transient over 80 % of the series */
     x[i] = 100.0 + (i < TW_BINS * 8 / 10 ? 300.0 * (1.0 - i / (TW_BINS * 0.8)) : 0.0) + gsl_ran_gaussian(rng, 5.0);
   d = stats_mser5(x, TW_BINS);
@@ -180,6 +188,32 @@ START_TEST(test_few_ios_warns)
 }
 END_TEST
 
+/* Random 4K writes to the DS1819+'s RAID 5 for 1 s: the page cache takes
+ * them all (dirty pages grow by the bytes written): no steady state, said
+ * in the JSON and the text; the read of the same bench is steady. */
+START_TEST(test_cache_absorbing_is_not_steady)
+{
+  char path[1024];
+  cli_source_path("bench/scenarios/ds1819plus_cifs_4k_16t16q.yaml", path, sizeof path);
+  const char *args[] = {"run", path, "--no-ci", "--json", "--set", "workload.rw=randwrite", "--time", "1s", NULL};
+  struct cli_out r;
+  cli_exec(NULL, args, &r);
+  double share = cli_json_number(r.out, "\"window\"", "absorbed_share");
+  ck_assert_msg(r.status == 0 && strstr(r.out, "\"steady_state\": false") && share > 0.5 && share < 1.05,
+                "exit %d, absorbed share %g\n%s", r.status, share, r.out);
+  cli_out_free(&r);
+  const char *targs[] = {"run", path, "--no-ci", "--set", "workload.rw=randwrite", "--time", "1s", NULL};
+  cli_exec(NULL, targs, &r);
+  ck_assert_msg(r.status == 0 && strstr(r.out, "WARNING: no steady state in the window (the page cache absorbed"),
+                "exit %d\n%s", r.status, r.out);
+  cli_out_free(&r);
+  const char *rargs[] = {"run", path, "--no-ci", "--json", "--time", "4s", NULL};
+  cli_exec(NULL, rargs, &r);
+  ck_assert_msg(r.status == 0 && strstr(r.out, "\"steady_state\": true"), "exit %d\n%s", r.status, r.out);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("window");
@@ -191,6 +225,7 @@ int main(void)
   tcase_set_timeout(t, 240);
   tcase_add_test(t, test_little_16t16q);
   tcase_add_test(t, test_few_ios_warns);
+  tcase_add_test(t, test_cache_absorbing_is_not_steady);
   tcase_add_test(t, test_little_every_scenario);
   suite_add_tcase(s, t);
   return ck_run(s);

@@ -312,3 +312,18 @@ int stats_mser5(const double *x, int nbins)
   free(z);
   return 5 * best;
 }
+
+int stats_drifts(const double *x, int from, int nbins, double hw_rel)
+{
+  int half = (nbins - from) / 2;
+  if (from < 0 || half < 10)
+    return 0;
+  double a = 0.0, b = 0.0;
+  for (int i = 0; i < half; i++)
+    a += x[from + i], b += x[from + half + i];
+  double mean = (a + b) / 2.0;
+  if (!(mean > 0.0))
+    return 0;
+  double rel = fabs(b - a) / mean;
+  return rel > 0.05 && rel > 2.5 * (hw_rel > 0.0 ? hw_rel : 0.0);
+}

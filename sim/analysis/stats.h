@@ -65,6 +65,12 @@ int stats_batch_means(const double *n, const double *y, int nbins, int k, double
  * STATS_MSER5_UNSETTLED(d, nbins): the minimum is at the search bound,
  * the series never settled. */
 #define STATS_MSER5_UNSETTLED(d, nbins) ((d) >= 5 * ((nbins) / 5 / 2))
+/* A late change MSER does not see (a cache that fills, a flusher that
+ * starts): the rates of the two halves of x[from, nbins) differ by more
+ * than 5 % and by more than 2.5 times hw_rel, the 95 % half-width of the
+ * mean rate relative to it (the two halves' difference has about twice
+ * the spread of the mean).  1: drifts; 0: does not, or under 20 bins. */
+int stats_drifts(const double *x, int from, int nbins, double hw_rel);
 int stats_mser5(const double *x, int nbins);
 
 #endif

@@ -158,6 +158,8 @@ struct eng {
   int warm_left;            /* first-round I/Os still in flight */
   double warm_ramp_s;       /* the step's own ramp */
   double resid_s;           /* client I/O time inside the window: Little's L x window */
+  int win_seen;             /* an I/O completed in the window: dirty_first is set */
+  double dirty_first, dirty_last; /* dirty page-cache bytes at the window's first and last completion */
   struct stats_series win_ios[3], win_lat[3]; /* in-window completions and their latency sum per bin */
   struct stats_series series;
   struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */

@@ -134,6 +134,9 @@ void eng_warm_done(struct eng *e, struct eng_req *r, double now_s)
           stats_series_fold(&e->win_ios[k]);
           stats_series_fold(&e->win_lat[k]);
         }
+      e->dirty_last = (double)stack_dirty_bytes(e->stack);
+      if (!e->win_seen)
+        e->dirty_first = e->dirty_last, e->win_seen = 1;
       int dirs[2] = {r->write ? 1 : 0, 2};
       for (int k = 0; k < 2; k++) {
         stats_series_add(&e->win_ios[dirs[k]], t, 1.0);
@@ -186,12 +189,18 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
   int nb = (int)floor(out->window_s / e->win_ios[2].bin_s + 1e-9);
   double *x = eng_win_bins(&e->win_ios[2], nb);
   int d = x ? stats_mser5(x, nb) : -1;
-  free(x);
   if (d >= 0) {
     out->mser_s = d * e->win_ios[2].bin_s;
-    if (STATS_MSER5_UNSETTLED(d, nb))
+    if (STATS_MSER5_UNSETTLED(d, nb) || stats_drifts(x, d, nb, out->all.iops_hw95_rel))
       out->steady = 0;
   }
+  free(x);
+  /* Dirty pages at equilibrium: in a steady state the flusher writes back
+   * what the clients write; pages piling up over the window mean the
+   * page cache, not the disks, took the writes. */
+  out->absorbed_share = out->write.bytes > 0 ? (e->dirty_last - e->dirty_first) / out->write.bytes : 0.0;
+  if (out->absorbed_share > 0.1)
+    out->steady = 0;
   out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
 }
 

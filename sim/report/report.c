@@ -122,6 +122,8 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_num(out, r->outstanding_avg);
   fprintf(out, ", \"steady_state\": %s, \"mser5_truncation_s\": ", r->steady ? "true" : "false");
   report_num(out, r->mser_s >= 0 ? r->mser_s : NAN);
+  fputs(", \"absorbed_share\": ", out);
+  report_num(out, r->absorbed_share);
   fprintf(out, ", \"too_few_ios\": %s}", r->few_ios ? "true" : "false");
   fprintf(out, ",\n%s\"totals\": {\"read\": ", indent);
   report_totals_json(out, &r->read);
@@ -243,9 +245,11 @@ static void report_step_text(FILE *out, const struct run_result *r)
     fprintf(out, "  FAILED: %s\n", r->failure);
   fprintf(out, "  window from %.4g s, %.4g client I/Os in flight on average (Little's L)\n", r->window_start_s,
           r->outstanding_avg);
-  if (!r->steady)
+  if (!r->steady && r->window_s > 0)
     fprintf(out, "  WARNING: no steady state in the window (%s): the figures are a transient's\n",
-            r->mser_s >= 0 ? "MSER-5 truncates past half of it" : "the first round of requests never ended");
+            r->absorbed_share > 0.1 ? "the page cache absorbed the writes: dirty pages grew all along"
+            : r->mser_s < 0 ? "the first round of requests never ended"
+                            : "MSER-5 truncates half of it, or its halves' rates differ");
   if (r->few_ios)
     fprintf(out, "  WARNING: too few I/Os for a stable figure (%llu I/Os, window %.4g s, one round %.4g s)\n",
             (unsigned long long)r->all.ios, r->window_s, r->all.lat_mean_s);

@@ -89,6 +89,8 @@ struct run_result {
   double outstanding_avg; /* client I/Os in flight, time-averaged over the window (Little's L) */
   int steady;          /* 0: no steady state in the window (warm-up never ended, or MSER-5
                         * truncates past half of it) */
+  double absorbed_share; /* dirty page-cache growth over the window / bytes written in it
+                          * (> 0.1: not steady, the cache took the writes) */
   double mser_s;       /* MSER-5 truncation of the window's throughput series (s), < 0 none */
   int few_ios;         /* 1: under 1,000 I/Os or a window shorter than one round of requests */
   struct res_totals read, write, all;
