@@ -327,6 +327,31 @@ START_TEST(test_cv_one_step)
   double gap = 100 * fabs(lat[1] / lat[0] - 1);
   ck_assert_msg(cv > full, "CV |err| %.2f %% should exceed the full-fit |err| %.2f %%", cv, full);
   ck_assert_msg(fabs(cv - gap) < 0.25 * gap, "CV |err| %.2f %%, expected near the gap %.2f %%", cv, gap);
+  /* The same folds from the written fit without refitting (--cv-from),
+   * the table written between the markers of a README (--cv-readme). */
+  char readme[1100];
+  snprintf(readme, sizeof readme, "%s/README.md", dir);
+  FILE *f = fopen(readme, "w");
+  ck_assert(f != NULL);
+  fputs("# x\n\n<!-- cross-validation table: written by nastwin calibrate --cv-readme; do not edit -->\nstale\n"
+        "<!-- end of the cross-validation table -->\nafter\n", f);
+  fclose(f);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "
+           "--quiet --cv-from '%s' --cv-readme '%s' -j 2",
+           data, src, cal, readme);
+  rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --cv-from exit %d:\n%s", rc, out);
+  line = strstr(out, "  synthetic-a ");
+  ck_assert_msg(line && sscanf(line, " synthetic-a %d %d %lf%% %lf%%", &npts, &nfree, &full, &cv) == 4 &&
+                    fabs(cv - gap) < 0.25 * gap,
+                "--cv-from: CV row for synthetic-a, |err| near %.2f %%:\n%s", gap, out);
+  char *md = tc_slurp(readme);
+  ck_assert_msg(md && !strstr(md, "stale") && strstr(md, "| kind | points | median CV error | p90 CV error |") &&
+                    strstr(md, " % |\n") && strstr(md, "--cv-from") && strstr(md, "after\n"),
+                "README table:\n%s", md ? md : "(none)");
+  free(md);
+  unlink(readme);
   unlink(data);
   unlink(cal);
   rmdir(dir);

@@ -39,6 +39,10 @@ static void cli_calibrate_usage(FILE *out)
         "                     SCENARIO-NAME.calibrated.yaml; the derived data and points are kept\n"
         "                     beside it (OUT.fio-data.yaml, OUT.fio-points.yaml)\n"
         "  --cv               then leave-one-experiment-out cross-validation\n"
+        "  --cv-from FILE     cross-validate FILE's fit (a calibrated.yaml) without refitting: one\n"
+        "                     Jacobian at its values, then the one-step folds\n"
+        "  --cv-readme FILE   rewrite the cross-validation table between its markers in FILE\n"
+        "                     (validation/README.md)\n"
         "  --cv-iter N        0 (default): one damped Gauss-Newton step per fold from the full fit's\n"
         "                     Jacobian; N > 0: N LM iterations per fold (a Jacobian each)\n"
         "  --date TEXT        provenance date (default \"unspecified\": deterministic file)\n"
@@ -59,7 +63,8 @@ int cli_calibrate(int argc, char **argv)
   const char *system = NULL, *fio_dir = NULL;
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
                                        "--fio-results",
-                                       "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
+                                       "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
+                                       "--cv-readme", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -85,6 +90,10 @@ int cli_calibrate(int argc, char **argv)
       fio_dir = val;
     else if (!strcmp(a, "--date"))
       o.date = val;
+    else if (!strcmp(a, "--cv-from"))
+      o.cv_from = val;
+    else if (!strcmp(a, "--cv-readme"))
+      o.cv_readme = val;
     else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/units.h"
+#include "sim/config/ytree.h"
 #include "sim/study/calib_impl.h"
 
 /* Leave-one-experiment-out: fit on the others from the full fit (the
@@ -87,6 +89,118 @@ done:
   gsl_matrix_free(A);
   gsl_vector_free(b);
   gsl_permutation_free(perm);
+  return rc;
+}
+
+#define CALIB_CV_BEGIN "<!-- cross-validation table: written by nastwin calibrate --cv-readme; do not edit -->\n"
+#define CALIB_CV_END "<!-- end of the cross-validation table -->\n"
+
+/* Replace what lies between the markers of path with the table and how
+ * it was made (written to a temporary file, then renamed).  0 or -1. */
+static int calib_cv_readme(const struct calib *c, const char *table)
+{
+  const char *path = c->o->cv_readme;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  char *text = NULL;
+  size_t cap = 0, len = 0, got;
+  char buf[8192];
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (len + got + 1 > cap) {
+      cap = (len + got + 1) * 2;
+      char *g = realloc(text, cap);
+      if (!g) {
+        free(text);
+        fclose(f);
+        return -1;
+      }
+      text = g;
+    }
+    memcpy(text + len, buf, got);
+    len += got;
+  }
+  fclose(f);
+  char *b = text ? (text[len] = 0, strstr(text, CALIB_CV_BEGIN)) : NULL;
+  char *e = b ? strstr(b, CALIB_CV_END) : NULL;
+  if (!e) {
+    free(text);
+    return -1;
+  }
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *o = fopen(tmp, "w");
+  if (!o) {
+    free(text);
+    return -1;
+  }
+  fwrite(text, 1, (size_t)(b - text) + strlen(CALIB_CV_BEGIN), o);
+  fprintf(o, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one experiment out,\n"
+             "one damped Gauss-Newton step per fold from the %s fit.\n\n%s\n",
+          c->o->command ? c->o->command : "nastwin calibrate --cv", c->nsims, calib_elapsed_s(c), c->o->njobs,
+          c->o->cv_from ? "shipped" : "full", table);
+  fputs(e, o);
+  free(text);
+  if (fclose(o) != 0 || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
+{
+  const char *path = c->o->cv_from;
+  struct ynode *root = ytree_load_file(path, err);
+  if (!root)
+    return 2;
+  const struct ynode *list = ytree_get(root, "parameters");
+  if (!list || list->kind != YNODE_SEQ) {
+    nw_fail(err, path, root->line, root->col, "calibrated file: expected a 'parameters' list");
+    ytree_free(root);
+    return 2;
+  }
+  unsigned char chosen[CALIB_MAX_PARAMS] = {0};
+  for (int k = 0; k < list->n; k++) {
+    const struct ynode *r = list->kids[k];
+    const char *en = calib_scalar(r, "entry"), *key = calib_scalar(r, "key"), *val = calib_scalar(r, "value");
+    int j = en && key ? calib_find_param(c, en, key) : -1;
+    char msg[256];
+    double x = 0;
+    if (!val || (j >= 0 && units_parse(val, c->par[j].dim, &x, msg, sizeof msg) != 0)) {
+      nw_fail(err, r->file, r->line, r->col, "calibrated file: a parameter needs entry, key and a value in its unit");
+      ytree_free(root);
+      return 2;
+    }
+    if (j < 0) {
+      fprintf(out, "cv-from: %s.%s is not a fit parameter any more: left out\n", en ? en : "?", key ? key : "?");
+      continue;
+    }
+    chosen[j] = 1;
+    c->x[j] = c->xref[j] = x;
+    c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
+  }
+  ytree_free(root);
+  c->nfree = 0;
+  for (int j = 0; j < c->np; j++) {
+    c->par[j].free_ = c->par[j].free_ && chosen[j];
+    if (c->par[j].free_)
+      c->freep[c->nfree++] = j;
+  }
+  fprintf(out, "cross-validating %s: %d of its parameters free, one Jacobian at its values\n", path, c->nfree);
+  struct calib_fitres fr;
+  if (calib_fit(c, 0, &fr) < 0 || !c->jac) {
+    nw_fail(err, "calibrate", 0, 0, "the Jacobian at %s failed: %s", path, fr.stop);
+    return 1;
+  }
+  double *xfull = malloc((size_t)c->np * sizeof *xfull), *ufull = malloc((size_t)c->np * sizeof *ufull);
+  int rc = xfull && ufull ? 0 : 1;
+  for (int j = 0; rc == 0 && j < c->np; j++)
+    xfull[j] = c->x[j], ufull[j] = c->uref[j];
+  if (rc == 0 && calib_cv(c, xfull, ufull, allpts, nall, out) != 0)
+    rc = 1;
+  free(xfull);
+  free(ufull);
   return rc;
 }
 
@@ -189,6 +303,8 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
   }
   fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
           "median", "p90");
+  char table[4096];
+  int used = snprintf(table, sizeof table, "| kind | points | median CV error | p90 CV error |\n|------|-------:|-------:|-------:|\n");
   for (int k = 0; k < VAL_NKINDS; k++) {
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
@@ -198,8 +314,15 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
       continue;
     double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
     fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+    if (used < (int)sizeof table)
+      used += snprintf(table + used, sizeof table - (size_t)used, "| %s | %d | %.1f %% | %.1f %% |\n", val_kind_names[k], n,
+                       100 * med, 100 * p90);
   }
   rc = 0;
+  if (c->o->cv_readme && calib_cv_readme(c, table) != 0) {
+    fprintf(stderr, "%s: cannot rewrite the cross-validation table (its markers missing?)\n", c->o->cv_readme);
+    rc = -1;
+  }
 out:
   free(e);
   free(rows);

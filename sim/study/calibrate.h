@@ -58,6 +58,8 @@ struct calib_opts {
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
+  const char *cv_from;   /* cross-validate this calibrated.yaml's fit (no refit); NULL: fit first */
+  const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
 };
