@@ -333,8 +333,9 @@ START_TEST(test_cv_one_step)
   snprintf(readme, sizeof readme, "%s/README.md", dir);
   FILE *f = fopen(readme, "w");
   ck_assert(f != NULL);
-  fputs("# x\n\n<!-- cross-validation table: written by nastwin calibrate --cv-readme; do not edit -->\nstale\n"
-        "<!-- end of the cross-validation table -->\nafter\n", f);
+  fputs("# x\n\n<!-- cross-validation table, leave one experiment out: written by nastwin calibrate --cv-readme; do "
+        "not edit -->\nstale\n<!-- end of the cross-validation table, leave one experiment out -->\nafter\n",
+        f);
   fclose(f);
   snprintf(args, sizeof args,
            "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "

@@ -41,6 +41,7 @@ static void cli_calibrate_usage(FILE *out)
         "  --cv               then leave-one-experiment-out cross-validation\n"
         "  --cv-from FILE     cross-validate FILE's fit (a calibrated.yaml) without refitting: one\n"
         "                     Jacobian at its values, then the one-step folds\n"
+        "  --cv-by WHAT       experiment (default) or system: what each fold leaves out\n"
         "  --cv-readme FILE   rewrite the cross-validation table between its markers in FILE\n"
         "                     (validation/README.md)\n"
         "  --cv-iter N        0 (default): one damped Gauss-Newton step per fold from the full fit's\n"
@@ -64,7 +65,7 @@ int cli_calibrate(int argc, char **argv)
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
                                        "--fio-results",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
-                                       "--cv-readme", NULL};
+                                       "--cv-readme", "--cv-by", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -94,6 +95,13 @@ int cli_calibrate(int argc, char **argv)
       o.cv_from = val;
     else if (!strcmp(a, "--cv-readme"))
       o.cv_readme = val;
+    else if (!strcmp(a, "--cv-by")) {
+      if (strcmp(val, "experiment") && strcmp(val, "system")) {
+        fprintf(stderr, "nastwin: error: --cv-by '%s': expected experiment or system\n", val);
+        return 2;
+      }
+      o.cv_by_system = !strcmp(val, "system");
+    }
     else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))

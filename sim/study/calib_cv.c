@@ -92,8 +92,14 @@ done:
   return rc;
 }
 
-#define CALIB_CV_BEGIN "<!-- cross-validation table: written by nastwin calibrate --cv-readme; do not edit -->\n"
-#define CALIB_CV_END "<!-- end of the cross-validation table -->\n"
+/* What a fold leaves out: point i's experiment, or its system (--cv-by system). */
+static const char *calib_cv_group(const struct calib *c, int i)
+{
+  return c->o->cv_by_system ? c->v.pts[i].system : c->v.pts[i].experiment;
+}
+
+#define CALIB_CV_BEGIN "<!-- cross-validation table, leave one %s out: written by nastwin calibrate --cv-readme; do not edit -->\n"
+#define CALIB_CV_END "<!-- end of the cross-validation table, leave one %s out -->\n"
 
 /* Replace what lies between the markers of path with the table and how
  * it was made (written to a temporary file, then renamed).  0 or -1. */
@@ -121,8 +127,12 @@ static int calib_cv_readme(const struct calib *c, const char *table)
     len += got;
   }
   fclose(f);
-  char *b = text ? (text[len] = 0, strstr(text, CALIB_CV_BEGIN)) : NULL;
-  char *e = b ? strstr(b, CALIB_CV_END) : NULL;
+  const char *unit = c->o->cv_by_system ? "system" : "experiment";
+  char begin[256], end[256];
+  snprintf(begin, sizeof begin, CALIB_CV_BEGIN, unit);
+  snprintf(end, sizeof end, CALIB_CV_END, unit);
+  char *b = text ? (text[len] = 0, strstr(text, begin)) : NULL;
+  char *e = b ? strstr(b, end) : NULL;
   if (!e) {
     free(text);
     return -1;
@@ -134,10 +144,10 @@ static int calib_cv_readme(const struct calib *c, const char *table)
     free(text);
     return -1;
   }
-  fwrite(text, 1, (size_t)(b - text) + strlen(CALIB_CV_BEGIN), o);
-  fprintf(o, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one experiment out,\n"
+  fwrite(text, 1, (size_t)(b - text) + strlen(begin), o);
+  fprintf(o, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one %s out,\n"
              "one damped Gauss-Newton step per fold from the %s fit.\n\n%s\n",
-          c->o->command ? c->o->command : "nastwin calibrate --cv", c->nsims, calib_elapsed_s(c), c->o->njobs,
+          c->o->command ? c->o->command : "nastwin calibrate --cv", c->nsims, calib_elapsed_s(c), c->o->njobs, unit,
           c->o->cv_from ? "shipped" : "full", table);
   fputs(e, o);
   free(text);
@@ -226,26 +236,27 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
   memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
   memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
   if (onestep)
-    fprintf(out, "\nleave-one-experiment-out, one step: for each experiment, one damped Gauss-Newton step from the\n"
-                 "full fit over the other experiments' rows of its Jacobian (no new Jacobian), then the left-out\n"
-                 "experiment simulated at those values; parameters reaching only it return to their catalogue values:\n");
+    fprintf(out, "\nleave-one-%s-out, one step: for each %s, one damped Gauss-Newton step from the\n"
+                 "full fit over the other rows of its Jacobian (no new Jacobian), then the left-out\n"
+                 "one simulated at those values; parameters reaching only it return to their catalogue values:\n",
+            c->o->cv_by_system ? "system" : "experiment", c->o->cv_by_system ? "system" : "experiment");
   else
     fprintf(out, "\nleave-one-experiment-out (each fit starts from the full fit, at most %d iterations;\n"
                  "parameters reaching only the left-out experiment return to their catalogue values):\n",
             c->o->cv_iter);
   fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
   for (int i = 0; i < nall; i++) {
-    const char *exp = v->pts[allpts[i]].experiment;
+    const char *exp = calib_cv_group(c, allpts[i]);
     int first = 1;
     for (int k = 0; k < i; k++)
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
         first = 0;
     if (!first)
       continue;
     int ntest = 0;
     c->nfit = 0;
     for (int k = 0; k < nall; k++) {
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
         test[ntest++] = allpts[k];
       else
         c->fitpts[c->nfit++] = allpts[k];
@@ -256,7 +267,7 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
       /* the fold keeps the full fit's free set; a parameter none of the
        * kept rows reaches goes back to its catalogue value */
       for (int r = 0; r < nrows; r++)
-        left_out[r] = !strcmp(v->pts[rows[r]].experiment, exp);
+        left_out[r] = !strcmp(calib_cv_group(c, rows[r]), exp);
       for (int j = 0; j < c->np; j++)
         c->x[j] = xfull[j];
       if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {

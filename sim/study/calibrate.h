@@ -59,6 +59,7 @@ struct calib_opts {
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
   const char *cv_from;   /* cross-validate this calibrated.yaml's fit (no refit); NULL: fit first */
+  int cv_by_system;      /* 1: the folds leave one system out, 0: one experiment */
   const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
