@@ -525,8 +525,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->ios_read++;
     }
     stats_series_add(&e->series, now, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now, 1.0);
+    /* fio's slices count from the window's start */
+    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now - e->ramp_s, (double)r->len_bytes);
+    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now - e->ramp_s, 1.0);
     if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];

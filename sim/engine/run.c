@@ -44,7 +44,8 @@ static void eng_totals(struct res_totals *t, const struct stats_hist *h, double 
   t->nbins = stats_hist_bins(h, t->bin_s, t->bin_count, RES_MAX_BINS);
 }
 
-/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]. */
+/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]
+ * (times from the window's start). */
 static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
                         const struct stats_series *ios, double from_s, double to_s)
 {
@@ -486,8 +487,8 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
   eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
   eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
   eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
-  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
-  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
+  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], 0.0, out->window_s);
+  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], 0.0, out->window_s);
   if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
     eng_replay_result(e, out);
   out->read.errors = e->err_read;
