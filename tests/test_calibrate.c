@@ -76,6 +76,19 @@ static char *tc_slurp(const char *path)
   return buf;
 }
 
+/* Drop the provenance lines of how a fit ran (they differ with -j). */
+static void tc_strip_run(char *t)
+{
+  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: "};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    char *p = strstr(t, keys[k]);
+    if (!p)
+      continue;
+    char *e = strchr(p + 1, '\n');
+    memmove(p, e, strlen(e) + 1);
+  }
+}
+
 /* The "measured" figures: tests/calib/golden-fit.yaml simulated at disk
  * latency `latency` (text like "2.3ms"): its mean read latency (ms) and, if
  * MBps is not NULL, its read throughput (MB/s).  out is a TC_OUT_MAX buffer. */
@@ -222,6 +235,14 @@ START_TEST(test_recovers_known_latency)
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
   char *a = tc_slurp(out1), *b = tc_slurp(out2);
   ck_assert_msg(a && b, "outputs missing");
+  /* How it ran (command, cores, jobs, wall_s) is recorded; the rest is
+   * the same bytes at any -j. */
+  ck_assert_msg(strstr(a, "  command: \"nastwin calibrate --data ") && strstr(a, " -j 1 --out ") &&
+                    strstr(b, " -j 2 --out ") && strstr(a, "\n  cores: ") && strstr(a, "\n  jobs: 1\n") &&
+                    strstr(b, "\n  jobs: 2\n") && strstr(a, "\n  wall_s: "),
+                "no command, cores, jobs, wall_s in the provenance:\n%s", a);
+  tc_strip_run(a);
+  tc_strip_run(b);
   ck_assert_msg(!strcmp(a, b), "-j 1 and -j 2 outputs differ:\n%s\n---\n%s", a, b);
   const char *v = strstr(a, "key: latency, value: \"");
   ck_assert_msg(v != NULL, "no latency parameter in:\n%s", a);
@@ -306,6 +327,32 @@ START_TEST(test_cv_one_step)
   double gap = 100 * fabs(lat[1] / lat[0] - 1);
   ck_assert_msg(cv > full, "CV |err| %.2f %% should exceed the full-fit |err| %.2f %%", cv, full);
   ck_assert_msg(fabs(cv - gap) < 0.25 * gap, "CV |err| %.2f %%, expected near the gap %.2f %%", cv, gap);
+  /* The same folds from the written fit without refitting (--cv-from),
+   * the table written between the markers of a README (--cv-readme). */
+  char readme[1100];
+  snprintf(readme, sizeof readme, "%s/README.md", dir);
+  FILE *f = fopen(readme, "w");
+  ck_assert(f != NULL);
+  fputs("# x\n\n<!-- cross-validation table, leave one experiment out: written by nastwin calibrate --cv-readme; do "
+        "not edit -->\nstale\n<!-- end of the cross-validation table, leave one experiment out -->\nafter\n",
+        f);
+  fclose(f);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "
+           "--quiet --cv-from '%s' --cv-readme '%s' -j 2",
+           data, src, cal, readme);
+  rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --cv-from exit %d:\n%s", rc, out);
+  line = strstr(out, "  synthetic-a ");
+  ck_assert_msg(line && sscanf(line, " synthetic-a %d %d %lf%% %lf%%", &npts, &nfree, &full, &cv) == 4 &&
+                    fabs(cv - gap) < 0.25 * gap,
+                "--cv-from: CV row for synthetic-a, |err| near %.2f %%:\n%s", gap, out);
+  char *md = tc_slurp(readme);
+  ck_assert_msg(md && !strstr(md, "stale") && strstr(md, "| kind | points | median CV error | p90 CV error |") &&
+                    strstr(md, " % |\n") && strstr(md, "--cv-from") && strstr(md, "after\n"),
+                "README table:\n%s", md ? md : "(none)");
+  free(md);
+  unlink(readme);
   unlink(data);
   unlink(cal);
   rmdir(dir);

@@ -53,7 +53,8 @@ static void tg_scaled(const char *golden, const char *path, double f, char *key,
 }
 
 /* The check can fail: the first point of the golden file moved by 5 %
- * is reported (exit 1), by 1 % it is not; a bad file is bad input. */
+ * is reported (exit 1), by 1 % it is not; the bad files of tests/golden/
+ * are bad input. */
 START_TEST(test_golden_detects_a_move)
 {
   char golden[1024], tmp[] = "/tmp/tg_goldXXXXXX", path[1100], key[1024];
@@ -73,13 +74,20 @@ START_TEST(test_golden_detects_a_move)
   cli_exec(NULL, args, &r);
   ck_assert_msg(r.status == 0, "a 1 %% move of %s reported (exit %d):\n%s%s", key, r.status, r.out, r.err);
   cli_out_free(&r);
-  FILE *f = fopen(path, "w");
-  fputs("{\"points\": [\n  {\"key\": \"x\", \"predicted\": fast}\n]}\n", f);
-  fclose(f);
-  cli_exec(NULL, args, &r);
-  ck_assert_msg(r.status == 2, "a bad golden file: exit %d:\n%s", r.status, r.err);
-  cli_out_free(&r);
   unlink(path);
+  /* Bad golden files (tests/golden/): file:line:column, exit 2. */
+  static const char *const bad[][2] = {{"bad-number.json", ":2:29: error: "},
+                                       {"no-key.json", ":2:17: error: "},
+                                       {"no-points-list.json", ":1:1: error: "}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "tests/golden/%s", bad[i][0]);
+    cli_source_path(rel, path, sizeof path);
+    cli_exec(NULL, args, &r);
+    ck_assert_msg(r.status == 2 && strstr(r.err, bad[i][1]) && strstr(r.err, "golden predictions"),
+                  "bad golden file %s: exit %d:\n%s", bad[i][0], r.status, r.err);
+    cli_out_free(&r);
+  }
   rmdir(tmp);
 }
 END_TEST

@@ -10,6 +10,8 @@
  * 1/(2 STATS_SUB_BUCKETS), within the stated 1/STATS_SUB_BUCKETS. */
 #include "sim/analysis/stats.h"
 
+#include <gsl/gsl_cdf.h>
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -243,4 +245,85 @@ void stats_series_free(struct stats_series *s)
   free(s->values);
   s->values = NULL;
   s->nbins = 0;
+}
+
+void stats_series_fold(struct stats_series *s)
+{
+  if (!s)
+    return;
+  int n = (s->nbins + 1) / 2;
+  for (int i = 0; i < n; i++)
+    s->values[i] = s->values[2 * i] + (2 * i + 1 < s->nbins ? s->values[2 * i + 1] : 0.0);
+  s->nbins = n;
+  s->bin_s *= 2.0;
+}
+
+int stats_batch_means(const double *n, const double *y, int nbins, int k, double *rate_rel,
+                      double *ratio_rel)
+{
+  if (k < 2 || nbins < k)
+    return -1;
+  int per = nbins / k;
+  double sn = 0.0, sy = 0.0;
+  for (int i = 0; i < k * per; i++)
+    sn += n[i], sy += y[i];
+  if (!(sn > 0.0))
+    return -1;
+  double ratio = sy / sn, nbar = sn / k, ss_rate = 0.0, ss_ratio = 0.0;
+  for (int b = 0; b < k; b++) {
+    double bn = 0.0, by = 0.0;
+    for (int i = b * per; i < (b + 1) * per; i++)
+      bn += n[i], by += y[i];
+    ss_rate += (bn - nbar) * (bn - nbar);
+    ss_ratio += (by - ratio * bn) * (by - ratio * bn);
+  }
+  double t = gsl_cdf_tdist_Pinv(0.975, (double)(k - 1));
+  *rate_rel = t * sqrt(ss_rate / (k - 1) / k) / nbar;
+  *ratio_rel = ratio > 0.0 ? t * sqrt(ss_ratio / (k - 1) / k) / nbar / ratio : 0.0;
+  return 0;
+}
+
+int stats_mser5(const double *x, int nbins)
+{
+  int m = nbins / 5;
+  if (m < 10)
+    return -1;
+  double *z = malloc((size_t)m * sizeof *z);
+  if (!z)
+    return -1;
+  for (int j = 0; j < m; j++) {
+    z[j] = 0.0;
+    for (int i = 0; i < 5; i++)
+      z[j] += x[5 * j + i] / 5.0;
+  }
+  /* Suffix sums: the statistic of every d in one pass from the end. */
+  int best = 0;
+  double best_v = INFINITY, s1 = 0.0, s2 = 0.0;
+  for (int d = m - 1; d >= 0; d--) {
+    s1 += z[d], s2 += z[d] * z[d];
+    int left = m - d;
+    if (d > m / 2)
+      continue;
+    double ss = s2 - s1 * s1 / left;
+    double v = (ss > 0.0 ? ss : 0.0) / ((double)left * left);
+    if (v <= best_v)
+      best_v = v, best = d;
+  }
+  free(z);
+  return 5 * best;
+}
+
+int stats_drifts(const double *x, int from, int nbins, double hw_rel)
+{
+  int half = (nbins - from) / 2;
+  if (from < 0 || half < 10)
+    return 0;
+  double a = 0.0, b = 0.0;
+  for (int i = 0; i < half; i++)
+    a += x[from + i], b += x[from + half + i];
+  double mean = (a + b) / 2.0;
+  if (!(mean > 0.0))
+    return 0;
+  double rel = fabs(b - a) / mean;
+  return rel > 0.05 && rel > 2.5 * (hw_rel > 0.0 ? hw_rel : 0.0);
 }

@@ -39,6 +39,11 @@ static void cli_calibrate_usage(FILE *out)
         "                     SCENARIO-NAME.calibrated.yaml; the derived data and points are kept\n"
         "                     beside it (OUT.fio-data.yaml, OUT.fio-points.yaml)\n"
         "  --cv               then leave-one-experiment-out cross-validation\n"
+        "  --cv-from FILE     cross-validate FILE's fit (a calibrated.yaml) without refitting: one\n"
+        "                     Jacobian at its values, then the one-step folds\n"
+        "  --cv-by WHAT       experiment (default) or system: what each fold leaves out\n"
+        "  --cv-readme FILE   rewrite the cross-validation table between its markers in FILE\n"
+        "                     (validation/README.md)\n"
         "  --cv-iter N        0 (default): one damped Gauss-Newton step per fold from the full fit's\n"
         "                     Jacobian; N > 0: N LM iterations per fold (a Jacobian each)\n"
         "  --date TEXT        provenance date (default \"unspecified\": deterministic file)\n"
@@ -59,7 +64,8 @@ int cli_calibrate(int argc, char **argv)
   const char *system = NULL, *fio_dir = NULL;
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
                                        "--fio-results",
-                                       "--max-iter", "--max-free", "--cv-iter", "--date", "-j", NULL};
+                                       "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
+                                       "--cv-readme", "--cv-by", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -85,6 +91,17 @@ int cli_calibrate(int argc, char **argv)
       fio_dir = val;
     else if (!strcmp(a, "--date"))
       o.date = val;
+    else if (!strcmp(a, "--cv-from"))
+      o.cv_from = val;
+    else if (!strcmp(a, "--cv-readme"))
+      o.cv_readme = val;
+    else if (!strcmp(a, "--cv-by")) {
+      if (strcmp(val, "experiment") && strcmp(val, "system")) {
+        fprintf(stderr, "nastwin: error: --cv-by '%s': expected experiment or system\n", val);
+        return 2;
+      }
+      o.cv_by_system = !strcmp(val, "system");
+    }
     else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))
@@ -138,6 +155,11 @@ int cli_calibrate(int argc, char **argv)
     o.source = source;
     o.counts = 1; /* the drive's channels and dies: profiled (calib_count.c) */
   }
+  static char command[2048];
+  int used = snprintf(command, sizeof command, "nastwin calibrate");
+  for (int i = 1; i < argc && used < (int)sizeof command; i++)
+    used += snprintf(command + used, sizeof command - (size_t)used, " %s", argv[i]);
+  o.command = command;
   int rc = calib_main(&o, stdout, &err);
   if (rc != 0 && system) { /* no half-written output: the derived files go with a failed fit */
     unlink(data_path);

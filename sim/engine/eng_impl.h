@@ -46,6 +46,7 @@ struct eng_req {
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   int rec;           /* replay: the trace record, else -1 */
   int error;         /* the storage ended it with an I/O error (failed volume) */
+  int first_round;   /* one of its job's first `depth` I/Os, issued while the window waits */
   sg_sem_t waiter;   /* the daemon blocked until the storage is done (nfsd; smbd in
                         pread() without aio), NULL if none */
   struct eng_req *next;
@@ -148,6 +149,18 @@ struct eng {
   uint64_t ios_read, ios_write;
   uint64_t err_read, err_write; /* I/Os ended with an error in the window */
   double ramp_s, t_end_s, last_done_s;
+  /* Warm-up (run.c): a time-based closed loop measures from the moment
+   * every I/O of the jobs' first round has completed (not before the
+   * step's ramp) for the step's length; until then ramp_s and t_end_s
+   * are unreachable and the jobs issue without a time limit. */
+  int warm_pending;
+  int size_based;           /* a measured job runs to a size: the window ends at the last completion */
+  int warm_left;            /* first-round I/Os still in flight */
+  double warm_ramp_s;       /* the step's own ramp */
+  double resid_s;           /* client I/O time inside the window: Little's L x window */
+  int win_seen;             /* an I/O completed in the window: dirty_first is set */
+  double dirty_first, dirty_last; /* dirty page-cache bytes at the window's first and last completion */
+  struct stats_series win_ios[3], win_lat[3]; /* in-window completions and their latency sum per bin */
   struct stats_series series;
   struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
   struct eng_req *free_reqs;
@@ -198,6 +211,12 @@ void eng_storage_main(int argc, char **argv);
 void eng_kthread_main(int argc, char **argv);
 /* Steady-state caches before measuring; 0, or -1 out of memory. */
 int eng_precondition(struct eng *e);
+/* Warm-up and Little accounting of a client request (run.c): at issue
+ * (first: one of its job's first depth I/Os) and at completion. */
+/* How long a measured job issues once started (its runtime, at most the scenario's time). */
+double eng_job_run_s(const struct eng *e, const struct job *spec);
+void eng_warm_issue(struct eng *e, struct eng_req *r, int first);
+void eng_warm_done(struct eng *e, struct eng_req *r, double now_s);
 
 /* Client side and background actors (engine.c). */
 void eng_client_copy_main(int argc, char **argv);

@@ -444,6 +444,7 @@ static int eng_client_absorb(struct eng_job *j, struct eng_req *r)
 static void eng_send(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
+  eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
   j->outstanding++;
   j->issued++;
   if (e->local) {
@@ -526,8 +527,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->ios_read++;
     }
     stats_series_add(&e->series, now, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now, 1.0);
+    /* fio's slices count from the window's start */
+    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now - e->ramp_s, (double)r->len_bytes);
+    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now - e->ramp_s, 1.0);
     if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
@@ -538,6 +540,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
     if (now > e->last_done_s)
       e->last_done_s = now;
   }
+  eng_warm_done(e, r, now);
   r->next = e->free_reqs;
   e->free_reqs = r;
 }
@@ -548,12 +551,12 @@ static void eng_open_gate(struct eng *e)
   double now = simgrid_get_clock();
   double ramp = e->ramp_s;
   e->ramp_s = now + ramp;
-  e->t_end_s = now + e->s->time_s;
+  e->t_end_s = e->size_based ? e->t_end_s : now + e->s->time_s;
   for (int i = 0; i < e->njobs; i++) {
     struct eng_job *j = &e->jobs[i];
     if (j->spec->prep)
       continue;
-    double run = j->spec->runtime_s > 0 && j->spec->runtime_s < e->s->time_s ? j->spec->runtime_s : e->s->time_s;
+    double run = eng_job_run_s(e, j->spec);
     j->t_end = now + run;
     sg_sem_release(j->gate);
   }
@@ -762,7 +765,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         j->depth = j->spec->iodepth;
         if (j->depth > e->ops->window(&s->proto))
           j->depth = e->ops->window(&s->proto);
-        j->t_end = j->spec->runtime_s > 0 && j->spec->runtime_s < s->time_s ? j->spec->runtime_s : s->time_s;
+        j->t_end = eng_job_run_s(e, j->spec);
         j->nconns = local ? 1 : e->map.conns_per_client;
         j->conn0 = local ? 0 : c * e->map.conns_per_client;
         j->done = eng_sem(e);

@@ -2,6 +2,7 @@
  * run SimGrid, collect the results (totals, utilisation, power). */
 #include <simgrid/engine.h>
 #include <simgrid/plugins/energy.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ static void eng_totals(struct res_totals *t, const struct stats_hist *h, double 
   t->nbins = stats_hist_bins(h, t->bin_s, t->bin_count, RES_MAX_BINS);
 }
 
-/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]. */
+/* The per-direction slices of bytes and I/Os wholly inside [from_s, to_s]
+ * (times from the window's start). */
 static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
                         const struct stats_series *ios, double from_s, double to_s)
 {
@@ -54,6 +56,153 @@ static void eng_samples(struct res_totals *t, const struct stats_series *bytes,
     t->sample_bytes[t->nsamples] = k < bytes->nbins ? bytes->values[k] : 0.0;
     t->sample_ios[t->nsamples++] = k < ios->nbins ? ios->values[k] : 0.0;
   }
+}
+
+/* ---- the measured window: warm-up, Little's law, batch means ---------- */
+
+#define ENG_NEVER 1e300    /* ramp_s / t_end_s while the window waits */
+#define ENG_WIN_BINS 4096  /* in-window series: bins before halving the resolution */
+#define ENG_FEW_IOS 1000   /* fewer I/Os: "too few I/Os for a stable figure" */
+
+double eng_job_run_s(const struct eng *e, const struct job *spec)
+{
+  return spec->runtime_s > 0 && spec->runtime_s < e->s->time_s ? spec->runtime_s : e->s->time_s;
+}
+
+/* The window of a step.  A time-based step with a closed-loop job (and
+ * no prep job) measures from the end of its first round: the queues start empty, so until
+ * every one of the first depth I/Os of each job has completed the
+ * latencies belong to the fill, not to the steady state (a 16 x 16 SMB
+ * read at 1.6 s per I/O: X R / N = 0.90 over 10 s from time 0).  The
+ * window keeps the step's length, so the run gets longer by the fill. */
+static void eng_warm_setup(struct eng *e)
+{
+  const struct workload_step *st = e->step;
+  int closed = 0, prep = 0;
+  for (int i = 0; i < st->njobs; i++) {
+    prep |= st->jobs[i].prep;
+    closed |= !workgen_timed(&st->jobs[i]);
+    if (!st->jobs[i].prep && !st->jobs[i].time_based)
+      e->size_based = 1;
+  }
+  /* A sized step is measured to its last completion: the time limit
+   * stops the issuing, the I/Os in flight then still count. */
+  if (e->size_based)
+    e->t_end_s = ENG_NEVER;
+  if (!closed || prep || e->size_based)
+    return;
+  e->warm_pending = 1;
+  e->warm_ramp_s = e->ramp_s;
+  e->ramp_s = e->t_end_s = ENG_NEVER;
+  for (int i = 0; i < e->njobs; i++)
+    e->jobs[i].t_end = ENG_NEVER;
+}
+
+void eng_warm_issue(struct eng *e, struct eng_req *r, int first)
+{
+  const struct job *spec = r->job->spec;
+  if (e->warm_pending && first && !r->flush && !spec->prep && !workgen_timed(spec)) {
+    r->first_round = 1;
+    e->warm_left++;
+  }
+}
+
+/* The window opens now, or at the step's ramp if that is later. */
+static void eng_warm_open(struct eng *e, double now_s)
+{
+  double off = now_s > e->warm_ramp_s ? now_s - e->warm_ramp_s : 0.0;
+  e->warm_pending = 0;
+  e->ramp_s = e->warm_ramp_s + off;
+  e->t_end_s = e->s->time_s + off;
+  for (int i = 0; i < e->njobs; i++)
+    e->jobs[i].t_end = eng_job_run_s(e, e->jobs[i].spec) + off;
+}
+
+/* Every client I/O's time inside the window adds to L x window; an I/O
+ * completed in the window adds to the window's series per direction
+ * (0 read, 1 write, 2 all): count and latency sum per bin. */
+void eng_warm_done(struct eng *e, struct eng_req *r, double now_s)
+{
+  if (!r->flush && !r->error && !r->job->spec->prep && e->nprep == 0) {
+    double lo = r->t_issue_s > e->ramp_s ? r->t_issue_s : e->ramp_s;
+    double hi = now_s < e->t_end_s ? now_s : e->t_end_s;
+    if (hi > lo)
+      e->resid_s += hi - lo;
+    double t = now_s - e->ramp_s;
+    if (t >= 0.0 && now_s <= e->t_end_s) {
+      while (t >= e->win_ios[2].bin_s * ENG_WIN_BINS)
+        for (int k = 0; k < 3; k++) {
+          stats_series_fold(&e->win_ios[k]);
+          stats_series_fold(&e->win_lat[k]);
+        }
+      e->dirty_last = (double)stack_dirty_bytes(e->stack);
+      if (!e->win_seen)
+        e->dirty_first = e->dirty_last, e->win_seen = 1;
+      int dirs[2] = {r->write ? 1 : 0, 2};
+      for (int k = 0; k < 2; k++) {
+        stats_series_add(&e->win_ios[dirs[k]], t, 1.0);
+        stats_series_add(&e->win_lat[dirs[k]], t, now_s - r->t_issue_s);
+      }
+    }
+  }
+  if (r->first_round && --e->warm_left == 0 && e->warm_pending)
+    eng_warm_open(e, now_s);
+}
+
+/* Direction k's bins of the window, zero-padded to nb whole bins. */
+static double *eng_win_bins(const struct stats_series *s, int nb)
+{
+  double *v = calloc((size_t)(nb > 0 ? nb : 1), sizeof *v);
+  for (int i = 0; v && i < nb && i < s->nbins; i++)
+    v[i] = s->values[i];
+  return v;
+}
+
+/* Batch-means half-widths of one direction: batches at least one round
+ * of requests (the mean latency) long, 20 at most. */
+static void eng_batch_means(struct res_totals *t, const struct stats_series *ios, const struct stats_series *lat,
+                            double window_s, double round_s)
+{
+  t->iops_hw95_rel = t->lat_mean_hw95_rel = -1.0;
+  int nb = (int)floor(window_s / ios->bin_s + 1e-9);
+  int k = round_s > 0 ? (int)floor(window_s / round_s) : 0;
+  k = k > 20 ? 20 : k;
+  double *n = eng_win_bins(ios, nb), *y = eng_win_bins(lat, nb);
+  if (n && y && t->ios > 0 &&
+      stats_batch_means(n, y, nb, k < nb ? k : nb, &t->iops_hw95_rel, &t->lat_mean_hw95_rel) != 0)
+    t->iops_hw95_rel = t->lat_mean_hw95_rel = -1.0;
+  free(n);
+  free(y);
+}
+
+/* Little's L, the batch means, MSER-5 on the throughput series and the
+ * warnings of the window. */
+static void eng_window_stats(struct eng *e, struct run_result *out, int never_opened)
+{
+  out->window_start_s = e->ramp_s;
+  out->outstanding_avg = out->window_s > 0 ? e->resid_s / out->window_s : 0.0;
+  double round_s = out->all.lat_mean_s;
+  struct res_totals *dirs[3] = {&out->read, &out->write, &out->all};
+  for (int k = 0; k < 3; k++)
+    eng_batch_means(dirs[k], &e->win_ios[k], &e->win_lat[k], out->window_s, round_s);
+  out->mser_s = -1.0;
+  out->steady = !never_opened;
+  int nb = (int)floor(out->window_s / e->win_ios[2].bin_s + 1e-9);
+  double *x = eng_win_bins(&e->win_ios[2], nb);
+  int d = x ? stats_mser5(x, nb) : -1;
+  if (d >= 0) {
+    out->mser_s = d * e->win_ios[2].bin_s;
+    if (STATS_MSER5_UNSETTLED(d, nb) || stats_drifts(x, d, nb, out->all.iops_hw95_rel))
+      out->steady = 0;
+  }
+  free(x);
+  /* Dirty pages at equilibrium: in a steady state the flusher writes back
+   * what the clients write; pages piling up over the window mean the
+   * page cache, not the disks, took the writes. */
+  out->absorbed_share = out->write.bytes > 0 ? (e->dirty_last - e->dirty_first) / out->write.bytes : 0.0;
+  if (out->absorbed_share > 0.1)
+    out->steady = 0;
+  out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
 }
 
 /* A replay of a trace with measured response times: the demerit of the
@@ -189,6 +338,10 @@ static void eng_destroy(struct eng *e)
   stats_hist_destroy(e->h_all);
   free(e->replay_lat);
   stats_series_free(&e->series);
+  for (int k = 0; k < 3; k++) {
+    stats_series_free(&e->win_ios[k]);
+    stats_series_free(&e->win_lat[k]);
+  }
   for (int k = 0; k < 4; k++)
     stats_series_free(&e->fio_samples[k]);
   for (int i = 0; i < e->nowned; i++)
@@ -290,6 +443,10 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
       e->replay_cap = 0;
   }
   stats_series_init(&e->series, 1.0);
+  for (int k = 0; k < 3; k++) {
+    stats_series_init(&e->win_ios[k], 1e-4);
+    stats_series_init(&e->win_lat[k], 1e-4);
+  }
   for (int k = 0; k < 4; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
@@ -332,8 +489,8 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
   eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
   eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
   eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
-  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], e->ramp_s, e->ramp_s + out->window_s);
-  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], e->ramp_s, e->ramp_s + out->window_s);
+  eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], 0.0, out->window_s);
+  eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], 0.0, out->window_s);
   if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
     eng_replay_result(e, out);
   out->read.errors = e->err_read;
@@ -380,6 +537,9 @@ static void eng_collect(struct eng *e, struct run_result *out)
              (unsigned long long)completed, (unsigned long long)issued,
              s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
   }
+  int never_opened = e->warm_pending; /* the first round never ended */
+  if (never_opened)
+    e->ramp_s = e->t_end_s = now;
   /* Measured window: [ramp, end of issuing] for time-based runs, [ramp,
    * last completion] otherwise. */
   double wend = e->last_done_s;
@@ -393,6 +553,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
     wend = now;
   out->window_s = wend - e->ramp_s > 0 ? wend - e->ramp_s : 0.0;
   eng_collect_totals(e, out);
+  eng_window_stats(e, out, never_opened);
 
   /* Utilisation: threads, links, disks, engines. */
   double T = out->window_s;
@@ -533,6 +694,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   if (eng_setup_platform(e, &err) < 0 || eng_setup_daemons(e, &err) < 0 ||
       (e->step && eng_setup_jobs(e, &err) < 0))
     goto fail;
+  if (e->step)
+    eng_warm_setup(e);
   if (e->step && e->step->precondition && eng_precondition(e) != 0) {
     nw_fail(&err, s->path, 0, 0, "out of memory");
     goto fail;

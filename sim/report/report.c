@@ -47,6 +47,8 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   report_num(out, t->iops);
   fputs(", \"MBps\": ", out);
   report_num(out, t->MBps);
+  fputs(", \"iops_hw95\": ", out);
+  report_num(out, t->iops_hw95_rel >= 0 ? t->iops_hw95_rel * t->iops : NAN);
   if (t->has_ci) {
     fputs(", \"iops_ci90\": [", out);
     report_num(out, t->iops_ci90[0]);
@@ -60,6 +62,8 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
   }
   fputs(", \"latency_ms\": {\"mean\": ", out);
   report_num(out, t->lat_mean_s * 1e3);
+  fputs(", \"mean_hw95\": ", out);
+  report_num(out, t->lat_mean_hw95_rel >= 0 ? t->lat_mean_hw95_rel * t->lat_mean_s * 1e3 : NAN);
   if (t->has_ci) {
     fputs(", \"mean_ci90\": [", out);
     report_num(out, t->lat_mean_ci90_s[0] * 1e3);
@@ -112,6 +116,15 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_num(out, r->window_s);
   fprintf(out, ",\n%s\"clients\": %d,\n%s\"outstanding_per_client\": %d", indent, r->clients, indent,
           r->outstanding_per_client);
+  fprintf(out, ",\n%s\"window\": {\"start_s\": ", indent);
+  report_num(out, r->window_start_s);
+  fputs(", \"outstanding_avg\": ", out);
+  report_num(out, r->outstanding_avg);
+  fprintf(out, ", \"steady_state\": %s, \"mser5_truncation_s\": ", r->steady ? "true" : "false");
+  report_num(out, r->mser_s >= 0 ? r->mser_s : NAN);
+  fputs(", \"absorbed_share\": ", out);
+  report_num(out, r->absorbed_share);
+  fprintf(out, ", \"too_few_ios\": %s}", r->few_ios ? "true" : "false");
   fprintf(out, ",\n%s\"totals\": {\"read\": ", indent);
   report_totals_json(out, &r->read);
   fputs(", \"write\": ", out);
@@ -217,6 +230,11 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
           t->MBps, t->MBps * 1e6 / 1048576.0, (unsigned long long)t->ios, t->bytes / 1e6);
   fprintf(out, "    lat (ms): min=%.4g, max=%.4g, avg=%.4g, stdev=%.4g\n", t->lat_min_s * 1e3,
           t->lat_max_s * 1e3, t->lat_mean_s * 1e3, t->lat_stddev_s * 1e3);
+  if (t->iops_hw95_rel >= 0)
+    fprintf(out, "    95 %% half-width (batch means): IOPS +-%.2g %%, avg lat +-%.2g %%\n", t->iops_hw95_rel * 100.0,
+            t->lat_mean_hw95_rel * 100.0);
+  else
+    fprintf(out, "    95 %% half-width (batch means): none, the window holds fewer than two rounds of requests\n");
   if (t->has_ci)
     fprintf(out, "    90 %% interval (calibration): IOPS %.6g..%.6g, BW %.6g..%.6gMB/s, avg lat %.4g..%.4g ms\n",
             t->iops_ci90[0], t->iops_ci90[1], t->MBps_ci90[0], t->MBps_ci90[1], t->lat_mean_ci90_s[0] * 1e3,
@@ -233,6 +251,16 @@ static void report_step_text(FILE *out, const struct run_result *r)
           r->step, r->metric, r->simulated_s, r->window_s, r->clients, r->outstanding_per_client);
   if (r->failed)
     fprintf(out, "  FAILED: %s\n", r->failure);
+  fprintf(out, "  window from %.4g s, %.4g client I/Os in flight on average (Little's L)\n", r->window_start_s,
+          r->outstanding_avg);
+  if (!r->steady && r->window_s > 0)
+    fprintf(out, "  WARNING: no steady state in the window (%s): the figures are a transient's\n",
+            r->absorbed_share > 0.1 ? "the page cache absorbed the writes: dirty pages grew all along"
+            : r->mser_s < 0 ? "the first round of requests never ended"
+                            : "MSER-5 truncates half of it, or its halves' rates differ");
+  if (r->few_ios)
+    fprintf(out, "  WARNING: too few I/Os for a stable figure (%llu I/Os, window %.4g s, one round %.4g s)\n",
+            (unsigned long long)r->all.ios, r->window_s, r->all.lat_mean_s);
   report_dir_text(out, "read", &r->read);
   report_dir_text(out, "write", &r->write);
   if (r->read.ios && r->write.ios)

@@ -51,6 +51,9 @@ struct res_totals {
   int has_ci;
   double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
   uint64_t errors; /* I/Os ended with an error (failed volume): not in ios, bytes or latency */
+  /* Batch means (sim/engine/run.c): 95 % half-widths relative to iops
+   * and lat_mean_s over the window's batches; < 0: too few batches. */
+  double iops_hw95_rel, lat_mean_hw95_rel;
 };
 
 enum res_kind { RES_CORE, RES_THREAD, RES_CPU, RES_LINK, RES_DISK, RES_ENGINE, RES_SWITCH };
@@ -87,6 +90,14 @@ struct run_result {
   uint64_t seed;
   double simulated_s;  /* simulated time at the end of the run */
   double window_s;     /* measured window (after ramp) */
+  double window_start_s; /* when it opened: the ramp, or the end of a closed loop's first round */
+  double outstanding_avg; /* client I/Os in flight, time-averaged over the window (Little's L) */
+  int steady;          /* 0: no steady state in the window (warm-up never ended, or MSER-5
+                        * truncates past half of it) */
+  double absorbed_share; /* dirty page-cache growth over the window / bytes written in it
+                          * (> 0.1: not steady, the cache took the writes) */
+  double mser_s;       /* MSER-5 truncation of the window's throughput series (s), < 0 none */
+  int few_ios;         /* 1: under 1,000 I/Os or a window shorter than one round of requests */
   struct res_totals read, write, all;
   int nres;
   struct res_resource res[RES_MAX_RESOURCES];

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/units.h"
+#include "sim/config/ytree.h"
 #include "sim/study/calib_impl.h"
 
 /* Leave-one-experiment-out: fit on the others from the full fit (the
@@ -90,6 +92,128 @@ done:
   return rc;
 }
 
+/* What a fold leaves out: point i's experiment, or its system (--cv-by system). */
+static const char *calib_cv_group(const struct calib *c, int i)
+{
+  return c->o->cv_by_system ? c->v.pts[i].system : c->v.pts[i].experiment;
+}
+
+#define CALIB_CV_BEGIN "<!-- cross-validation table, leave one %s out: written by nastwin calibrate --cv-readme; do not edit -->\n"
+#define CALIB_CV_END "<!-- end of the cross-validation table, leave one %s out -->\n"
+
+/* Replace what lies between the markers of path with the table and how
+ * it was made (written to a temporary file, then renamed).  0 or -1. */
+static int calib_cv_readme(const struct calib *c, const char *table)
+{
+  const char *path = c->o->cv_readme;
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  char *text = NULL;
+  size_t cap = 0, len = 0, got;
+  char buf[8192];
+  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+    if (len + got + 1 > cap) {
+      cap = (len + got + 1) * 2;
+      char *g = realloc(text, cap);
+      if (!g) {
+        free(text);
+        fclose(f);
+        return -1;
+      }
+      text = g;
+    }
+    memcpy(text + len, buf, got);
+    len += got;
+  }
+  fclose(f);
+  const char *unit = c->o->cv_by_system ? "system" : "experiment";
+  char begin[256], end[256];
+  snprintf(begin, sizeof begin, CALIB_CV_BEGIN, unit);
+  snprintf(end, sizeof end, CALIB_CV_END, unit);
+  char *b = text ? (text[len] = 0, strstr(text, begin)) : NULL;
+  char *e = b ? strstr(b, end) : NULL;
+  if (!e) {
+    free(text);
+    return -1;
+  }
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *o = fopen(tmp, "w");
+  if (!o) {
+    free(text);
+    return -1;
+  }
+  fwrite(text, 1, (size_t)(b - text) + strlen(begin), o);
+  fprintf(o, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one %s out,\n"
+             "one damped Gauss-Newton step per fold from the %s fit.\n\n%s\n",
+          c->o->command ? c->o->command : "nastwin calibrate --cv", c->nsims, calib_elapsed_s(c), c->o->njobs, unit,
+          c->o->cv_from ? "shipped" : "full", table);
+  fputs(e, o);
+  free(text);
+  if (fclose(o) != 0 || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
+{
+  const char *path = c->o->cv_from;
+  struct ynode *root = ytree_load_file(path, err);
+  if (!root)
+    return 2;
+  const struct ynode *list = ytree_get(root, "parameters");
+  if (!list || list->kind != YNODE_SEQ) {
+    nw_fail(err, path, root->line, root->col, "calibrated file: expected a 'parameters' list");
+    ytree_free(root);
+    return 2;
+  }
+  unsigned char chosen[CALIB_MAX_PARAMS] = {0};
+  for (int k = 0; k < list->n; k++) {
+    const struct ynode *r = list->kids[k];
+    const char *en = calib_scalar(r, "entry"), *key = calib_scalar(r, "key"), *val = calib_scalar(r, "value");
+    int j = en && key ? calib_find_param(c, en, key) : -1;
+    char msg[256];
+    double x = 0;
+    if (!val || (j >= 0 && units_parse(val, c->par[j].dim, &x, msg, sizeof msg) != 0)) {
+      nw_fail(err, r->file, r->line, r->col, "calibrated file: a parameter needs entry, key and a value in its unit");
+      ytree_free(root);
+      return 2;
+    }
+    if (j < 0) {
+      fprintf(out, "cv-from: %s.%s is not a fit parameter any more: left out\n", en ? en : "?", key ? key : "?");
+      continue;
+    }
+    chosen[j] = 1;
+    c->x[j] = c->xref[j] = x;
+    c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
+  }
+  ytree_free(root);
+  c->nfree = 0;
+  for (int j = 0; j < c->np; j++) {
+    c->par[j].free_ = c->par[j].free_ && chosen[j];
+    if (c->par[j].free_)
+      c->freep[c->nfree++] = j;
+  }
+  fprintf(out, "cross-validating %s: %d of its parameters free, one Jacobian at its values\n", path, c->nfree);
+  struct calib_fitres fr;
+  if (calib_fit(c, 0, &fr) < 0 || !c->jac) {
+    nw_fail(err, "calibrate", 0, 0, "the Jacobian at %s failed: %s", path, fr.stop);
+    return 1;
+  }
+  double *xfull = malloc((size_t)c->np * sizeof *xfull), *ufull = malloc((size_t)c->np * sizeof *ufull);
+  int rc = xfull && ufull ? 0 : 1;
+  for (int j = 0; rc == 0 && j < c->np; j++)
+    xfull[j] = c->x[j], ufull[j] = c->uref[j];
+  if (rc == 0 && calib_cv(c, xfull, ufull, allpts, nall, out) != 0)
+    rc = 1;
+  free(xfull);
+  free(ufull);
+  return rc;
+}
+
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
 {
   struct val_set *v = &c->v;
@@ -112,26 +236,27 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
   memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
   memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
   if (onestep)
-    fprintf(out, "\nleave-one-experiment-out, one step: for each experiment, one damped Gauss-Newton step from the\n"
-                 "full fit over the other experiments' rows of its Jacobian (no new Jacobian), then the left-out\n"
-                 "experiment simulated at those values; parameters reaching only it return to their catalogue values:\n");
+    fprintf(out, "\nleave-one-%s-out, one step: for each %s, one damped Gauss-Newton step from the\n"
+                 "full fit over the other rows of its Jacobian (no new Jacobian), then the left-out\n"
+                 "one simulated at those values; parameters reaching only it return to their catalogue values:\n",
+            c->o->cv_by_system ? "system" : "experiment", c->o->cv_by_system ? "system" : "experiment");
   else
     fprintf(out, "\nleave-one-experiment-out (each fit starts from the full fit, at most %d iterations;\n"
                  "parameters reaching only the left-out experiment return to their catalogue values):\n",
             c->o->cv_iter);
   fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
   for (int i = 0; i < nall; i++) {
-    const char *exp = v->pts[allpts[i]].experiment;
+    const char *exp = calib_cv_group(c, allpts[i]);
     int first = 1;
     for (int k = 0; k < i; k++)
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
         first = 0;
     if (!first)
       continue;
     int ntest = 0;
     c->nfit = 0;
     for (int k = 0; k < nall; k++) {
-      if (!strcmp(v->pts[allpts[k]].experiment, exp))
+      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
         test[ntest++] = allpts[k];
       else
         c->fitpts[c->nfit++] = allpts[k];
@@ -142,7 +267,7 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
       /* the fold keeps the full fit's free set; a parameter none of the
        * kept rows reaches goes back to its catalogue value */
       for (int r = 0; r < nrows; r++)
-        left_out[r] = !strcmp(v->pts[rows[r]].experiment, exp);
+        left_out[r] = !strcmp(calib_cv_group(c, rows[r]), exp);
       for (int j = 0; j < c->np; j++)
         c->x[j] = xfull[j];
       if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {
@@ -189,6 +314,8 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
   }
   fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
           "median", "p90");
+  char table[4096];
+  int used = snprintf(table, sizeof table, "| kind | points | median CV error | p90 CV error |\n|------|-------:|-------:|-------:|\n");
   for (int k = 0; k < VAL_NKINDS; k++) {
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
@@ -198,8 +325,15 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
       continue;
     double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
     fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
+    if (used < (int)sizeof table)
+      used += snprintf(table + used, sizeof table - (size_t)used, "| %s | %d | %.1f %% | %.1f %% |\n", val_kind_names[k], n,
+                       100 * med, 100 * p90);
   }
   rc = 0;
+  if (c->o->cv_readme && calib_cv_readme(c, table) != 0) {
+    fprintf(stderr, "%s: cannot rewrite the cross-validation table (its markers missing?)\n", c->o->cv_readme);
+    rc = -1;
+  }
 out:
   free(e);
   free(rows);

@@ -110,5 +110,10 @@ void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE 
 
 /* calib_cv.c: leave-one-experiment-out after the full fit (xfull, ufull). */
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out);
+/* calib_cv.c: the cross-validation of a shipped fit (o->cv_from): its
+ * values, its free parameters (those still free), one Jacobian there,
+ * then calib_cv's one-step folds.  0, 1 (the fit's Jacobian failed) or 2
+ * (bad file, with err). */
+int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err);
 
 #endif

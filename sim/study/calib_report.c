@@ -84,6 +84,16 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
   fprintf(f, "  rms_log_error_before: %.6g\n  rms_log_error_after: %.6g\n",
           c->nfit ? sqrt(fr->sumsq0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->sumsq1 / c->nfit) : 0.0);
   fprintf(f, "  iterations: %d\n  max_iterations: %d\n  stop: \"%s\"\n", fr->iterations, o->max_iter, fr->stop);
+  /* How it ran: the only lines that differ between -j values and machines. */
+  if (o->command) {
+    fputs("  command: \"", f);
+    for (const char *p = o->command; *p; p++)
+      fprintf(f, *p == '"' || *p == '\\' ? "\\%c" : "%c", *p);
+    fputs("\"\n", f);
+  }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  fprintf(f, "  cores: %ld\n  jobs: %ld\n  wall_s: %.1f\n", cores, o->njobs > 0 ? (long)o->njobs : cores,
+          calib_elapsed_s(c));
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];

@@ -818,6 +818,15 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   fprintf(out, "calibrate: %d residuals (%d points excluded), %d free parameters, %d simulations per evaluation "
                "(%.1f s), at most %ld per Jacobian\n",
           c->nfit, nexcl, c->nfree, v->ntasks, t_eval0, jac_sims);
+  if (o->cv_from) { /* cross-validate a shipped fit: no screen, no refit */
+    rc = calib_cv_from(c, allpts, nall, out, err);
+    fprintf(out, "(total %ld simulations, %.0f s)\n", c->nsims, calib_elapsed_s(c));
+    free(cand);
+    free(allpts);
+    calib_release(c);
+    free(c);
+    return rc;
+  }
   if (o->list) {
     calib_print_list(c, out);
     free(cand);

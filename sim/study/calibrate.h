@@ -53,11 +53,15 @@ struct calib_param {
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
   const char *source; /* provenance note (calibrate --system S --fio-results DIR); NULL: none */
+  const char *command; /* the command line, recorded in the provenance; NULL: none */
   int njobs;     /* < 1: CPUs */
   int max_iter;  /* LM iterations of the full fit */
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
+  const char *cv_from;   /* cross-validate this calibrated.yaml's fit (no refit); NULL: fit first */
+  int cv_by_system;      /* 1: the folds leave one system out, 0: one experiment */
+  const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
   int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
