@@ -15,27 +15,6 @@
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)
 
-static struct fake *F(struct disk *d)
-{
-  return d->priv;
-}
-
-static uint64_t sum_reads(struct env *e)
-{
-  uint64_t n = 0;
-  for (int i = 0; i < e->ndev; i++)
-    n += F(e->dev[i])->reads;
-  return n;
-}
-
-static uint64_t sum_writes(struct env *e)
-{
-  uint64_t n = 0;
-  for (int i = 0; i < e->ndev; i++)
-    n += F(e->dev[i])->writes;
-  return n;
-}
-
 /* A RAID-5 of 4 fakes (5 ms, 100 MB/s) with an SSD cache of cap_bytes in
  * `mode` (1 read-only on one device, 2 read-write on a mirrored pair). */
 static struct env *sc_env(struct stack_cfg *c, int mode, double cap_bytes, double passes)

@@ -11,26 +11,6 @@
 #include "models/storage/raid.h"
 #include "storage_harness.c.inc"
 
-static struct fake *F(struct disk *d)
-{
-  return d->priv;
-}
-
-static uint64_t sum_reads(struct env *e)
-{
-  uint64_t n = 0;
-  for (int i = 0; i < e->ndev; i++)
-    n += F(e->dev[i])->reads;
-  return n;
-}
-static uint64_t sum_writes(struct env *e)
-{
-  uint64_t n = 0;
-  for (int i = 0; i < e->ndev; i++)
-    n += F(e->dev[i])->writes;
-  return n;
-}
-
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
 /* ---- tests ------------------------------------------------------------- */

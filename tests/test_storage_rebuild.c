@@ -11,11 +11,6 @@
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-static struct fake *F(struct disk *d)
-{
-  return d->priv;
-}
-
 /* ---- tests ------------------------------------------------------------- */
 
 START_TEST(test_big_rebuild_events)
