@@ -124,6 +124,23 @@ static void set(const struct disk_model *m, double *p, const char *key, double v
   *(double *)((char *)p + d->offset) = v;
 }
 
+/* The small drive both HDD timing tests use: 1.024 GB, 6000 rpm (10 ms a
+ * turn), 2 heads, one 5.12 MB/s zone (100 sectors a track). */
+static void small_hdd(const struct disk_model *m, double *p)
+{
+  params_defaults(m->params, m->nparams, p);
+  set(m, p, "capacity", 1.024e9);
+  set(m, p, "rpm", 6000);
+  set(m, p, "heads", 2);
+  set(m, p, "seek_track", 1e-3);
+  set(m, p, "seek_avg", 5e-3);
+  set(m, p, "seek_full", 9e-3);
+  set(m, p, "rate_outer", 5.12e6);
+  set(m, p, "rate_inner", 5.12e6);
+  set(m, p, "power_active", 10);
+  set(m, p, "power_idle", 8);
+}
+
 static double complete(struct disk *d)
 {
   struct disk_io done;
@@ -141,17 +158,7 @@ START_TEST(test_hdd_bus_overheads)
 {
   const struct disk_model *m = disk_model_find("hdd");
   double p[64] = {0};
-  params_defaults(m->params, m->nparams, p);
-  set(m, p, "capacity", 1.024e9);
-  set(m, p, "rpm", 6000);
-  set(m, p, "heads", 2);
-  set(m, p, "seek_track", 1e-3);
-  set(m, p, "seek_avg", 5e-3);
-  set(m, p, "seek_full", 9e-3);
-  set(m, p, "rate_outer", 5.12e6);
-  set(m, p, "rate_inner", 5.12e6);
-  set(m, p, "power_active", 10);
-  set(m, p, "power_idle", 8);
+  small_hdd(m, p);
   set(m, p, "bus_sector_time", 0.1e-3);            /* a 5.12 MB/s bus */
   set(m, p, "overhead_write_hit_after_read", 0.7e-3);
   set(m, p, "overhead_read_hit_after_write", 0.3e-3);
@@ -213,17 +220,7 @@ START_TEST(test_hdd_settle_min)
 {
   const struct disk_model *m = disk_model_find("hdd");
   double p[64] = {0};
-  params_defaults(m->params, m->nparams, p);
-  set(m, p, "capacity", 1.024e9);
-  set(m, p, "rpm", 6000);
-  set(m, p, "heads", 2);
-  set(m, p, "seek_track", 1e-3);
-  set(m, p, "seek_avg", 5e-3);
-  set(m, p, "seek_full", 9e-3);
-  set(m, p, "rate_outer", 5.12e6);
-  set(m, p, "rate_inner", 5.12e6);
-  set(m, p, "power_active", 10);
-  set(m, p, "power_idle", 8);
+  small_hdd(m, p);
   set(m, p, "read_ahead", 0);
   set(m, p, "ncq_depth", 1);
   char msg[256];
