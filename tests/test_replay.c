@@ -230,6 +230,20 @@ START_TEST(test_workgen_replay)
 }
 END_TEST
 
+/* DIR/s.yaml: one fixed-latency drive behind the local protocol, no page
+ * cache, replaying WORKLOAD (a flow mapping's body); its path in PATH. */
+static void replay_scenario(char *path, size_t n, const char *dir, const char *name,
+                            const char *workload)
+{
+  snprintf(path, n, "%s/s.yaml", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "name: %s\nsystem: client-pc\ndisks: {count: 1, drive: teaching-fixed}\n"
+             "volume: {level: single}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
+             "workload: {%s}\nseed: 1\n", name, workload);
+  fclose(f);
+}
+
 /* A blkparse trace replayed through the simulator on a fixed-latency drive:
  * every request completes, the demerit is reported. */
 START_TEST(test_replay_run)
@@ -251,13 +265,7 @@ START_TEST(test_replay_run)
             i % 3 ? "R" : "W", 8192 * i);
   }
   fclose(f);
-  snprintf(path, sizeof path, "%s/s.yaml", dir);
-  f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fprintf(f, "name: replay-blk\nsystem: client-pc\ndisks: {count: 1, drive: teaching-fixed}\n"
-             "volume: {level: single}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
-             "workload: {replay: t.blk, replay_format: blkparse}\nseed: 1\n");
-  fclose(f);
+  replay_scenario(path, sizeof path, dir, "replay-blk", "replay: t.blk, replay_format: blkparse");
   snprintf(cmd, sizeof cmd, "%s run %s --json > %s/out.json", bin, path, dir);
   ck_assert_int_eq(system(cmd), 0);
   snprintf(cmd, sizeof cmd,
@@ -288,13 +296,9 @@ static double validate_run_mean_ms(const char *extra)
   for (int i = 0; i < 5; i++)
     fprintf(f, "R Hit %d 4 1020.0 100.0\n", 1000 * i);
   fclose(f);
-  snprintf(path, sizeof path, "%s/s.yaml", dir);
-  f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  fprintf(f, "name: replay-val\nsystem: client-pc\ndisks: {count: 1, drive: teaching-fixed}\n"
-             "volume: {level: single}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
-             "workload: {replay: t.trace, replay_format: disksim-validate%s}\nseed: 1\n", extra);
-  fclose(f);
+  char workload[128];
+  snprintf(workload, sizeof workload, "replay: t.trace, replay_format: disksim-validate%s", extra);
+  replay_scenario(path, sizeof path, dir, "replay-val", workload);
   snprintf(cmd, sizeof cmd,
            "%s run %s --json | python3 -c \"import json,sys; r=json.load(sys.stdin)['replay']; "
            "print(r['simulated_mean_ms'] if r['requests']==5 else -1)\"", bin, path);
