@@ -181,6 +181,14 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
 {
   out->window_start_s = e->ramp_s;
   out->outstanding_avg = out->window_s > 0 ? e->resid_s / out->window_s : 0.0;
+  /* Bins as eng_warm_done keeps them, up to the window's end: at most
+   * ENG_WIN_BINS whole bins over the window (a 28-hour rebuild with no
+   * client I/O would otherwise ask for 10^9 empty 0.1 ms bins). */
+  while (out->window_s >= e->win_ios[2].bin_s * ENG_WIN_BINS)
+    for (int k = 0; k < 3; k++) {
+      stats_series_fold(&e->win_ios[k]);
+      stats_series_fold(&e->win_lat[k]);
+    }
   double round_s = out->all.lat_mean_s;
   struct res_totals *dirs[3] = {&out->read, &out->write, &out->all};
   for (int k = 0; k < 3; k++)
