@@ -213,6 +213,16 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
   out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
 }
 
+/* Free a list of kernel work items. */
+static void eng_kwork_free(struct eng_kwork *w)
+{
+  while (w) {
+    struct eng_kwork *next = w->next;
+    free(w);
+    w = next;
+  }
+}
+
 /* A replay of a trace with measured response times: the demerit of the
  * simulated ones against them. */
 static void eng_replay_result(struct eng *e, struct run_result *out)
@@ -340,6 +350,10 @@ static void eng_destroy(struct eng *e)
     struct eng_req *r = e->free_reqs;
     e->free_reqs = r->next;
     free(r);
+  }
+  for (int k = 0; k < STACK_THREAD_COUNT; k++) {
+    eng_kwork_free(e->kthreads[k].head);
+    eng_kwork_free(e->kthreads[k].free_work);
   }
   stats_hist_destroy(e->h_read);
   stats_hist_destroy(e->h_write);
