@@ -1,6 +1,9 @@
 /* bare_simgrid - the ceiling of any SimGrid design here: N closed-loop
  * clients, each sends a request to its own server actor, which executes a
- * fixed amount of work and replies.  Usage: bare_simgrid CLIENTS SIM_SECONDS.
+ * fixed amount of work and replies.  Usage: bare_simgrid CLIENTS
+ * SIM_SECONDS [REQUESTS]: the clients stop at SIM_SECONDS or once REQUESTS
+ * have completed in all (bench/run pairs a scenario with the same number
+ * of requests, so both pay the process start-up once for the same work).
  * Prints "requests=R sim_s=S wall_s=W req_per_wall_s=X". */
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -13,7 +16,7 @@
 
 struct bare_ctx {
   double end_s;
-  long done;
+  long done, max; /* max: stop after this many requests (0: no limit) */
 };
 
 static struct bare_ctx *bare_ctx_get(void)
@@ -42,7 +45,7 @@ static void bare_client(int argc, char **argv)
   sg_mailbox_t out = sg_mailbox_by_name(argv[1]);
   struct bare_ctx *c = bare_ctx_get();
   static int token;
-  while (simgrid_get_clock() < c->end_s) {
+  while (simgrid_get_clock() < c->end_s && (c->max == 0 || c->done < c->max)) {
     sg_mailbox_put(out, &token, 0);
     sg_mailbox_get(in);
     c->done++;
@@ -60,8 +63,9 @@ int main(int argc, char **argv)
 {
   int nclients = argc > 1 ? atoi(argv[1]) : 1;
   double sim_s = argc > 2 ? atof(argv[2]) : 10.0;
-  if (nclients < 1 || sim_s <= 0) {
-    fprintf(stderr, "usage: bare_simgrid CLIENTS SIM_SECONDS\n");
+  long max = argc > 3 ? atol(argv[3]) : 0;
+  if (nclients < 1 || sim_s <= 0 || max < 0) {
+    fprintf(stderr, "usage: bare_simgrid CLIENTS SIM_SECONDS [REQUESTS]\n");
     return 2;
   }
   char tmpl[] = "/tmp/bare-simgrid-XXXXXX";
@@ -80,6 +84,7 @@ int main(int argc, char **argv)
   simgrid_load_platform(tmpl);
   unlink(tmpl);
   bare_ctx_get()->end_s = sim_s;
+  bare_ctx_get()->max = max;
   sg_host_t nas = sg_host_by_name("nas"), cli = sg_host_by_name("cli");
   for (int i = 0; i < nclients; i++) {
     char req[32], rep[32], name[32];

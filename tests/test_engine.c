@@ -5,6 +5,7 @@
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
+#include <sys/resource.h>
 
 #include "cli_util.h"
 #include "cli_util.c.inc"
@@ -170,6 +171,23 @@ START_TEST(test_json_contract)
                 "the default scenario's bottleneck should be the client's smbd: %.400s",
                 strstr(r.out, "\"bottleneck\""));
   cli_out_free(&r);
+}
+END_TEST
+
+/* A background operation of a day and more with no client I/O: the
+ * window's in-window bins stay at most ENG_WIN_BINS (a 28-hour rebuild at
+ * 0.1 ms bins would be 10^9 of them, gigabytes to scan), and 16384 md
+ * windows per pass (STK_OP_WINDOWS_PER_PASS) keep it cheap in events. */
+START_TEST(test_long_operation_stays_small)
+{
+  struct run_result *r = run_direct("bench/scenarios/rebuild_8x14tb_raid6.yaml", NULL, 0);
+  ck_assert_int_eq(r->failed, 0);
+  ck_assert_int_eq(r->nops, 1);
+  ck_assert_msg(r->ops[0].duration_s > 86400.0, "rebuild %g s: not the long case", r->ops[0].duration_s);
+  struct rusage ru;
+  ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+  ck_assert_msg(ru.ru_maxrss < 200 * 1024, "the simulation grew to %ld KiB", ru.ru_maxrss);
+  free(r);
 }
 END_TEST
 
@@ -560,6 +578,7 @@ int main(void)
   tcase_add_test(tc, test_littles_law);
   tcase_add_test(tc, test_json_contract);
   tcase_add_test(tc, test_unfinished_work_fails);
+  tcase_add_test(tc, test_long_operation_stays_small);
   tcase_add_test(tc, test_mpio_failover);
   tcase_add_test(tc, test_lacp_failover_small_pdus);
   tcase_add_test(tc, test_degraded_continues);

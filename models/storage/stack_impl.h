@@ -29,7 +29,7 @@
 /* On large members an idle window grows so one pass over a member is at
  * most this many windows: a 14 TB rebuild costs the same number of events
  * as a 1 TB one (windows are simulation granularity, not md's). */
-#define STK_OP_WINDOWS_PER_PASS 65536u
+#define STK_OP_WINDOWS_PER_PASS 16384u
 #define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */

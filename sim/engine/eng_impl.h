@@ -114,6 +114,7 @@ struct eng_kthread {
   enum stack_thread kind;
   struct eng_thread acct;
   struct eng_kwork { double cycles; uint64_t token; struct eng_kwork *next; } *head, *tail;
+  struct eng_kwork *free_work; /* done items, reused (one per disk request's CPU cost) */
   sg_sem_t sem;
 };
 

@@ -228,7 +228,8 @@ void eng_kthread_main(int argc, char **argv)
     eng_exec(k->e, &k->acct, w->cycles);
     stack_cpu_done(k->e->stack, simgrid_get_clock(), w->token);
     eng_release(k->e, &k->acct);
-    free(w);
+    w->next = k->free_work;
+    k->free_work = w;
     eng_wake_storage(k->e);
   }
 }
@@ -237,9 +238,12 @@ void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t t
 {
   struct eng *e = ctx;
   struct eng_kthread *k = &e->kthreads[thread];
-  struct eng_kwork *w = calloc(1, sizeof *w);
-  if (!w)
+  struct eng_kwork *w = k->free_work;
+  if (w)
+    k->free_work = w->next;
+  else if (!(w = malloc(sizeof *w)))
     xbt_die("out of memory");
+  w->next = NULL;
   w->cycles = cycles;
   w->token = token;
   if (k->tail)

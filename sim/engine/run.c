@@ -181,6 +181,14 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
 {
   out->window_start_s = e->ramp_s;
   out->outstanding_avg = out->window_s > 0 ? e->resid_s / out->window_s : 0.0;
+  /* Bins as eng_warm_done keeps them, up to the window's end: at most
+   * ENG_WIN_BINS whole bins over the window (a 28-hour rebuild with no
+   * client I/O would otherwise ask for 10^9 empty 0.1 ms bins). */
+  while (out->window_s >= e->win_ios[2].bin_s * ENG_WIN_BINS)
+    for (int k = 0; k < 3; k++) {
+      stats_series_fold(&e->win_ios[k]);
+      stats_series_fold(&e->win_lat[k]);
+    }
   double round_s = out->all.lat_mean_s;
   struct res_totals *dirs[3] = {&out->read, &out->write, &out->all};
   for (int k = 0; k < 3; k++)
@@ -203,6 +211,16 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
   if (out->absorbed_share > 0.1)
     out->steady = 0;
   out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
+}
+
+/* Free a list of kernel work items. */
+static void eng_kwork_free(struct eng_kwork *w)
+{
+  while (w) {
+    struct eng_kwork *next = w->next;
+    free(w);
+    w = next;
+  }
 }
 
 /* A replay of a trace with measured response times: the demerit of the
@@ -332,6 +350,10 @@ static void eng_destroy(struct eng *e)
     struct eng_req *r = e->free_reqs;
     e->free_reqs = r->next;
     free(r);
+  }
+  for (int k = 0; k < STACK_THREAD_COUNT; k++) {
+    eng_kwork_free(e->kthreads[k].head);
+    eng_kwork_free(e->kthreads[k].free_work);
   }
   stats_hist_destroy(e->h_read);
   stats_hist_destroy(e->h_write);
