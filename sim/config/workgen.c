@@ -15,6 +15,8 @@ int workgen_more(const struct workgen *g)
   if (g->replay)
     return g->next_rec < g->replay->n;
   double todo = g->spec->io_bytes > 0 ? g->spec->io_bytes : g->region_bytes; /* fio io_size */
+  if (g->spec->loops > 1)
+    todo *= g->spec->loops; /* fio loops: the whole job again */
   return g->spec->time_based || g->issued_bytes < todo;
 }
 

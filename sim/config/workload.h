@@ -95,6 +95,14 @@ struct job {
   double zone_range_bytes;  /* the zone (fio zonerange; 0 = zone_size_bytes) */
   double zone_skip_bytes;   /* skipped after each zone (fio zoneskip) */
   int zone_mode;            /* fio zonemode: 0 not given, 1 none, 2 strided */
+  /* Additive (h4, fio loops and verify): */
+  int loops;                /* fio loops: the job's I/O (io_size or the region) done this many
+                               times over; 0 or 1 = once */
+  int verify;               /* fio verify=METHOD (not none): a job that writes reads back what it
+                               wrote once its writes are done (fio_parse_* adds that read as a
+                               step of its own); 0 = no verify */
+  int no_verify;            /* fio do_verify=0: verify names a method but no read-back runs */
+  int verify_only;          /* fio verify_only: no writes, only the read-back of the region */
 };
 
 struct workload_step {
@@ -156,6 +164,12 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
  * at the mean block size, number_ios into io_bytes, rw=MODE:N into a
  * stride or a sequential share.  0, or -1 with msg. */
 int fio_job_finish(struct job *j, char *msg, size_t msg_len);
+
+/* A job with verify=METHOD that writes (or verify_only): its read-back
+ * into *rb, the job as fio's do_verify runs it once the writes are done
+ * (sequential reads of the written bytes, at the written block sizes, not
+ * paced); 1, else 0. */
+int fio_verify_job(const struct job *j, struct job *rb);
 
 /* Expand a named preset ("atto", "crystaldiskmark", "iometer", "iozone",
  * "storagereview", "filecopy", "vmware-io-analyzer") with its settings
