@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/config/config.h"
 #include "sim/config/fio_lang.h"
 #include "sim/config/workgen.h"
 #include "sim/config/workload.h"
@@ -333,6 +334,33 @@ END_TEST
 /* Option classes (fio_names.c): timing-neutral ones are accepted without a
  * warning, the ones that could change timing with one, the ones nastwin
  * cannot honour are refused; fio 3.41's new names are known. */
+/* Inline YAML fio keys take verify the same way: the read-back step. */
+START_TEST(test_verify_inline)
+{
+  char path[] = "/tmp/nastwin-verify-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  static const char y[] =
+      "name: v\nsystem: ds1819plus\ndisks: {count: 4, drive: wd-red-14tb}\nvolume: {level: 5}\n"
+      "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
+      "protocol: {kind: iscsi}\nclients: {count: 1}\n"
+      "workload: {rw: randwrite, bs: 8k, size: 16m, verify: crc32c}\ntime: 1s\nseed: 1\n";
+  ck_assert_int_eq(write(fd, y, sizeof y - 1), (ssize_t)(sizeof y - 1));
+  close(fd);
+  struct scenario sc;
+  struct nw_err err;
+  int rc = cfg_load(path, NULL, NULL, 0, NULL, &sc, &err);
+  unlink(path);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  ck_assert_int_eq(sc.workload.nsteps, 2);
+  ck_assert_str_eq(sc.workload.steps[1].jobs[0].name, "job-verify");
+  CK_EQ(sc.workload.steps[1].jobs[0].read_frac, 1.0);
+  CK_EQ(sc.workload.steps[1].jobs[0].bs_bytes[0], 8 * KIB);
+  CK_EQ(sc.workload.steps[0].jobs[0].read_frac, 0.0);
+  cfg_free(&sc);
+}
+END_TEST
+
 START_TEST(test_option_classes)
 {
   static const char *const neutral[] = {"write_lat_log", "thread", "verify_write_sequence", "fdp",
@@ -876,6 +904,7 @@ int main(void)
   tcase_add_test(to, test_spellings);
   tcase_add_test(to, test_strings);
   tcase_add_test(to, test_verify);
+  tcase_add_test(to, test_verify_inline);
   tcase_add_test(to, test_option_classes);
   suite_add_tcase(s, to);
   TCase *tb = tcase_create("bad");
