@@ -40,7 +40,7 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", "loops", "verify", "do_verify", "verify_only", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -416,6 +416,16 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
         j->size_frac = frac, j->size_bytes = 0.0;
       return 0;
     }
+    size_t vl = strlen(v);
+    if (vl > 1 && (v[vl - 1] == 'z' || v[vl - 1] == 'Z') && strcmp(key, "offset_increment") != 0) {
+      char num[64];
+      snprintf(num, sizeof num, "%.*s", (int)(vl - 1 < sizeof num ? vl - 1 : sizeof num - 1), v);
+      long nz = 0;
+      if (fio_parse_int(num, 0, 1L << 40, &nz) != 0)
+        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: Nz, a whole number of zones)", key, v);
+      *(is_offset ? &j->offset_zones : &j->size_zones) = (double)nz; /* zones: bytes in fio_job_finish */
+      return 0;
+    }
     if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
         d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
@@ -504,6 +514,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
+  if (fio_zbd_finish(j, msg, msg_len) != 0)
+    return -1;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
     j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;

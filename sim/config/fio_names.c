@@ -35,6 +35,7 @@
 #define N_TARGET "where the engine connects; the scenario names the NAS"
 #define N_DEPR "deprecated in fio, which ignores it"
 #define N_AFTER "acts before or after the measured I/O"
+#define N_ZRESET "fio resets the zones it emulates on a file or LUN without I/O; nastwin's zones open empty"
 
 static const struct {
   const char *key;
@@ -82,9 +83,12 @@ static const struct {
     {"dp_scheme", N_HINT},
     {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"protocol", N_TARGET},
     {"namenode", N_TARGET}, {"volume", N_TARGET}, {"brick", N_TARGET}, {"pool", N_TARGET},
-    {"rbdname", N_TARGET}, {"nfs_url", N_TARGET},
+    {"rbdname", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
+    {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
     {"flow_watermark", N_DEPR}, {"rwmixcycle", N_DEPR}, {"verifysort", N_DEPR}, {"verifysort_nr", N_DEPR},
     {"percentage_sequential", N_DEPR},
+    {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
+    {"zone_reset_threshold", N_ZRESET}, {"zone_reset_frequency", N_ZRESET},
     {"exec_prerun", N_AFTER}, {"exec_postrun", N_AFTER}, {"unlink", N_AFTER},
     {"unlink_each_loop", N_AFTER},
 };
@@ -100,6 +104,8 @@ static const char *const fio_unmodelled[] = {
     "force_async", "fsync_on_close", "gpu_dev_id", "hipri", "ignore_error", "invalidate",
     "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
     "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
+    "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
+    "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
     "listen", "load", "lockfile", "max_latency", "md_per_io_size", "nonvectored", "nowait", "nrfiles", "numruns", "offset_align",
     "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
     "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
@@ -111,7 +117,7 @@ static const char *const fio_unmodelled[] = {
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
-#define FIO_WHY_ZONE "zoned block devices (zonemode=zbd) are not modelled"
+#define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
 #define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
 #define FIO_WHY_TRIM "TRIM is not modelled"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
@@ -133,13 +139,6 @@ static const struct {
     {"replay_time_scale", FIO_WHY_TRACE},
     {"replay_skip", FIO_WHY_TRACE},
     {"iolog", FIO_WHY_TRACE},
-    {"zonecapacity", FIO_WHY_ZONE},
-    {"max_open_zones", FIO_WHY_ZONE},
-    {"job_max_open_zones", FIO_WHY_ZONE},
-    {"zone_reset_frequency", FIO_WHY_ZONE},
-    {"zone_reset_threshold", FIO_WHY_ZONE},
-    {"read_beyond_wp", FIO_WHY_ZONE},
-    {"ignore_zone_limits", FIO_WHY_ZONE},
     {"recover_zbd_write_error", FIO_WHY_ZONE},
     {"latency_target", FIO_WHY_LAT},
     {"latency_window", FIO_WHY_LAT},

@@ -103,6 +103,17 @@ struct job {
                                step of its own); 0 = no verify */
   int no_verify;            /* fio do_verify=0: verify names a method but no read-back runs */
   int verify_only;          /* fio verify_only: no writes, only the read-back of the region */
+  /* zonemode=zbd on the target a NAS serves (a file on a share, a LUN: not
+   * zoned), as fio emulates it (zbd.c init_zone_info): zones of zbd_zone_bytes
+   * with a write pointer each; random writes go to the write pointer of one
+   * of the open zones, at most max_open_zones open; reads need
+   * read_beyond_wp (fio reads only below the pointers, which start empty). */
+  double zbd_zone_bytes;    /* > 0: zonemode=zbd with this zone size */
+  double zbd_cap_bytes;     /* fio zonecapacity: writable bytes of a zone (0 = the zone size) */
+  int max_open_zones;       /* fio max_open_zones (per target; 0 = no limit) */
+  int job_max_open_zones;   /* fio job_max_open_zones (per job; 0 = no limit) */
+  int read_beyond_wp;       /* fio read_beyond_wp */
+  double size_zones, offset_zones; /* fio size=Nz / offset=Nz: fio_job_finish makes them bytes */
 };
 
 struct workload_step {
