@@ -236,25 +236,6 @@ static int fio_set_bsrange(struct job *j, const char *key, const char *v, char *
   return 0;
 }
 
-/* verify=METHOD (fio's list): any method reads the written data back,
- * so all are the same I/O; 0 or none turns it off. */
-static int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len)
-{
-  static const char *const methods[] = {
-      "md5",      "crc64",    "crc32",    "crc32c-intel", "crc32c", "crc16",   "crc7",
-      "sha1",     "sha256",   "sha512",   "sha3-224",     "sha3-256", "sha3-384", "sha3-512",
-      "xxhash",   "meta",     "pattern",  "pattern_hdr",  "null",   "none",    "0",
-  };
-  for (size_t i = 0; i < FIO_COUNT(methods); i++)
-    if (!strcmp(methods[i], v)) {
-      j->verify = strcmp(v, "none") != 0 && strcmp(v, "0") != 0;
-      return 0;
-    }
-  return fio_msg(msg, msg_len, "verify: bad value '%s' (allowed: 0, none, md5, crc64, crc32, crc32c-intel, "
-                 "crc32c, crc16, crc7, sha1, sha256, sha512, sha3-224, sha3-256, sha3-384, sha3-512, "
-                 "xxhash, meta, pattern, pattern_hdr, null)", v);
-}
-
 /* One value for reads and writes ("10m" or "10m,10m"); msg otherwise. */
 static int fio_one_value(const char *key, const char *v, char *out, size_t n, char *msg, size_t msg_len)
 {
@@ -546,33 +527,6 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   return 0;
 }
 
-int fio_verify_job(const struct job *j, struct job *rb)
-{
-  if (!j->verify || (j->no_verify && !j->verify_only) || (j->read_frac >= 1.0 && !j->verify_only))
-    return 0; /* no read-back: a read job checks what it reads as it goes */
-  *rb = *j;
-  snprintf(rb->name, sizeof rb->name, "%.50s-verify", j->name);
-  double wf = j->verify_only ? 1.0 : 1.0 - j->read_frac;
-  rb->read_frac = 1.0, rb->rw_mixed = 0, rb->access = JOB_SEQ, rb->random_run = 0, rb->stride_bytes = 0.0;
-  rb->dist = JOB_DIST_UNIFORM, rb->nzones = 0, rb->seq_frac = 0.0;
-  if (j->nbs_w > 0) { /* each block is read back at the size it was written */
-    memcpy(rb->bs_bytes, j->bs_bytes_w, sizeof rb->bs_bytes);
-    memcpy(rb->bs_weight, j->bs_weight_w, sizeof rb->bs_weight);
-    rb->nbs = j->nbs_w;
-  }
-  rb->nbs_w = 0;
-  /* fio's do_verify: not paced by rate or thinktime, its own runtime
-   * budget (td->start is reset), once per loop. */
-  rb->rate_iops = 0.0, rb->thinktime_s = 0.0, rb->time_based = 0, rb->ramp_s = 0.0, rb->fsync_every = 0;
-  rb->verify = rb->no_verify = rb->verify_only = 0;
-  rb->stonewall = 1, rb->prep = 0;
-  if (j->io_bytes > 0)
-    rb->io_bytes = j->io_bytes * wf;
-  else if (wf < 1.0 && j->size_bytes > 0)
-    rb->io_bytes = j->size_bytes * wf;
-  return 1;
-}
-
 /* ------------------------------------------------------------ INI parser */
 
 struct fio_parse_ctx {
@@ -592,6 +546,14 @@ struct fio_parse_ctx {
   size_t warn_len, warn_cap;
   struct job *verify;      /* the read-backs of the current step's verify jobs, */
   int nverify, verify_cap; /* a step of their own once the step's jobs are done */
+  struct fio_refusal {     /* refusals with one reason, said once naming every line: */
+    char first[512];       /* the first one's message */
+    char group[300];       /* "ioengine=X ..." whole, or " is not supported by nastwin (why)" */
+    char items[300];       /* "KEY (line N), ..." or "N, ..." */
+    const char *file;
+    int line, col, n, by_key;
+  } refusal[8];
+  int nrefusal;
   char refused_engine[64]; /* an ioengine=NAME refused: later unknown options are its own, */
   char engine_opts[512];   /* listed together in one error: "name (line N), ..." */
   const char *engine_opts_file;
@@ -843,6 +805,54 @@ static int fio_engine_opt(struct fio_parse_ctx *c, const char *key, const char *
   return 0;
 }
 
+/* A refusal that other lines may share (an engine, options refused for
+ * one reason): kept to be said once; 1 when kept. */
+static int fio_refusal_add(struct fio_parse_ctx *c, const char *key, const char *msg, int lineno, int col)
+{
+  const char *why = strstr(msg, " is not supported by nastwin (");
+  int by_key = why != NULL;
+  if (!by_key && strncmp(msg, "ioengine=", 9) != 0)
+    return 0;
+  const char *group = by_key ? why : msg;
+  struct fio_refusal *r = NULL;
+  for (int i = 0; i < c->nrefusal && !r; i++)
+    r = !strcmp(c->refusal[i].group, group) ? &c->refusal[i] : NULL;
+  if (!r) {
+    if (c->nrefusal == (int)FIO_COUNT(c->refusal) || strlen(group) >= sizeof r->group ||
+        strlen(msg) >= sizeof r->first)
+      return 0;
+    r = &c->refusal[c->nrefusal++];
+    *r = (struct fio_refusal){.file = c->file, .line = lineno, .col = col, .by_key = by_key};
+    snprintf(r->first, sizeof r->first, "%.*s", (int)sizeof r->first - 1, msg);
+    snprintf(r->group, sizeof r->group, "%.*s", (int)sizeof r->group - 1, group);
+  }
+  size_t len = strlen(r->items);
+  char item[160];
+  if (by_key)
+    snprintf(item, sizeof item, "%s%s (line %d)", len ? ", " : "", key, lineno);
+  else
+    snprintf(item, sizeof item, "%s%d", len ? ", " : "", lineno);
+  if (len + strlen(item) + 8 < sizeof r->items)
+    snprintf(r->items + len, sizeof r->items - len, "%s", item);
+  else if (!strstr(r->items, ", ..."))
+    snprintf(r->items + len, sizeof r->items - len, ", ...");
+  r->n++;
+  return 1;
+}
+
+static void fio_refusals_finish(struct fio_parse_ctx *c)
+{
+  for (int i = 0; i < c->nrefusal; i++) {
+    const struct fio_refusal *r = &c->refusal[i];
+    if (r->n == 1)
+      fio_err(c, r->file, r->line, r->col, "%s", r->first);
+    else if (r->by_key)
+      fio_err(c, r->file, r->line, r->col, "fio options %s are%s", r->items, r->group + 3);
+    else
+      fio_err(c, r->file, r->line, r->col, "%s (lines %s)", r->first, r->items);
+  }
+}
+
 static void fio_engine_opts_finish(struct fio_parse_ctx *c)
 {
   if (c->engine_opts_n)
@@ -896,6 +906,8 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
     else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
       return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
+    if (fio_refusal_add(c, key, msg, lineno, at))
+      return 0;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
   if (unmodelled)
@@ -940,6 +952,7 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
   fio_finish_job(&c);
   fio_flush_verify(&c);
   free(c.verify);
+  fio_refusals_finish(&c);
   fio_engine_opts_finish(&c);
   if (c.njobs_total == 0 && c.nerr == 0)
     fio_err(&c, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");

@@ -35,6 +35,9 @@ const char *fio_option_alias(const char *key);
  * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
+/* fio_verify.c: verify=METHOD on j (none and 0 turn it off).  0, or -1 with msg. */
+int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len);
+
 /* fio_dir.c: zonemode=zbd and 'Nz' sizes once all options are set (zones
  * as fio emulates them on a target that is not zoned).  0, or -1 with msg. */
 int fio_zbd_finish(struct job *j, char *msg, size_t msg_len);
