@@ -242,10 +242,57 @@ START_TEST(test_direction_and_zone_draws)
   CK_NEAR(j.zone_size_bytes, MIB, 0);
   j = fd_job("[j]\nzonemode=none\nzonesize=1m\n", &w);
   CK_NEAR(j.zone_size_bytes, 0, 0);
-  char *m = fd_fail("[j]\nzonemode=zbd\n");
-  ck_assert_msg(strstr(m, "zonemode=zbd: zoned block devices"), "%s", m);
-  free(m);
   gsl_rng_free(rng);
+}
+END_TEST
+
+/* zonemode=zbd as fio emulates it on a target that is not zoned: random
+ * writes go to the write pointer of one of at most max_open_zones open
+ * zones (sequential inside each), a full zone closes and a new one opens
+ * empty; sizes in zones; reads need read_beyond_wp. */
+START_TEST(test_zbd_emulated)
+{
+  struct workload w;
+  struct job j = fd_job("[j]\nrw=randwrite\nbs=64k\nzonemode=zbd\nzonesize=1m\nmax_open_zones=2\n"
+                        "size=16z\noffset=2z\n", &w);
+  CK_NEAR(j.zbd_zone_bytes, MIB, 0);
+  CK_NEAR(j.zone_size_bytes, 0, 0); /* not strided */
+  CK_NEAR(j.size_bytes, 16 * MIB, 0);
+  CK_NEAR(j.offset_bytes, 2 * MIB, 0);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  struct workgen g;
+  workgen_init(&g, &j, NULL, 0.0, 16 * MIB);
+  double written[16] = {0};
+  int closed = 0;
+  for (int n = 0; n < 512; n++) {
+    struct workgen_io io;
+    workgen_next(&g, rng, &io);
+    int z = (int)(io.offset_bytes / (uint64_t)MIB);
+    ck_assert_msg(io.write && io.len_bytes == 64 * 1024, "a 64 KiB write");
+    if (written[z] >= MIB && (double)io.offset_bytes == z * MIB)
+      written[z] = 0.0, closed++; /* a full zone opened again: empty */
+    ck_assert_msg((double)io.offset_bytes == z * MIB + written[z], "I/O %d at %g: zone %d's pointer is %g", n,
+                  (double)io.offset_bytes, z, z * MIB + written[z]);
+    written[z] += 64 * KIB;
+    int open = 0;
+    for (int k = 0; k < 16; k++)
+      open += written[k] > 0 && written[k] < MIB;
+    ck_assert_msg(open <= 2, "I/O %d: %d zones open, max_open_zones=2", n, open);
+  }
+  ck_assert_msg(closed > 0, "full zones open again");
+  gsl_rng_free(rng);
+  char *m = fd_fail("[j]\nzonemode=zbd\n");
+  ck_assert_msg(strstr(m, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and needs zonesize"),
+                "%s", m);
+  free(m);
+  m = fd_fail("[j]\nrw=read\nzonemode=zbd\nzonesize=256m\n");
+  ck_assert_msg(strstr(m, "give read_beyond_wp=1"), "%s", m);
+  free(m);
+  m = fd_fail("[j]\nsize=8z\n");
+  ck_assert_msg(strstr(m, "needs zonemode=zbd and zonesize"), "%s", m);
+  free(m);
+  j = fd_job("[j]\nrw=randrw\nzonemode=zbd\nzonesize=256m\nread_beyond_wp=1\nzone_reset_threshold=0.7\n", &w);
+  CK_NEAR(j.zbd_zone_bytes, 256 * MIB, 0);
 }
 END_TEST
 
@@ -282,6 +329,7 @@ int main(void)
 {
   Suite *s = suite_create("fio_dist");
   TCase *tc = tcase_create("dist");
+  tcase_add_test(tc, test_zbd_emulated);
   tcase_add_test(tc, test_per_direction_parse);
   tcase_add_test(tc, test_distribution_parse);
   tcase_add_test(tc, test_distribution_draws);

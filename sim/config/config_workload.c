@@ -107,6 +107,22 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
   if (fio_job_finish(&st->jobs[0], fmsg, sizeof fmsg) != 0)
     return nw_fail(err, w->file, w->line, w->col, "workload: %s", fmsg);
   snprintf(st->name, sizeof st->name, "%s", st->jobs[0].name[0] ? st->jobs[0].name : "job");
+  /* verify: the read-back of what the job wrote, a step after it (fio's
+   * do_verify); verify_only: only the read-back. */
+  struct job rb;
+  if (fio_verify_job(&st->jobs[0], &rb)) {
+    if (st->jobs[0].verify_only) {
+      st->jobs[0] = rb;
+    } else {
+      st = workload_add_step(out);
+      if (!st)
+        return nw_fail(err, w->file, w->line, w->col, "out of memory");
+      snprintf(st->name, sizeof st->name, "%s", rb.name);
+      st->njobs = 1, st->jobs[0] = rb;
+      snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
+    }
+  }
+  st = &out->steps[0];
   snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
   return 0;
 }

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +40,7 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -171,6 +170,8 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
     const char *why = fio_option_refused(key);
     if (why)
       return fio_msg(msg, msg_len, "fio option '%s' is not supported by nastwin (%s)", key, why);
+    if (fio_option_neutral(key))
+      return 0; /* does not change the I/O's timing (fio_names.c says why) */
     if (fio_option_known(key)) {
       *unmodelled = 1;
       return 0;
@@ -274,6 +275,13 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     if (fio_one_value(key, v, one, sizeof one, msg, msg_len) != 0 || fio_parse_int(one, 0, INT_MAX, &n) != 0)
       *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0)", key, v);
     *unmodelled = 1;
+  } else if (!strcmp(key, "loops")) {
+    long n = 0;
+    if (fio_parse_int(v, 1, INT_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 1)", key, v);
+    j->loops = (int)n;
+  } else if (!strcmp(key, "verify")) {
+    *rc = fio_set_verify(j, v, msg, msg_len);
   } else if (!strcmp(key, "wait_for")) {
     j->stonewall = 1; /* starts after the named job: nastwin starts a new step */
   } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
@@ -300,7 +308,7 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   /* Flags: bare or 0/1. */
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
-      !strcmp(key, "group_reporting")) {
+      !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -311,6 +319,10 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->direct = !b;
     else if (!strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous"))
       j->stonewall = b;
+    else if (!strcmp(key, "do_verify"))
+      j->no_verify = !b;
+    else if (!strcmp(key, "verify_only"))
+      j->verify_only = b;
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }
@@ -383,6 +395,16 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
         j->offset_frac = frac, j->offset_bytes = 0.0;
       else
         j->size_frac = frac, j->size_bytes = 0.0;
+      return 0;
+    }
+    size_t vl = strlen(v);
+    if (vl > 1 && (v[vl - 1] == 'z' || v[vl - 1] == 'Z') && strcmp(key, "offset_increment") != 0) {
+      char num[64];
+      snprintf(num, sizeof num, "%.*s", (int)(vl - 1 < sizeof num ? vl - 1 : sizeof num - 1), v);
+      long nz = 0;
+      if (fio_parse_int(num, 0, 1L << 40, &nz) != 0)
+        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: Nz, a whole number of zones)", key, v);
+      *(is_offset ? &j->offset_zones : &j->size_zones) = (double)nz; /* zones: bytes in fio_job_finish */
       return 0;
     }
     if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
@@ -473,6 +495,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
+  if (fio_zbd_finish(j, msg, msg_len) != 0)
+    return -1;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
     j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;
@@ -520,14 +544,23 @@ struct fio_parse_ctx {
   size_t errs_len, errs_cap;
   char *warn;
   size_t warn_len, warn_cap;
+  struct job *verify;      /* the read-backs of the current step's verify jobs, */
+  int nverify, verify_cap; /* a step of their own once the step's jobs are done */
+  struct fio_refusal {     /* refusals with one reason, said once naming every line: */
+    char first[512];       /* the first one's message */
+    char group[300];       /* "ioengine=X ..." whole, or " is not supported by nastwin (why)" */
+    char items[300];       /* "KEY (line N), ..." or "N, ..." */
+    const char *file;
+    int line, col, n, by_key;
+  } refusal[8];
+  int nrefusal;
   char refused_engine[64]; /* an ioengine=NAME refused: later unknown options are its own, */
   char engine_opts[512];   /* listed together in one error: "name (line N), ..." */
   const char *engine_opts_file;
   int engine_opts_line, engine_opts_n;
 };
 
-/* Append text to a growing buffer; -1 when out of memory. */
-static int fio_append(char **buf, size_t *len, size_t *cap, const char *text)
+int fio_append(char **buf, size_t *len, size_t *cap, const char *text)
 {
   size_t n = strlen(text);
   if (*len + n + 1 > *cap) {
@@ -602,8 +635,40 @@ static int fio_warn(struct fio_parse_ctx *c, int line, const char *key)
   return 0;
 }
 
+/* The pending verify read-backs as a step after the jobs that wrote. */
+static int fio_flush_verify(struct fio_parse_ctx *c)
+{
+  if (c->nverify == 0)
+    return 0;
+  struct workload_step *s = workload_add_step(c->out);
+  if (!s)
+    return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
+  snprintf(s->name, sizeof s->name, "%s", c->verify[0].name);
+  for (int i = 0; i < c->nverify; i++)
+    if (workload_step_add_job(s, &c->verify[i]) != 0)
+      return fio_err(c, c->job_file, c->job_line, 1, "more than %d verify jobs in one step", STEP_MAX_JOBS);
+  snprintf(s->metric, sizeof s->metric, "%s", workload_default_metric(s));
+  c->nverify = 0;
+  return 0;
+}
+
+/* Keep job j's read-back for after its step. */
+static int fio_queue_verify(struct fio_parse_ctx *c, const struct job *rb)
+{
+  if (c->nverify == c->verify_cap) {
+    int cap = c->verify_cap ? 2 * c->verify_cap : 4;
+    struct job *grown = realloc(c->verify, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
+    c->verify = grown, c->verify_cap = cap;
+  }
+  c->verify[c->nverify++] = *rb;
+  return 0;
+}
+
 /* Close the current job section: add the job to the current step, or to a
- * new step when it is the first or carries stonewall. */
+ * new step when it is the first or carries stonewall; a verify job's
+ * read-back follows its step (verify_only: only the read-back). */
 static int fio_finish_job(struct fio_parse_ctx *c)
 {
   if (c->in_section != 2)
@@ -612,9 +677,16 @@ static int fio_finish_job(struct fio_parse_ctx *c)
   char msg[sizeof c->err->msg];
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
+  struct job rb;
+  int reads_back = fio_verify_job(&c->cur, &rb);
+  if (reads_back && c->cur.verify_only) {
+    int sw = c->cur.stonewall;
+    c->cur = rb, c->cur.stonewall = sw, reads_back = 0;
+  }
   struct workload *w = c->out;
   struct workload_step *s = w->nsteps ? &w->steps[w->nsteps - 1] : NULL;
   if (!s || (c->cur.stonewall && s->njobs > 0)) {
+    fio_flush_verify(c);
     s = workload_add_step(w);
     if (!s)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
@@ -627,7 +699,7 @@ static int fio_finish_job(struct fio_parse_ctx *c)
                    c->cur.name, STEP_MAX_JOBS);
   snprintf(s->metric, sizeof s->metric, "%s", workload_default_metric(s));
   c->njobs_total++;
-  return 0;
+  return reads_back ? fio_queue_verify(c, &rb) : 0;
 }
 
 static char *fio_trim(char *s)
@@ -733,6 +805,54 @@ static int fio_engine_opt(struct fio_parse_ctx *c, const char *key, const char *
   return 0;
 }
 
+/* A refusal that other lines may share (an engine, options refused for
+ * one reason): kept to be said once; 1 when kept. */
+static int fio_refusal_add(struct fio_parse_ctx *c, const char *key, const char *msg, int lineno, int col)
+{
+  const char *why = strstr(msg, " is not supported by nastwin (");
+  int by_key = why != NULL;
+  if (!by_key && strncmp(msg, "ioengine=", 9) != 0)
+    return 0;
+  const char *group = by_key ? why : msg;
+  struct fio_refusal *r = NULL;
+  for (int i = 0; i < c->nrefusal && !r; i++)
+    r = !strcmp(c->refusal[i].group, group) ? &c->refusal[i] : NULL;
+  if (!r) {
+    if (c->nrefusal == (int)FIO_COUNT(c->refusal) || strlen(group) >= sizeof r->group ||
+        strlen(msg) >= sizeof r->first)
+      return 0;
+    r = &c->refusal[c->nrefusal++];
+    *r = (struct fio_refusal){.file = c->file, .line = lineno, .col = col, .by_key = by_key};
+    snprintf(r->first, sizeof r->first, "%.*s", (int)sizeof r->first - 1, msg);
+    snprintf(r->group, sizeof r->group, "%.*s", (int)sizeof r->group - 1, group);
+  }
+  size_t len = strlen(r->items);
+  char item[160];
+  if (by_key)
+    snprintf(item, sizeof item, "%s%s (line %d)", len ? ", " : "", key, lineno);
+  else
+    snprintf(item, sizeof item, "%s%d", len ? ", " : "", lineno);
+  if (len + strlen(item) + 8 < sizeof r->items)
+    snprintf(r->items + len, sizeof r->items - len, "%s", item);
+  else if (!strstr(r->items, ", ..."))
+    snprintf(r->items + len, sizeof r->items - len, ", ...");
+  r->n++;
+  return 1;
+}
+
+static void fio_refusals_finish(struct fio_parse_ctx *c)
+{
+  for (int i = 0; i < c->nrefusal; i++) {
+    const struct fio_refusal *r = &c->refusal[i];
+    if (r->n == 1)
+      fio_err(c, r->file, r->line, r->col, "%s", r->first);
+    else if (r->by_key)
+      fio_err(c, r->file, r->line, r->col, "fio options %s are%s", r->items, r->group + 3);
+    else
+      fio_err(c, r->file, r->line, r->col, "%s (lines %s)", r->first, r->items);
+  }
+}
+
 static void fio_engine_opts_finish(struct fio_parse_ctx *c)
 {
   if (c->engine_opts_n)
@@ -786,6 +906,8 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
     else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
       return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
+    if (fio_refusal_add(c, key, msg, lineno, at))
+      return 0;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
   if (unmodelled)
@@ -828,6 +950,9 @@ int fio_parse_string(const char *text, const char *name, struct workload *out, c
   job_defaults(&c.global);
   fio_parse_text(&c, text, 0);
   fio_finish_job(&c);
+  fio_flush_verify(&c);
+  free(c.verify);
+  fio_refusals_finish(&c);
   fio_engine_opts_finish(&c);
   if (c.njobs_total == 0 && c.nerr == 0)
     fio_err(&c, c.file, 0, 0, "no job section (a fio job file needs at least one [jobname])");
@@ -865,77 +990,4 @@ int fio_parse_file(const char *path, struct workload *out, char **warnings, stru
   int rc = fio_parse_string(buf, path, out, warnings, err);
   free(buf);
   return rc;
-}
-
-/* ------------------------------------------------------------ notes */
-
-static pthread_mutex_t fio_said_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *fio_said; /* every line printed so far, '\n'-separated */
-static size_t fio_said_len, fio_said_cap;
-
-void fio_print_warnings(FILE *out, const char *warnings)
-{
-  if (!warnings)
-    return;
-  pthread_mutex_lock(&fio_said_lock);
-  for (const char *p = warnings; *p;) {
-    const char *nl = strchr(p, '\n');
-    size_t n = nl ? (size_t)(nl - p) : strlen(p);
-    char line[FIO_LINE_MAX + 1200];
-    snprintf(line, sizeof line, "\n%.*s\n", (int)(n < sizeof line - 3 ? n : sizeof line - 3), p);
-    if (n && !(fio_said && strstr(fio_said, line))) {
-      fprintf(out, "%s", line + 1);
-      if (!fio_said_len)
-        fio_append(&fio_said, &fio_said_len, &fio_said_cap, "\n");
-      fio_append(&fio_said, &fio_said_len, &fio_said_cap, line + 1); /* out of memory: said again */
-    }
-    p += n + (nl ? 1 : 0);
-  }
-  pthread_mutex_unlock(&fio_said_lock);
-}
-
-/* Names of the jobs of w that sel picks, "a, b, ..." into buf; how many. */
-static int fio_jobs_where(const struct workload *w, double time_s, int longer, char *buf, size_t n)
-{
-  int count = 0;
-  size_t len = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < w->nsteps; i++) {
-    for (int k = 0; k < w->steps[i].njobs; k++) {
-      const struct job *j = &w->steps[i].jobs[k];
-      int pick = longer ? j->runtime_s > time_s : j->runtime_s <= 0 && !j->time_based;
-      if (j->prep || !pick)
-        continue;
-      if (count++ < 8 && len + strlen(j->name) + 4 < n)
-        len += (size_t)snprintf(buf + len, n - len, "%s'%s'", len ? ", " : "", j->name);
-      else if (count == 9 && len + 6 < n)
-        len += (size_t)snprintf(buf + len, n - len, ", ...");
-    }
-  }
-  return count;
-}
-
-void fio_note_time_cap(FILE *out, const char *file, const struct workload *w, double time_s)
-{
-  char names[600], note[1200];
-  double longest = 0.0;
-  for (int i = 0; i < w->nsteps; i++)
-    for (int k = 0; k < w->steps[i].njobs; k++)
-      longest = fmax(longest, w->steps[i].jobs[k].runtime_s);
-  int n = fio_jobs_where(w, time_s, 1, names, sizeof names);
-  if (n) {
-    snprintf(note, sizeof note,
-             "%s: note: %d job(s) (%s) have a runtime up to %g s; nastwin simulates at most %g s of each (the "
-             "scenario's time; --time %gs simulates all of it, about %.0f times this run's wall time)\n",
-             file, n, names, longest, time_s, longest, ceil(longest / time_s));
-    fio_print_warnings(out, note);
-  }
-  n = fio_jobs_where(w, time_s, 0, names, sizeof names);
-  if (n) {
-    snprintf(note, sizeof note,
-             "%s: note: %d job(s) (%s) have no runtime and run until their size is done, as in fio; nastwin "
-             "stops them at %g s (the scenario's time, --time for longer) if they are not done by then\n",
-             file, n, names, time_s);
-    fio_print_warnings(out, note);
-  }
 }

@@ -1,5 +1,5 @@
 /* fio_dir.c - fio options whose value may differ per direction, and
- * random_distribution, and fio's strided zones (zonemode=strided).
+ * random_distribution, and fio's zones (zonemode=strided, zonemode=zbd).
  *
  * fio writes "READ,WRITE,TRIM" for bs, bssplit, rate and rate_iops: a
  * value not ended by a comma goes on to the next directions, an empty one
@@ -245,33 +245,73 @@ static int fio_set_distribution(struct job *j, const char *key, const char *v, c
                  "zoned:A/S:..., zoned_abs:A/SIZE:...)", key, v);
 }
 
-/* zonemode (none, strided; zbd refused), zonesize, zonerange, zoneskip. */
+/* zonemode (none, strided, zbd), zonesize, zonerange, zoneskip,
+ * zonecapacity, max_open_zones, job_max_open_zones, read_beyond_wp. */
 static int fio_set_zone_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
 {
   if (!strcmp(key, "zonemode")) {
-    if (!strcmp(v, "none") || !strcmp(v, "strided")) {
-      j->zone_mode = v[0] == 'n' ? 1 : 2;
-      return 0;
-    }
-    if (!strcmp(v, "zbd"))
-      return fio_msg(msg, msg_len, "zonemode=zbd: zoned block devices (sequential write pointers, zone "
-                     "resets) are not modelled (allowed: none, strided)");
-    return fio_msg(msg, msg_len, "zonemode: bad value '%s' (allowed: none, strided)", v);
+    static const char *const modes[] = {"none", "strided", "zbd"};
+    for (int i = 0; i < 3; i++)
+      if (!strcmp(v, modes[i])) {
+        j->zone_mode = i + 1;
+        return 0;
+      }
+    return fio_msg(msg, msg_len, "zonemode: bad value '%s' (allowed: none, strided, zbd)", v);
+  }
+  if (!strcmp(key, "read_beyond_wp")) {
+    if (strcmp(v, "0") && strcmp(v, "1"))
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1)", key, v);
+    j->read_beyond_wp = v[0] == '1';
+    return 0;
+  }
+  if (!strcmp(key, "max_open_zones") || !strcmp(key, "job_max_open_zones")) {
+    long n = 0;
+    if (fio_parse_int(v, 0, 1L << 20, &n) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0, 0 = no limit)", key, v);
+    *(key[0] == 'm' ? &j->max_open_zones : &j->job_max_open_zones) = (int)n;
+    return 0;
   }
   double d = 0.0;
   if (fio_parse_size(v, &d) != 0 || d < (strcmp(key, "zoneskip") ? 1.0 : 0.0) || d > FIO_MAX_SIZE_BYTES)
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB%s)", key, v, FIO_SIZE_ALLOWED,
-                   strcmp(key, "zoneskip") ? "1 B" : "0",
-                   strchr(v, 'z') ? "; a count of zones 'Nz' is for zonemode=zbd" : "");
-  *(!strcmp(key, "zonesize") ? &j->zone_size_bytes : !strcmp(key, "zonerange") ? &j->zone_range_bytes
-                                                                                : &j->zone_skip_bytes) = d;
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB)", key, v, FIO_SIZE_ALLOWED,
+                   strcmp(key, "zoneskip") ? "1 B" : "0");
+  *(!strcmp(key, "zonesize")       ? &j->zone_size_bytes
+    : !strcmp(key, "zonerange")    ? &j->zone_range_bytes
+    : !strcmp(key, "zonecapacity") ? &j->zbd_cap_bytes
+                                   : &j->zone_skip_bytes) = d;
+  return 0;
+}
+
+/* zonemode=zbd once the job's options are all set: zones as fio emulates
+ * them on a target that is not zoned (a NAS file or LUN). */
+int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
+{
+  if ((j->size_zones > 0 || j->offset_zones > 0) && (j->zone_mode != 3 || j->zone_size_bytes <= 0))
+    return fio_msg(msg, msg_len, "size or offset in zones ('Nz') needs zonemode=zbd and zonesize");
+  if (j->zone_mode != 3)
+    return 0;
+  if (j->zone_size_bytes < 512.0)
+    return fio_msg(msg, msg_len, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and "
+                   "needs zonesize (at least 512 B; fio: \"Specifying the zone size is mandatory\")");
+  if (j->read_frac > 0.0 && !j->read_beyond_wp)
+    return fio_msg(msg, msg_len, "zonemode=zbd: reads with read_beyond_wp=0 read only below the zones' write "
+                   "pointers, which start empty on the zones fio emulates on a NAS file or LUN (fio reads "
+                   "nothing); give read_beyond_wp=1");
+  j->zbd_zone_bytes = j->zone_size_bytes;
+  if (j->size_zones > 0)
+    j->size_bytes = j->size_zones * j->zone_size_bytes, j->size_frac = 0.0;
+  if (j->offset_zones > 0)
+    j->offset_bytes = j->offset_zones * j->zone_size_bytes, j->offset_frac = 0.0;
+  j->size_zones = j->offset_zones = 0.0;
+  j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0; /* not strided */
   return 0;
 }
 
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
 {
   if (!strcmp(key, "zonemode") || !strcmp(key, "zonesize") || !strcmp(key, "zonerange") ||
-      !strcmp(key, "zoneskip"))
+      !strcmp(key, "zoneskip") || !strcmp(key, "zonecapacity") || !strcmp(key, "max_open_zones") ||
+      !strcmp(key, "job_max_open_zones") || !strcmp(key, "read_beyond_wp"))
     return fio_set_zone_option(j, key, v, msg, msg_len);
   int bs = !strcmp(key, "bs") || !strcmp(key, "blocksize") || !strcmp(key, "bssplit");
   int rate = !strcmp(key, "rate") || !strcmp(key, "rate_iops");

@@ -14,6 +14,9 @@ struct job;
 #define FIO_SIZE_ALLOWED \
   "a size: number with optional suffix k, m, g, t, p (powers of 1024, also spelled KB or KiB)"
 
+/* Append text to a growing buffer (*buf, *len, *cap); -1 when out of memory. */
+int fio_append(char **buf, size_t *len, size_t *cap, const char *text);
+
 /* Format msg (when given) and return -1: the shape of every refusal. */
 int fio_msg(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. 0 or -1. */
@@ -32,6 +35,13 @@ const char *fio_option_alias(const char *key);
  * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
+/* fio_verify.c: verify=METHOD on j (none and 0 turn it off).  0, or -1 with msg. */
+int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len);
+
+/* fio_dir.c: zonemode=zbd and 'Nz' sizes once all options are set (zones
+ * as fio emulates them on a target that is not zoned).  0, or -1 with msg. */
+int fio_zbd_finish(struct job *j, char *msg, size_t msg_len);
+
 /* Expand a value: ${VAR} from the environment (an unset one becomes
  * nothing, as fio substitutes it), the built-ins $pagesize, $mb_memory and
  * $ncpus (this machine's, as fio takes them), then an arithmetic
@@ -41,9 +51,14 @@ int fio_set_direction_option(struct job *j, const char *key, const char *v, char
  * closing ')' stays (a unit: "(2*3)m").  0, or -1 with msg. */
 int fio_expand(const char *in, int is_time, char *out, size_t n, char *msg, size_t msg_len);
 
-/* A real fio option that nastwin accepts but does not model (named in a
- * warning): 1, else 0. */
+/* fio_names.c: a real fio option that could change the I/O's timing and
+ * that nastwin accepts but does not model (named in a warning): 1, else 0. */
 int fio_option_known(const char *key);
+
+/* A real fio option that does not change the I/O's timing (logging,
+ * content, names, client CPU placement, hints no NAS protocol carries):
+ * why, else NULL.  Accepted without effect. */
+const char *fio_option_neutral(const char *key);
 
 /* A real fio option nastwin cannot honour: the reason, else NULL. */
 const char *fio_option_refused(const char *key);

@@ -15,6 +15,8 @@ int workgen_more(const struct workgen *g)
   if (g->replay)
     return g->next_rec < g->replay->n;
   double todo = g->spec->io_bytes > 0 ? g->spec->io_bytes : g->region_bytes; /* fio io_size */
+  if (g->spec->loops > 1)
+    todo *= g->spec->loops; /* fio loops: the whole job again */
   return g->spec->time_based || g->issued_bytes < todo;
 }
 
@@ -170,9 +172,56 @@ static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workg
  * in a zone of zone_range, then the next zone zone_range + zone_skip on,
  * from the start again past the region; the skipped bytes count as done
  * (fio io_skip_bytes). */
+/* zonemode=zbd, a random write of bs bytes (fio zbd.c zbd_adjust_block,
+ * zbd_convert_to_write_zone): below the open limit it opens the zone its
+ * random offset falls in (empty: fio reset it when the job started, and
+ * resets a full one without I/O) and writes at its start; at the limit it
+ * writes at the pointer of a random open zone.  A zone without room for
+ * another block is closed.  The offset in the region. */
+static double workgen_zbd_write(struct workgen *g, gsl_rng *rng, double bs)
+{
+  const struct job *sp = g->spec;
+  double zs = sp->zbd_zone_bytes < g->region_bytes ? sp->zbd_zone_bytes : g->region_bytes;
+  double cap = sp->zbd_cap_bytes > 0 && sp->zbd_cap_bytes < zs ? sp->zbd_cap_bytes : zs;
+  double nz = floor(g->region_bytes / zs);
+  int limit = sp->max_open_zones > 0 ? sp->max_open_zones : WORKGEN_ZBD_OPEN;
+  if (sp->max_open_zones > 0 && sp->shared_file) /* the copies share the target's limit */
+    limit = (limit + sp->numjobs - 1) / sp->numjobs;
+  if (sp->job_max_open_zones > 0 && sp->job_max_open_zones < limit)
+    limit = sp->job_max_open_zones;
+  limit = limit > WORKGEN_ZBD_OPEN ? WORKGEN_ZBD_OPEN : limit < 1 ? 1 : limit;
+  if (limit > nz)
+    limit = (int)nz;
+  int i = -1;
+  if (g->zbd_nopen < limit) {
+    double z = floor(gsl_rng_uniform(rng) * nz) * zs;
+    for (int k = 0; k < g->zbd_nopen && i < 0; k++)
+      i = g->zbd_zone[k] == z ? k : -1;
+    if (i < 0) {
+      i = g->zbd_nopen++;
+      g->zbd_zone[i] = z, g->zbd_wp[i] = 0.0;
+    }
+  } else {
+    i = (int)gsl_rng_uniform_int(rng, (unsigned long)g->zbd_nopen);
+  }
+  double off = g->zbd_zone[i] + g->zbd_wp[i];
+  g->zbd_wp[i] += bs;
+  if (g->zbd_wp[i] + bs > cap) { /* full: closed */
+    g->zbd_nopen--;
+    g->zbd_zone[i] = g->zbd_zone[g->zbd_nopen], g->zbd_wp[i] = g->zbd_wp[g->zbd_nopen];
+  }
+  return off;
+}
+
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   const struct job *sp = g->spec;
+  if (!g->replay && sp->zbd_zone_bytes > 0) {
+    workgen_next_in_region(g, rng, out);
+    if (out->write && sp->access == JOB_RANDOM && (double)out->len_bytes <= g->region_bytes)
+      out->offset_bytes = (uint64_t)(g->region_start + workgen_zbd_write(g, rng, (double)out->len_bytes));
+    return;
+  }
   if (g->replay || sp->zone_size_bytes <= 0) {
     workgen_next_in_region(g, rng, out);
     return;

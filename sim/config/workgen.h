@@ -15,6 +15,8 @@
 #include "sim/config/replay.h"
 #include "sim/config/workload.h"
 
+#define WORKGEN_ZBD_OPEN 128 /* zonemode=zbd: open zones followed at once per job copy */
+
 struct workgen {
   const struct job *spec;
   const struct replay_trace *replay; /* NULL: synthetic */
@@ -31,6 +33,8 @@ struct workgen {
   double zeta_n, zeta_2;             /* zipf: sum of k^-theta over 1..n and 1..2 */
   uint64_t rand_off;                 /* fio's rotation of the hot ranges */
   double zone_start, zone_done;      /* zonemode=strided: the zone's start in region, bytes done in it */
+  int zbd_nopen;                     /* zonemode=zbd: the open zones, their start in region */
+  double zbd_zone[WORKGEN_ZBD_OPEN], zbd_wp[WORKGEN_ZBD_OPEN]; /* and bytes written in each */
 };
 
 struct workgen_io {

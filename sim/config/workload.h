@@ -95,6 +95,25 @@ struct job {
   double zone_range_bytes;  /* the zone (fio zonerange; 0 = zone_size_bytes) */
   double zone_skip_bytes;   /* skipped after each zone (fio zoneskip) */
   int zone_mode;            /* fio zonemode: 0 not given, 1 none, 2 strided */
+  /* Additive (h4, fio loops and verify): */
+  int loops;                /* fio loops: the job's I/O (io_size or the region) done this many
+                               times over; 0 or 1 = once */
+  int verify;               /* fio verify=METHOD (not none): a job that writes reads back what it
+                               wrote once its writes are done (fio_parse_* adds that read as a
+                               step of its own); 0 = no verify */
+  int no_verify;            /* fio do_verify=0: verify names a method but no read-back runs */
+  int verify_only;          /* fio verify_only: no writes, only the read-back of the region */
+  /* zonemode=zbd on the target a NAS serves (a file on a share, a LUN: not
+   * zoned), as fio emulates it (zbd.c init_zone_info): zones of zbd_zone_bytes
+   * with a write pointer each; random writes go to the write pointer of one
+   * of the open zones, at most max_open_zones open; reads need
+   * read_beyond_wp (fio reads only below the pointers, which start empty). */
+  double zbd_zone_bytes;    /* > 0: zonemode=zbd with this zone size */
+  double zbd_cap_bytes;     /* fio zonecapacity: writable bytes of a zone (0 = the zone size) */
+  int max_open_zones;       /* fio max_open_zones (per target; 0 = no limit) */
+  int job_max_open_zones;   /* fio job_max_open_zones (per job; 0 = no limit) */
+  int read_beyond_wp;       /* fio read_beyond_wp */
+  double size_zones, offset_zones; /* fio size=Nz / offset=Nz: fio_job_finish makes them bytes */
 };
 
 struct workload_step {
@@ -156,6 +175,12 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
  * at the mean block size, number_ios into io_bytes, rw=MODE:N into a
  * stride or a sequential share.  0, or -1 with msg. */
 int fio_job_finish(struct job *j, char *msg, size_t msg_len);
+
+/* A job with verify=METHOD that writes (or verify_only): its read-back
+ * into *rb, the job as fio's do_verify runs it once the writes are done
+ * (sequential reads of the written bytes, at the written block sizes, not
+ * paced); 1, else 0. */
+int fio_verify_job(const struct job *j, struct job *rb);
 
 /* Expand a named preset ("atto", "crystaldiskmark", "iometer", "iozone",
  * "storagereview", "filecopy", "vmware-io-analyzer") with its settings

@@ -1,0 +1,236 @@
+/* fio_names.c - the classification of fio's option names and I/O engines.
+ *
+ * The names are fio's (3.33 and the options later fio added, up to 3.41:
+ * its man page's JOB PARAMETERS and the common engine options).  Every
+ * real option falls in one of four classes:
+ *   - modelled: applied to the job (fio.c fio_modelled_keys, fio_dir.c);
+ *   - timing-neutral (fio_neutral below): it changes only what fio logs or
+ *     reports, the bytes' content, names, the client's CPU placement or
+ *     hints no NAS protocol carries, so it does not change when any I/O of
+ *     the simulated NAS starts or ends; accepted silently, each with the
+ *     reason it is neutral;
+ *   - not modelled (fio_unmodelled): it could change the I/O's timing but
+ *     nastwin does not follow it; accepted with a warning naming it;
+ *   - refused (fio_refused, fio_engine_refused): nastwin cannot honour it;
+ *     an error with the reason.
+ * A name in none of them is unknown (an error, with the nearest name). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/params.h"
+#include "sim/config/fio_lang.h"
+
+#define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
+
+/* Why an option is timing-neutral for a simulated NAS client. */
+#define N_LOG "what fio logs or reports, not the I/O"
+#define N_DATA "the bytes' content or how fio checks it; the NAS models no compression or dedupe"
+#define N_CPU "where and how the client's fio threads run; the client's CPU is not a modelled resource"
+#define N_MEM "how the client allocates its I/O buffers"
+#define N_RAND "which random numbers fio draws, not how they are spread"
+#define N_MAP "nastwin draws random offsets with replacement, which is what this asks for"
+#define N_NAME "names or places files on the share; the volume model has no directories"
+#define N_HINT "a hint of the client's own block layer that SMB, NFS and iSCSI do not carry to the NAS"
+#define N_TARGET "where the engine connects; the scenario names the NAS"
+#define N_DEPR "deprecated in fio, which ignores it"
+#define N_AFTER "acts before or after the measured I/O"
+#define N_ZRESET "fio resets the zones it emulates on a file or LUN without I/O; nastwin's zones open empty"
+
+static const struct {
+  const char *key;
+  const char *why;
+} fio_neutral[] = {
+    {"block_error_percentiles", N_LOG}, {"bwavgtime", N_LOG}, {"clat_percentiles", N_LOG},
+    {"disable_bw_measurement", N_LOG}, {"disable_clat", N_LOG}, {"disable_lat", N_LOG},
+    {"disable_slat", N_LOG}, {"disk_util", N_LOG}, {"error_dump", N_LOG}, {"gtod_reduce", N_LOG},
+    {"clocksource", N_LOG}, {"gtod_cpu", N_LOG}, {"idle_prof", N_LOG}, {"iopsavgtime", N_LOG},
+    {"job_start_clock_id", N_LOG}, {"lat_percentiles", N_LOG}, {"log_alternate_epoch", N_LOG},
+    {"log_alternate_epoch_clock_id", N_LOG}, {"log_avg_msec", N_LOG}, {"log_compression", N_LOG},
+    {"log_compression_cpus", N_LOG}, {"log_entries", N_LOG}, {"log_hist_coarseness", N_LOG},
+    {"log_hist_msec", N_LOG}, {"log_issue_time", N_LOG}, {"log_max_value", N_LOG},
+    {"log_offset", N_LOG}, {"log_prio", N_LOG}, {"log_store_compressed", N_LOG},
+    {"log_unix_epoch", N_LOG}, {"log_window_value", N_LOG}, {"new_group", N_LOG},
+    {"per_job_logs", N_LOG}, {"percentile_list", N_LOG}, {"significant_figures", N_LOG},
+    {"slat_percentiles", N_LOG}, {"stats", N_LOG}, {"status_interval", N_LOG},
+    {"unified_rw_reporting", N_LOG}, {"unit_base", N_LOG}, {"write_bw_log", N_LOG},
+    {"write_hist_log", N_LOG}, {"write_iolog", N_LOG}, {"write_iops_log", N_LOG},
+    {"write_lat_log", N_LOG}, {"verify_dump", N_LOG}, {"ters", N_LOG},
+    {"buffer_compress_chunk", N_DATA}, {"buffer_compress_percentage", N_DATA},
+    {"buffer_pattern", N_DATA}, {"dedupe_global", N_DATA}, {"dedupe_mode", N_DATA},
+    {"dedupe_percentage", N_DATA}, {"dedupe_working_set_percentage", N_DATA},
+    {"refill_buffers", N_DATA}, {"scramble_buffers", N_DATA}, {"zero_buffers", N_DATA},
+    {"verify_pattern", N_DATA}, {"verify_pattern_interval", N_DATA}, {"verify_interval", N_DATA},
+    {"verify_offset", N_DATA}, {"verify_fatal", N_DATA}, {"verify_write_sequence", N_DATA},
+    {"verify_header_seed", N_DATA}, {"experimental_verify", N_DATA}, {"verify_state_save", N_DATA},
+    {"verify_state_load", N_DATA}, {"pi_act", N_DATA}, {"pi_chk", N_DATA}, {"apptag", N_DATA},
+    {"apptag_mask", N_DATA},
+    {"cpumask", N_CPU}, {"cpus_allowed", N_CPU}, {"cpus_allowed_policy", N_CPU},
+    {"numa_cpu_nodes", N_CPU}, {"numa_mem_policy", N_CPU}, {"nice", N_CPU}, {"thread", N_CPU},
+    {"threads", N_CPU}, {"cgroup", N_CPU}, {"cgroup_nodelete", N_CPU}, {"uid", N_CPU}, {"gid", N_CPU},
+    {"verify_async", N_CPU}, {"verify_async_cpus", N_CPU},
+    {"iomem", N_MEM}, {"mem", N_MEM}, {"iomem_align", N_MEM}, {"hugepage-size", N_MEM},
+    {"hugepage_size", N_MEM}, {"lockmem", N_MEM},
+    {"randrepeat", N_RAND}, {"randseed", N_RAND}, {"allrandrepeat", N_RAND}, {"random_generator", N_RAND},
+    {"norandommap", N_MAP}, {"softrandommap", N_MAP},
+    {"directory", N_NAME}, {"dir", N_NAME}, {"filename_format", N_NAME}, {"unique_filename", N_NAME},
+    {"opendir", N_NAME}, {"allow_file_create", N_NAME}, {"allow_mounted_write", N_NAME},
+    {"filetype", N_NAME},
+    {"prio", N_HINT}, {"prioclass", N_HINT}, {"priohint", N_HINT}, {"cmdprio", N_HINT},
+    {"cmdprio_bssplit", N_HINT}, {"cmdprio_class", N_HINT}, {"cmdprio_percentage", N_HINT},
+    {"write_hint", N_HINT}, {"dataplacement", N_HINT}, {"data_placement", N_HINT}, {"fdp", N_HINT},
+    {"plids", N_HINT}, {"fdp_pli", N_HINT}, {"plid_select", N_HINT}, {"fdp_pli_select", N_HINT},
+    {"dp_scheme", N_HINT},
+    {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"protocol", N_TARGET},
+    {"namenode", N_TARGET}, {"volume", N_TARGET}, {"brick", N_TARGET}, {"pool", N_TARGET},
+    {"rbdname", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
+    {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
+    {"flow_watermark", N_DEPR}, {"rwmixcycle", N_DEPR}, {"verifysort", N_DEPR}, {"verifysort_nr", N_DEPR},
+    {"percentage_sequential", N_DEPR},
+    {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
+    {"zone_reset_threshold", N_ZRESET}, {"zone_reset_frequency", N_ZRESET},
+    {"exec_prerun", N_AFTER}, {"exec_postrun", N_AFTER}, {"unlink", N_AFTER},
+    {"unlink_each_loop", N_AFTER},
+};
+
+/* Real options that could change the I/O's timing, which nastwin does not
+ * follow: accepted with a warning. */
+static const char *const fio_unmodelled[] = {
+    "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
+    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "cpuchunks", "cpuload",
+    "cpumode", "create_fsync", "create_on_open", "create_serialize", "direct_io_fragment_size",
+    "end_fsync", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
+    "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
+    "force_async", "fsync_on_close", "gpu_dev_id", "hipri", "ignore_error", "invalidate",
+    "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
+    "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
+    "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
+    "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
+    "listen", "load", "lockfile", "max_latency", "md_per_io_size", "nonvectored", "nowait", "nrfiles", "numruns", "offset_align",
+    "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
+    "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
+    "spr_num_regions", "spr_op", "sprandom", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
+    "ss_interval", "ss_ramp", "startdelay", "steadystate", "steadystate_check_interval",
+    "steadystate_duration", "steadystate_ramp_time", "sync_file_range", "thinkcycles",
+    "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "thinktime_spin", "uncached",
+    "userspace_reap", "verify_backlog", "verify_backlog_batch", "write_barrier", "writefua",
+};
+
+#define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
+#define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
+#define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
+#define FIO_WHY_TRIM "TRIM is not modelled"
+#define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
+#define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
+
+static const struct {
+  const char *key;
+  const char *why;
+} fio_refused[] = {
+    {"read_iolog", FIO_WHY_TRACE},
+    {"read_iolog_chunked", FIO_WHY_TRACE},
+    {"merge_blktrace_file", FIO_WHY_TRACE},
+    {"merge_blktrace_scalars", FIO_WHY_TRACE},
+    {"merge_blktrace_iters", FIO_WHY_TRACE},
+    {"replay_no_stall", FIO_WHY_TRACE},
+    {"replay_redirect", FIO_WHY_TRACE},
+    {"replay_align", FIO_WHY_TRACE},
+    {"replay_scale", FIO_WHY_TRACE},
+    {"replay_time_scale", FIO_WHY_TRACE},
+    {"replay_skip", FIO_WHY_TRACE},
+    {"iolog", FIO_WHY_TRACE},
+    {"recover_zbd_write_error", FIO_WHY_ZONE},
+    {"latency_target", FIO_WHY_LAT},
+    {"latency_window", FIO_WHY_LAT},
+    {"latency_percentile", FIO_WHY_LAT},
+    {"latency_run", FIO_WHY_LAT},
+    {"trim_percentage", FIO_WHY_TRIM},
+    {"trim_backlog", FIO_WHY_TRIM},
+    {"trim_backlog_batch", FIO_WHY_TRIM},
+    {"trim_verify_zero", FIO_WHY_TRIM},
+    {"create_only", FIO_WHY_CREATE},
+    {"profile", FIO_WHY_PROFILE},
+};
+
+/* fio 3.33's options.c: .alias beside .name. */
+const char *fio_option_alias(const char *key)
+{
+  static const char *const alias[][2] = {
+      {"ratemin", "rate_min"},       {"ratecycle", "rate_cycle"}, {"fileoffset", "offset"},
+      {"nr_files", "nrfiles"},       {"mem_align", "iomem_align"}, {"fill_fs", "fill_device"},
+      {"iodepth_batch_submit", "iodepth_batch"},
+      {"iodepth_batch_complete", "iodepth_batch_complete_min"},
+      {"disable_bw", "disable_bw_measurement"},
+  };
+  for (size_t i = 0; i < FIO_COUNT(alias); i++)
+    if (!strcmp(alias[i][0], key))
+      return alias[i][1];
+  return key;
+}
+
+int fio_option_known(const char *key)
+{
+  for (size_t i = 0; i < FIO_COUNT(fio_unmodelled); i++)
+    if (!strcmp(fio_unmodelled[i], key))
+      return 1;
+  return 0;
+}
+
+const char *fio_option_neutral(const char *key)
+{
+  for (size_t i = 0; i < FIO_COUNT(fio_neutral); i++)
+    if (!strcmp(fio_neutral[i].key, key))
+      return fio_neutral[i].why;
+  return NULL;
+}
+
+const char *fio_option_refused(const char *key)
+{
+  for (size_t i = 0; i < FIO_COUNT(fio_refused); i++)
+    if (!strcmp(fio_refused[i].key, key))
+      return fio_refused[i].why;
+  return NULL;
+}
+
+const char *fio_option_suggest(const char *key, const char *const *modelled)
+{
+  const char *best = NULL;
+  size_t best_d = (size_t)-1;
+  for (size_t i = 0; modelled[i]; i++) {
+    size_t d = params_edit_distance(key, modelled[i]);
+    if (d < best_d)
+      best_d = d, best = modelled[i];
+  }
+  for (size_t i = 0; i < FIO_COUNT(fio_unmodelled); i++) {
+    size_t d = params_edit_distance(key, fio_unmodelled[i]);
+    if (d < best_d)
+      best_d = d, best = fio_unmodelled[i];
+  }
+  for (size_t i = 0; i < FIO_COUNT(fio_neutral); i++) {
+    size_t d = params_edit_distance(key, fio_neutral[i].key);
+    if (d < best_d)
+      best_d = d, best = fio_neutral[i].key;
+  }
+  size_t len = strlen(key);
+  return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
+}
+
+/* Engines that do no block or file data I/O. */
+const char *fio_engine_refused(const char *name)
+{
+  static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "filecreate", "filestat",
+                                     "filedelete", "dircreate", "dirstat", "dirdelete", "net",
+                                     "netsplice", "exec",     "e4defrag", "falloc",    "ftruncate",
+                                     "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
+                                     "librpma_gpspm_client", "librpma_gpspm_server"};
+  for (size_t i = 0; i < FIO_COUNT(none); i++)
+    if (!strcmp(none[i], name))
+      return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
+  /* Block or object I/O, but to a target no NAS serves. */
+  static const char *const other[] = {"rados", "dfs", "libcufile", "nbd", "mtd", "librpma_apm", "librpma_gpspm"};
+  for (size_t i = 0; i < FIO_COUNT(other); i++)
+    if (!strcmp(other[i], name))
+      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
+             "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
+  return NULL;
+}
