@@ -21,6 +21,10 @@
 struct eng;
 struct eng_job;
 
+/* Distinct NAS code paths tracked by the kernel-path stall (daemon, softirq,
+ * flusher, block layer, md, ...: a handful in practice). */
+#define ENG_MAX_PATHS 64
+
 /* A CPU thread of the SoC (or of a client in local mode): accounting only. */
 struct eng_thread {
   char name[96];
@@ -31,7 +35,10 @@ struct eng_thread {
   int holding;   /* 1 while it holds a request (or a kernel work item) */
   double hold_since_s;
   double occupied_s; /* time inside the window holding one (s) */
-  uint64_t last_item; /* e->items after its last execution (0: never ran) */
+  uint64_t last_item; /* e->items after its path's last execution (0: never ran) */
+  struct eng_thread *path; /* the first thread of its path (same name stem), NULL: itself */
+  int in_paths;       /* a path listed in eng.paths */
+  int path_known;     /* path has been looked up */
 };
 
 struct eng_req {
@@ -152,6 +159,8 @@ struct eng {
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
   int proc_runnable;        /* daemon processes (PROTO_SHAPE_PROCESS) with a request to execute */
   uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
+  struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
+  int npaths;
   struct stats_hist *h_read, *h_write, *h_all;
   struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */

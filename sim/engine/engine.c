@@ -61,6 +61,33 @@ struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *w
  * threads at most, see eng.threads). */
 #define ENG_SOFTIRQ_PRIORITY 1e6
 
+/* The kernel-path stall of t's next work item (s): the other paths that
+ * ran since its path last ran each brought their own working set into
+ * the L2 (models/soc soc_kernel_stall_s). */
+static double eng_path_stall_s(struct eng *e, struct eng_thread *t)
+{
+  /* Threads of one path (soc.nfsd0..7, every smbd, every flow's softirq)
+   * run the same code on like structures: they share its lines. */
+  if (!t->path_known) {
+    t->path_known = 1;
+    size_t stem = strcspn(t->name, "0123456789");
+    for (int i = 0; i < e->npaths && !t->path; i++)
+      if (e->paths[i] != t && !strncmp(e->paths[i]->name, t->name, stem) &&
+          strcspn(e->paths[i]->name, "0123456789") == stem)
+        t->path = e->paths[i];
+  }
+  struct eng_thread *path = t->path ? t->path : t;
+  if (!path->in_paths && e->npaths < ENG_MAX_PATHS) {
+    e->paths[e->npaths++] = path;
+    path->in_paths = 1;
+  }
+  int others = 0;
+  for (int i = 0; i < e->npaths; i++)
+    others += e->paths[i] != path && e->paths[i]->last_item > path->last_item;
+  path->last_item = ++e->items;
+  return soc_kernel_stall_s(&e->s->soc, (double)others);
+}
+
 /* Execute cycles on the calling actor's host, accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
@@ -68,11 +95,8 @@ void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
     return;
   /* The lines the work items since this thread's last one evicted
    * (models/soc soc_kernel_stall_s; 0 unless the SoC models it). */
-  if (!e->local && e->s->soc.kernel_working_set_bytes > 0) {
-    double since = t->last_item ? (double)(e->items - t->last_item) : 1e6;
-    cycles += soc_kernel_stall_s(&e->s->soc, since) * t->speed;
-    t->last_item = ++e->items;
-  }
+  if (!e->local && e->s->soc.kernel_working_set_bytes > 0)
+    cycles += eng_path_stall_s(e, t) * t->speed;
   double now = simgrid_get_clock();
   /* Softirq work preempts processes (Linux runs it on irq exit, ahead of
    * any task; ksoftirqd only defers it under a softirq storm).  SimGrid
