@@ -225,6 +225,29 @@ START_TEST(test_proto_rx_tcp_share)
 }
 END_TEST
 
+/* SMB streams a message's data in stream_segment pieces (64 KiB: the
+ * GSO/GRO size); the others, and stream_segment 0, move whole messages. */
+START_TEST(test_proto_stream_segments)
+{
+  struct proto_params p = test_proto(PROTO_SMB);
+  p.stream_segment_bytes = 65536;
+  ck_assert_uint_eq(proto_stream_segments(&p, 0, 1048576), 16);
+  ck_assert_uint_eq(proto_stream_segments(&p, 1, 1048576), 16);
+  ck_assert_uint_eq(proto_stream_segments(&p, 0, 1048577), 17);
+  ck_assert_uint_eq(proto_stream_segments(&p, 0, 65536), 1);
+  ck_assert_uint_eq(proto_stream_segments(&p, 1, 4096), 1);
+  p.stream_segment_bytes = 0;
+  ck_assert_uint_eq(proto_stream_segments(&p, 0, 1048576), 1);
+  enum proto_kind whole[] = {PROTO_NFS, PROTO_ISCSI, PROTO_LOCAL};
+  for (int i = 0; i < 3; i++) {
+    p = test_proto(whole[i]);
+    p.stream_segment_bytes = 65536;
+    ck_assert_uint_eq(proto_stream_segments(&p, 0, 1048576), 1);
+    ck_assert_uint_eq(proto_stream_segments(&p, 1, 1048576), 1);
+  }
+}
+END_TEST
+
 START_TEST(test_proto_split_outstanding)
 {
   double chunk;
@@ -450,6 +473,28 @@ START_TEST(test_soc_cache_refill)
 }
 END_TEST
 
+/* The kernel-path stall: a work item refills what the items since its
+ * path last ran evicted (each touching kernel_working_set of its own):
+ * nothing while they all fit in L2, then the evicted share; the same
+ * item on a core with a larger L2 stalls less. */
+START_TEST(test_soc_kernel_stall)
+{
+  struct soc_params p = test_soc();
+  p.l2_cache_bytes = 256.0 * 1024;
+  p.cache_refill_bytes_per_s = 3e8;
+  ck_assert_double_eq(soc_kernel_stall_s(&p, 10), 0.0); /* kernel_working_set 0: not modelled */
+  p.kernel_working_set_bytes = 64.0 * 1024;
+  ck_assert_double_eq(soc_kernel_stall_s(&p, 0), 0.0); /* its own lines are still there */
+  ck_assert_double_eq(soc_kernel_stall_s(&p, 3), 0.0); /* 4 x 64 KiB = the L2 */
+  double s7 = soc_kernel_stall_s(&p, 7);                /* 8 x 64 KiB: half survives */
+  ck_assert_msg(fabs(s7 - 0.5 * 65536 / 3e8) < 1e-12, "7 items since: %g s", s7);
+  double s_far = soc_kernel_stall_s(&p, 1e9);           /* never ran: all of it */
+  ck_assert_msg(s_far > s7 && s_far <= 65536 / 3e8 * (1 + 1e-9), "long ago: %g s", s_far);
+  p.l2_cache_bytes = 1024.0 * 1024;
+  ck_assert_double_eq(soc_kernel_stall_s(&p, 7), 0.0); /* a 1 MiB L2 holds all eight */
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("soc");
@@ -459,12 +504,14 @@ int main(void)
   tcase_add_test(tc, test_soc_power_follows_silicon);
   tcase_add_test(tc, test_soc_engines_and_checks);
   tcase_add_test(tc, test_soc_cache_refill);
+  tcase_add_test(tc, test_soc_kernel_stall);
   suite_add_tcase(s, tc);
   tc = tcase_create("proto");
   tcase_add_test(tc, test_proto_packets_mtu);
   tcase_add_test(tc, test_proto_lun);
   tcase_add_test(tc, test_proto_rx_tcp_share);
   tcase_add_test(tc, test_proto_split_outstanding);
+  tcase_add_test(tc, test_proto_stream_segments);
   tcase_add_test(tc, test_proto_tables);
   suite_add_tcase(s, tc);
   tc = tcase_create("catalog");

@@ -117,6 +117,22 @@ const struct param_desc proto_param_table[] = {
     {.key = "daemon_working_set", .dim = UNITS_BYTES, .offset = PROTO_OFF(daemon_working_set_bytes),
      .min = 0, .max = 16.0 * 1048576, .optional = 1, .def = 0,
      .help = "cache footprint of one request of a daemon process (bytes); 0B = not modelled"},
+    /* tcp_sendmsg copies the user buffer into skbs of the GSO size goal
+     * (64 KiB with TSO) and pushes each to the NIC as it fills
+     * (tcp_push on size_goal, net/ipv4/tcp.c), so a 1 MiB SMB2 READ
+     * response leaves in 64 KiB pieces while smbd still copies the rest.
+     * Receiving, GRO hands the stack up to 64 KiB at a time and smbd's
+     * non-blocking reads drain the socket as it fills, so a WRITE's data
+     * is processed as it arrives.  0 = each stage handles the whole
+     * message before the next starts (store-and-forward).  Default 0
+     * until the smbd costs are refitted with streaming on: at the shipped
+     * fit (fitted store-and-forward) 64 KiB leaves the DS2015xs QD4 read
+     * smbd 92 % busy, below the review's saturated core
+     * (test_observations smbd-single-core). */
+    {.key = "stream_segment", .dim = UNITS_BYTES, .offset = PROTO_OFF(stream_segment_bytes),
+     .min = 0, .max = 8388608, .optional = 1, .def = 0,
+     .help = "piece of a message's data the daemon copy, the wire and the receive softirq "
+             "pass on as they go (bytes; Linux GSO/GRO size 64 KiB); 0B = store-and-forward (default)"},
     PROTO_COST_ENTRIES(PROTO_PCOST_OFF)};
 const size_t proto_param_count = PARAM_COUNT(proto_param_table);
 
@@ -247,6 +263,15 @@ uint64_t proto_split(const struct proto_params *p, int write, double bytes, doub
 int proto_max_outstanding(const struct proto_params *p, double request_bytes)
 {
   return proto_ops_of(p)->max_outstanding(p, request_bytes);
+}
+
+uint64_t proto_stream_segments(const struct proto_params *p, int write, double bytes)
+{
+  double seg = p->stream_segment_bytes;
+  (void)write;
+  if (!proto_ops_of(p)->streams || seg <= 0.0 || bytes <= seg)
+    return 1;
+  return (uint64_t)ceil(bytes / seg);
 }
 
 double proto_open_cycles(const struct proto_params *p)

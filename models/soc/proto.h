@@ -95,6 +95,8 @@ struct proto_params {
   double checksum_offload;             /* 0/1: NIC computes TCP/IP checksums */
   double tso;                          /* 0/1: TCP segmentation offload on transmit */
   double daemon_working_set_bytes;     /* cache lines one request of a daemon process touches */
+  double stream_segment_bytes;         /* piece of a message's data each stage (daemon copy,
+                                          wire, receive softirq) hands on; 0 = store-and-forward */
   struct proto_costs costs;            /* CPU costs (catalogue, scenario overrides) */
 };
 
@@ -166,6 +168,9 @@ struct proto_ops {
                               recvmsg (MSG_WAITALL): the TCP layer of its
                               session's received segments runs in its context */
   int opens_files;         /* a file protocol: cycles_per_open per file */
+  int streams;             /* a message's data moves in stream_segment pieces that
+                              the wire, the receive softirq and the daemon's copy
+                              handle as they come (smbd) */
   int direct_io;           /* a client's O_DIRECT reaches the stack's page cache
                               (only a local drive; a remote flag stays on the client) */
   /* Framing of a message of `bytes` payload into *f. */
@@ -225,6 +230,12 @@ uint64_t proto_split(const struct proto_params *p, int write, double bytes, doub
  * service (the rest wait in the socket); local: PROTO_UNBOUNDED. */
 int proto_max_outstanding(const struct proto_params *p, double request_bytes);
 #define PROTO_UNBOUNDED 1048576
+
+/* Pieces the data of a request of `bytes` streams in (count; write:
+ * client -> NAS, read: the reply): ceil(bytes / stream_segment) when the
+ * protocol streams (ops streams) and stream_segment > 0, else 1 (each
+ * stage finishes the whole message before the next starts). */
+uint64_t proto_stream_segments(const struct proto_params *p, int write, double bytes);
 
 /* Reference cycles of one file open + close (file copies); 0 for iSCSI
  * and local (the client's own filesystem opens files). */

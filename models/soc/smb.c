@@ -59,6 +59,7 @@ const struct proto_ops proto_smb_ops = {
     .header_bytes = PROTO_SMB_HEADER_BYTES,
     .service_port = LACP_PORT_SMB,
     .opens_files = 1,
+    .streams = 1,
     .frame = smb_frame,
     .chunk_bytes = smb_chunk_bytes,
     .max_outstanding = smb_max_outstanding,

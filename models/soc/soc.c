@@ -95,6 +95,14 @@ const struct param_desc soc_param_table[] = {
     {.key = "cache_refill_rate", .dim = UNITS_RATE, .offset = SOC_OFF(cache_refill_bytes_per_s), .min = 1e8,
      .max = 1e11, .optional = 1, .def = 1e9,
      .help = "rate one core refills evicted cache lines from DRAM (bytes/s)"},
+    /* What one work item of a kernel path touches besides its data: the
+     * path's code, its structures (sk_buff, svc_rqst, bio, stripe_head,
+     * page and radix-tree nodes), its stack: a few KiB to ~100 KiB.  0 =
+     * not modelled. */
+    {.key = "kernel_working_set", .dim = UNITS_BYTES, .offset = SOC_OFF(kernel_working_set_bytes),
+     .min = 0, .max = 4.0 * 1048576, .optional = 1, .def = 0,
+     .help = "cache footprint of one work item of a NAS path: daemon, softirq, flusher, "
+             "block layer, md (bytes); 0B = not modelled"},
 };
 const size_t soc_param_count = PARAM_COUNT(soc_param_table);
 
@@ -189,6 +197,14 @@ double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, 
     return 0.0;
   double missing_bytes = working_set_bytes * (1.0 - p->l2_cache_bytes / footprint_bytes);
   return missing_bytes / p->cache_refill_bytes_per_s;
+}
+
+double soc_kernel_stall_s(const struct soc_params *p, double items_since)
+{
+  double n = items_since < 0.0 ? 1.0 : items_since + 1.0;
+  if (n > 1e6)
+    n = 1e6;
+  return soc_cache_refill_s(p, p->kernel_working_set_bytes, (int)n);
 }
 
 int soc_has_crypto_engine(const struct soc_params *p)

@@ -48,6 +48,8 @@ struct soc_params {
   double md_stripe_dev_cycles;        /* md raid5d per member device of a stripe_head */
   double l2_cache_bytes;              /* last-level cache shared by the cores; 0 = not modelled */
   double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */
+  double kernel_working_set_bytes;    /* lines one work item of a NAS path (protocol daemon,
+                                         softirq, flusher, block layer, md) touches; 0 = not modelled */
 };
 
 extern const struct param_desc soc_param_table[];
@@ -92,6 +94,17 @@ double soc_mem_copy_s(const struct soc_params *p, double bytes);
  * the rest at cache_refill_rate.  0 when l2_cache_bytes or
  * working_set_bytes is 0 (mechanism not modelled). */
 double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable);
+
+/* Stall of one work item of a NAS path (protocol daemon, receive
+ * softirq, flusher, block layer, md) refilling the lines the work items
+ * that ran since its path last ran have evicted (s): each of those
+ * `items_since` touched kernel_working_set bytes of its own, so with
+ * random replacement the path finds L2 / ((items_since + 1) x working
+ * set) of its lines still cached and refills the rest at
+ * cache_refill_rate (soc_cache_refill_s).  A small L2 behind a narrow
+ * DRAM bus pays it on every small I/O, as all paths take turns on the
+ * core.  0 when l2_cache or kernel_working_set is 0. */
+double soc_kernel_stall_s(const struct soc_params *p, double items_since);
 
 /* 1 if the SoC has a crypto engine (rate > 0). */
 int soc_has_crypto_engine(const struct soc_params *p);

@@ -39,6 +39,105 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
   r->softirq_cycles = pc.rx_packet_cycles - reader_tcp;
   r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp + (r->write ? data : 0.0);
   r->tx_cycles = fixed / 2 + (r->write ? 0.0 : data);
+  /* A streamed reply: the process copies the read data into the socket
+   * after the storage, piece by piece, while the wire carries the pieces
+   * already copied (eng_stream_reply). */
+  r->nsegs = eng_stream_pieces(e, r);
+  r->stream_cycles = 0.0;
+  if (r->nsegs > 1) {
+    r->stream_cycles = data;
+    if (r->write)
+      r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp;
+    else
+      r->tx_cycles = fixed / 2;
+  }
+}
+
+/* Only a process per connection streams (its one thread copies the
+ * pieces in order); the others move whole messages. */
+uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r)
+{
+  if (e->ops->shape != PROTO_SHAPE_PROCESS || e->net_only || e->local)
+    return 1;
+  return proto_stream_segments(&e->s->proto, r->write, (double)r->len_bytes);
+}
+
+/* ---- the wire: client senders and streamed pieces ------------------------ */
+
+/* A streamed write's data: two pieces in flight on the connection, so
+ * the next one's latency overlaps the transfer of the one before. */
+static void eng_wire_stream(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  uint64_t n = r->nsegs;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  sg_comm_t flight[2] = {NULL, NULL};
+  for (uint64_t k = 0; k < n; k++) {
+    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+    double size = (k == 0 ? e->header_bytes : 0.0) + piece;
+    if (flight[k % 2])
+      sg_comm_wait(flight[k % 2]);
+    eng_bond_wait(e, c, 1);
+    eng_follow_route(c);
+    flight[k % 2] = sg_mailbox_put_async(c->srv, r, (long)size);
+  }
+  for (uint64_t k = n; k < n + 2; k++)
+    if (flight[k % 2])
+      sg_comm_wait(flight[k % 2]);
+}
+
+/* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
+ * the requests in order, each sending one at a time, matching the NAS
+ * socket's posted receives. */
+static void eng_wire_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_conn *c = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&c->wireq);
+    struct eng *e = r->job->e;
+    r->nsegs = r->write ? eng_stream_pieces(e, r) : 1;
+    if (r->nsegs > 1) {
+      eng_wire_stream(e, c, r);
+      continue;
+    }
+    eng_bond_wait(e, c, 1);
+    eng_follow_route(c);
+    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
+    sg_mailbox_put(c->srv, r, (long)size);
+  }
+}
+
+void eng_wire_start(struct eng *e, struct eng_conn *c)
+{
+  eng_queue_init(e, &c->wireq);
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    eng_spawn("wire", c->host, eng_wire_main, c, 1);
+}
+
+/* A streamed reply: each piece goes on the wire once its process has
+ * copied it; two pieces in flight, so the next one's latency overlaps
+ * the transfer of the one before (one TCP stream).  r belongs to the
+ * client after the last piece. */
+void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r)
+{
+  struct eng *e = j->e;
+  uint64_t n = r->nsegs;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  sg_sem_t ready = r->seg_ready;
+  sg_comm_t flight[2] = {NULL, NULL};
+  for (uint64_t k = 0; k < n; k++) {
+    sg_sem_acquire(ready);
+    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+    double size = (k == 0 ? e->header_bytes : 0.0) + piece;
+    eng_bond_wait(e, &e->conns[j->conn0 + conn], 0);
+    if (flight[k % 2])
+      sg_comm_wait(flight[k % 2]);
+    flight[k % 2] = sg_mailbox_put_async(j->reply[conn], r, (long)size);
+  }
+  for (uint64_t k = n; k < n + 2; k++)
+    if (flight[k % 2])
+      sg_comm_wait(flight[k % 2]);
 }
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
@@ -47,9 +146,43 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
  * becomes runnable (counted for the cache working-set model). */
 static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
 {
+  if (r->parent) { /* a piece of a streamed write: its process may copy it */
+    struct eng_req *w = r->parent;
+    int first = r->first_piece;
+    eng_req_free(e, r);
+    if (first)
+      eng_deliver(e, c, w);
+    sg_sem_release(w->seg_ready);
+    return;
+  }
   if (e->ops->shape == PROTO_SHAPE_PROCESS && !e->net_only && c->proc_work++ == 0)
     e->proc_runnable++;
   eng_queue_push(c->deliver, r);
+}
+
+void eng_reply_ready(struct eng *e, struct eng_req *r)
+{
+  r->phase = 1;
+  eng_deliver(e, &e->conns[r->job->conn0 + r->conn], r);
+}
+
+/* A piece of streamed write w has arrived: a record of its own carries
+ * its share of the receive softirq to the daemon (eng_deliver). */
+static struct eng_req *eng_piece(struct eng *e, struct eng_req *w)
+{
+  if (w->segs_got == 0) {
+    eng_cycles(e, w);
+    if (!w->seg_ready)
+      w->seg_ready = eng_sem(e);
+  }
+  struct eng_req *p = eng_req_new(e);
+  p->job = w->job;
+  p->conn = w->conn;
+  p->write = 1;
+  p->parent = w;
+  p->first_piece = w->segs_got++ == 0;
+  p->softirq_cycles = w->softirq_cycles / (double)w->nsegs;
+  return p;
 }
 
 /* The kernel side of a connection's socket: it receives the byte stream
@@ -72,7 +205,10 @@ static void eng_socket_main(int argc, char **argv)
     struct eng_req *r = data[i];
     comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
     struct eng *e = r->job->e;
-    eng_cycles(e, r);
+    if (r->write && r->nsegs > 1)
+      r = eng_piece(e, r);
+    else
+      eng_cycles(e, r);
     if (e->softirq_single) {
       eng_queue_push(&e->softirqq, r); /* NIC interrupts all on one core */
     } else {
@@ -157,6 +293,44 @@ static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req
   return 0.0;
 }
 
+/* smbd writes a read's data into its socket: tcp_sendmsg copies it into
+ * stream_segment pieces and pushes each to the NIC as it fills, so the
+ * wire carries piece k while the process copies piece k + 1.  The lane's
+ * reply sender puts each piece on the wire once it is released here;
+ * after the last release r belongs to the reply. */
+static void eng_stream_reply(struct eng_daemon *d, struct eng_req *r)
+{
+  struct eng *e = d->e;
+  uint64_t n = r->nsegs;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  double per_byte = len > 0.0 ? r->stream_cycles / len : 0.0;
+  if (!r->seg_ready)
+    r->seg_ready = eng_sem(e);
+  sg_sem_t ready = r->seg_ready;
+  eng_send_reply(e, r);
+  for (uint64_t k = 0; k < n; k++) {
+    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+    eng_exec(e, d->t, per_byte * piece);
+    sg_sem_release(ready);
+  }
+}
+
+/* smbd reads a streamed write's data as it arrives: each piece its
+ * receive softirq has handed up is copied before the next (the request's
+ * parsing and submission follow the last piece). */
+static void eng_stream_request(struct eng_daemon *d, struct eng_req *r)
+{
+  struct eng *e = d->e;
+  uint64_t n = r->nsegs;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  double per_byte = len > 0.0 ? r->stream_cycles / len : 0.0;
+  for (uint64_t k = 0; k < n; k++) {
+    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+    sg_sem_acquire(r->seg_ready);
+    eng_exec(e, d->t, per_byte * piece);
+  }
+}
+
 /* Hand r on once its CPU work is done. */
 static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
 {
@@ -173,8 +347,11 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
       r->waiter = d->wait;
     }
     eng_submit(e, r);
-    if (blocks)
-      sg_sem_acquire(d->wait);
+    if (blocks) {
+      sg_sem_acquire(d->wait); /* a streamed reply is still this process's */
+      if (r->nsegs > 1)
+        eng_stream_reply(d, r);
+    }
     break;
   }
   case ENG_WORK_POOL:
@@ -200,7 +377,18 @@ static void eng_daemon_main(int argc, char **argv)
   struct eng_daemon *d = sg_actor_self_get_data();
   for (;;) {
     struct eng_req *r = eng_queue_pop(d->q);
+    if (r->phase) { /* a streamed reply whose data the storage has ready */
+      eng_hold(d->t);
+      struct eng_conn *c = d->c;
+      eng_stream_reply(d, r);
+      if (--c->proc_work == 0)
+        d->e->proc_runnable--;
+      eng_release(d->e, d->t);
+      continue;
+    }
     eng_hold(d->t);
+    if (r->write && r->nsegs > 1)
+      eng_stream_request(d, r);
     eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
     eng_daemon_handoff(d, r);
     eng_release(d->e, d->t);

@@ -21,6 +21,10 @@
 struct eng;
 struct eng_job;
 
+/* Distinct NAS code paths tracked by the kernel-path stall (daemon, softirq,
+ * flusher, block layer, md, ...: a handful in practice). */
+#define ENG_MAX_PATHS 64
+
 /* A CPU thread of the SoC (or of a client in local mode): accounting only. */
 struct eng_thread {
   char name[96];
@@ -31,6 +35,10 @@ struct eng_thread {
   int holding;   /* 1 while it holds a request (or a kernel work item) */
   double hold_since_s;
   double occupied_s; /* time inside the window holding one (s) */
+  uint64_t last_item; /* e->items after its path's last execution (0: never ran) */
+  struct eng_thread *path; /* the first thread of its path (same name stem), NULL: itself */
+  int in_paths;       /* a path listed in eng.paths */
+  int path_known;     /* path has been looked up */
 };
 
 struct eng_req {
@@ -42,6 +50,15 @@ struct eng_req {
   int opens;        /* files opened (and closed) before this I/O: file copies */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
+  uint64_t nsegs;              /* pieces its reply streams in (1: one message), set by eng_cycles */
+  uint64_t segs_got;           /* pieces the receiving end has taken */
+  struct eng_req *parent;      /* a piece of a streamed write: its request, else NULL */
+  int first_piece;             /* that piece is the request's first */
+  double stream_cycles;        /* the daemon's copy of the streamed reply data (in tx_cycles
+                                  otherwise) */
+  int phase;                   /* 0: a received request; 1: its data ready to stream back */
+  sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
+                                  record is reused) */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   int rec;           /* replay: the trace record, else -1 */
@@ -142,6 +159,9 @@ struct eng {
   struct eng_queue softirqq;
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
   int proc_runnable;        /* daemon processes (PROTO_SHAPE_PROCESS) with a request to execute */
+  uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
+  struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
+  int npaths;
   struct stats_hist *h_read, *h_write, *h_all;
   struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */
@@ -231,8 +251,21 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err);
  * TCP stream do not pay the route latency between them), and as many
  * client senders. */
 #define ENG_SOCKET_POSTED 2
-/* The client senders of connection c's socket. */
+/* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);
+/* A lane's reply sender streams read r's pieces as its process copies them (daemon.c). */
+void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r);
+/* A client actor follows its connection's current route (LACP rehash; engine.c). */
+void eng_follow_route(const struct eng_conn *c);
+
+/* A streamed read's data is in memory: its process copies it into the
+ * socket, piece by piece (daemon.c). */
+void eng_reply_ready(struct eng *e, struct eng_req *r);
+/* Pieces r's data streams in (1: one message) (daemon.c). */
+uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r);
+/* A request record (zeroed, its seg_ready kept) and its return (engine.c). */
+struct eng_req *eng_req_new(struct eng *e);
+void eng_req_free(struct eng *e, struct eng_req *r);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */

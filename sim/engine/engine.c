@@ -61,11 +61,42 @@ struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *w
  * threads at most, see eng.threads). */
 #define ENG_SOFTIRQ_PRIORITY 1e6
 
+/* The kernel-path stall of t's next work item (s): the other paths that
+ * ran since its path last ran each brought their own working set into
+ * the L2 (models/soc soc_kernel_stall_s). */
+static double eng_path_stall_s(struct eng *e, struct eng_thread *t)
+{
+  /* Threads of one path (soc.nfsd0..7, every smbd, every flow's softirq)
+   * run the same code on like structures: they share its lines. */
+  if (!t->path_known) {
+    t->path_known = 1;
+    size_t stem = strcspn(t->name, "0123456789");
+    for (int i = 0; i < e->npaths && !t->path; i++)
+      if (e->paths[i] != t && !strncmp(e->paths[i]->name, t->name, stem) &&
+          strcspn(e->paths[i]->name, "0123456789") == stem)
+        t->path = e->paths[i];
+  }
+  struct eng_thread *path = t->path ? t->path : t;
+  if (!path->in_paths && e->npaths < ENG_MAX_PATHS) {
+    e->paths[e->npaths++] = path;
+    path->in_paths = 1;
+  }
+  int others = 0;
+  for (int i = 0; i < e->npaths; i++)
+    others += e->paths[i] != path && e->paths[i]->last_item > path->last_item;
+  path->last_item = ++e->items;
+  return soc_kernel_stall_s(&e->s->soc, (double)others);
+}
+
 /* Execute cycles on the calling actor's host, accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
   if (cycles <= 0)
     return;
+  /* The lines the work items since this thread's last one evicted
+   * (models/soc soc_kernel_stall_s; 0 unless the SoC models it). */
+  if (!e->local && e->s->soc.kernel_working_set_bytes > 0)
+    cycles += eng_path_stall_s(e, t) * t->speed;
   double now = simgrid_get_clock();
   /* Softirq work preempts processes (Linux runs it on irq exit, ahead of
    * any task; ksoftirqd only defers it under a softirq storm).  SimGrid
@@ -158,7 +189,7 @@ struct eng_req *eng_queue_pop(struct eng_queue *q)
   return r;
 }
 
-static struct eng_req *eng_req_new(struct eng *e)
+struct eng_req *eng_req_new(struct eng *e)
 {
   struct eng_req *r = e->free_reqs;
   if (r)
@@ -167,14 +198,22 @@ static struct eng_req *eng_req_new(struct eng *e)
     r = calloc(1, sizeof *r);
   if (!r)
     xbt_die("out of memory");
+  sg_sem_t ready = r->seg_ready; /* count 0: every piece was taken */
   memset(r, 0, sizeof *r);
+  r->seg_ready = ready;
   return r;
+}
+
+void eng_req_free(struct eng *e, struct eng_req *r)
+{
+  r->next = e->free_reqs;
+  e->free_reqs = r;
 }
 
 /* A client actor of connection c moves to the host of c's current route
  * (LACP rehash after a member left or rejoined the bond); it is called
  * whenever the actor wakes, so it is never blocked when it moves. */
-static void eng_follow_route(const struct eng_conn *c)
+void eng_follow_route(const struct eng_conn *c)
 {
   if (!c)
     return;
@@ -273,35 +312,14 @@ static void eng_reply_main(int argc, char **argv)
   struct eng_job *j = l->job;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->replyq[l->conn]);
+    if (!r->write && r->nsegs > 1) {
+      eng_reply_stream(j, l->conn, r);
+      continue;
+    }
     double size = j->e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
     eng_bond_wait(j->e, &j->e->conns[j->conn0 + l->conn], 0);
     sg_mailbox_put(j->reply[l->conn], r, (long)size);
   }
-}
-
-/* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
- * the requests in order, each sending one at a time, matching the NAS
- * socket's posted receives. */
-static void eng_wire_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->wireq);
-    struct eng *e = r->job->e;
-    eng_bond_wait(e, c, 1);
-    eng_follow_route(c);
-    double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-    sg_mailbox_put(c->srv, r, (long)size);
-  }
-}
-
-void eng_wire_start(struct eng *e, struct eng_conn *c)
-{
-  eng_queue_init(e, &c->wireq);
-  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
-    eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }
 
 void eng_hook_done(void *ctx, double now_s, uint64_t tag)
@@ -312,6 +330,13 @@ void eng_hook_done(void *ctx, double now_s, uint64_t tag)
   switch (e->ops->shape) {
   case PROTO_SHAPE_PROCESS: {
     sg_sem_t waiter = r->waiter; /* r belongs to the reply once sent */
+    if (!r->write && r->nsegs > 1) { /* its process streams the data back */
+      if (waiter)
+        sg_sem_release(waiter);
+      else
+        eng_reply_ready(e, r);
+      break;
+    }
     eng_send_reply(e, r);
     if (waiter)
       sg_sem_release(waiter);
@@ -545,8 +570,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->last_done_s = now;
   }
   eng_warm_done(e, r, now);
-  r->next = e->free_reqs;
-  e->free_reqs = r;
+  eng_req_free(e, r);
 }
 
 /* The last prep job is done: the measured jobs start now. */
@@ -601,10 +625,23 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_flush(j, 0);
     eng_maybe_finish(j);
   }
+  /* Two receives posted, as a socket: a streamed reply's pieces overlap. */
+  void *data[ENG_SOCKET_POSTED];
+  sg_comm_t comms[ENG_SOCKET_POSTED];
+  for (int i = 0; i < ENG_SOCKET_POSTED && !j->e->local; i++)
+    comms[i] = sg_mailbox_get_async(j->reply[l->conn], &data[i]);
   for (;;) {
-    struct eng_req *r = j->e->local ? eng_queue_pop(&j->localq)
-                                                   : sg_mailbox_get(j->reply[l->conn]);
+    struct eng_req *r;
+    if (j->e->local) {
+      r = eng_queue_pop(&j->localq);
+    } else {
+      ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
+      r = data[i];
+      comms[i] = sg_mailbox_get_async(j->reply[l->conn], &data[i]);
+    }
     eng_follow_route(c);
+    if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
+      continue; /* more pieces of a streamed reply to come */
     eng_account(j->e, r);
     if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
       j->pending_timer++;
