@@ -575,16 +575,47 @@ START_TEST(test_ssd_steady_state)
   struct pbuf pb;
   int n = 6000;
   struct disk *d = make_flash("sata_ssd", &pb, 550e6);
-  double steady = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 3);
+  double steady = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)256e9, 3);
   disk_destroy(d);
   set_param(m, &pb, "preconditioned", 0);
   d = make_disk(m, &pb, 7);
-  double fresh = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 3);
+  double fresh = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)256e9, 3);
   disk_destroy(d);
   /* fresh: 8 units x 4 pages-per-16KiB / 400 us = 80k; steady: / 3 */
   ck_assert_msg(fabs(fresh / 80e3 - 1.0) < 0.05, "fresh random write %.0f IOPS, want 80k", fresh);
   ck_assert_msg(fabs(steady * 3 / fresh - 1.0) < 0.05, "steady %.0f vs fresh %.0f IOPS, want 1/3",
                 steady, fresh);
+}
+END_TEST
+
+/* Steady state depends on the active range.  Factor 8 for random writes
+ * over the whole drive means a = 1.068 (LRW cleaning: victim valid share x =
+ * exp(-a (1 - x)), WA = 1 / (1 - x); reached here by fixed point, the model
+ * bisects).  Writes in 1 % of a preconditioned drive have the spare area to
+ * themselves: fresh rate; half of it: 1 / WA at a_f = 1 + (a - 1) / 0.5; a
+ * drive preconditioned over all of it (disk_precondition) runs a burst in
+ * 1 % at the whole-drive factor. */
+START_TEST(test_ssd_active_range)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 6000;
+  double r[4], share[4] = {0.01, 0.5, 1.0, 0.01}, a = -log(1.0 - 1.0 / 8) / (1.0 / 8), x = 0;
+  for (int i = 0; i < 20000; i++)
+    x = exp(-(1.0 + (a - 1.0) / 0.5) * (1.0 - x));
+  double want[4] = {1, 1 / (1 - x), 8, 8};
+  for (int k = 0; k < 4; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "steady_state_write_factor", 8);
+    struct disk *d = make_disk(m, &pb, 7);
+    struct disk_precond pc = {.len_bytes = (uint64_t)256e9, .run_bytes = 4096, .write_fraction = 1};
+    if (k == 3)
+      disk_precondition(d, &pc);
+    r[k] = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)(share[k] * 256e9), 3);
+    disk_destroy(d);
+    ck_assert_msg(fabs(r[k] * want[k] / 80e3 - 1) < 0.05,
+                  "case %d (%g of the drive): %.0f IOPS, want 80k / %.2f", k, share[k], r[k], want[k]);
+  }
 }
 END_TEST
 
@@ -950,6 +981,7 @@ int main(void)
   tcase_add_test(tc, test_ssd_channel_bus);
   tcase_add_test(tc, test_ssd_link_caps);
   tcase_add_test(tc, test_ssd_steady_state);
+  tcase_add_test(tc, test_ssd_active_range);
   suite_add_tcase(s, tc);
   tc = tcase_create("iface");
   tcase_add_test(tc, test_iface_shared_link);

@@ -305,11 +305,26 @@ START_TEST(test_specific_messages)
       {"faults_too_many.yaml", "faults: at most 8 faults"},
       {"duplicate_nested_key.yaml", "duplicate key 'mtu'"},
       {"seed_map.yaml", "scenario.seed: expected a whole number, got a map"},
+      {"fault_after_time.yaml", "the fault would never happen"},
+      {"fault_at_end.yaml", "is not before the end of the simulated time (time 2 s)"},
+      {"fault_path_single.yaml", "mode single has one path and no failover"},
+      {"fault_path_no_port.yaml", "network.mode lacp has NAS ports 0 .. 1"},
+      {"fault_lacp_one_port.yaml", "on a bond of 1 port leaves nothing to fail over to"},
+      {"fault_all_paths_down.yaml", "leaves no path up (all 2 down)"},
+      {"fault_disk_twice.yaml", "disk_fail of disk 3 at 1.5 s follows its disk_fail at 1 s"},
+      {"fault_hang_then_fail.yaml", "disk_fail of disk 1 at 1 s follows its disk_hang at 0.5 s"},
+      {"fault_path_up_first.yaml", "path_up of path 1 at 1 s: it is already up"},
+      {"bs_fraction.yaml", "bs: 4.5 B is not a whole number of bytes"},
+      {"size_fraction.yaml", "size: 4.5 B is not a whole number of bytes"},
+      {"size_below_bs.yaml", "size: 4096 B is smaller than the block size 65536 B"},
+      {"bs_unicode_digits.yaml", "bs: bad value"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     snprintf(p, sizeof p, "%s/scenarios/hostile/%s", src, cases[i][0]);
     hostile_check_yaml(p, cases[i][1]);
   }
+  snprintf(p, sizeof p, "%s/scenarios/hostile/size_below_bs.fio", src);
+  hostile_run_fio(p, "blocksize too large for data set");
 }
 END_TEST
 

@@ -17,8 +17,10 @@
  *   4. the controller's data path at read_rate / write_rate;
  *   5. the host link (SATA 8b/10b payload, or PCIe lanes), then any
  *      shared upstream link.
- * WA = steady_state_write_factor for non-sequential writes when
- * preconditioned, else 1. */
+ * WA for non-sequential writes when preconditioned: steady_state_write_factor
+ * (the whole drive written at random) scaled down to the span written
+ * (flash_range_wa in ssd.c: the spare area serves only the active range);
+ * else 1. */
 #ifndef NASTWIN_FLASH_H
 #define NASTWIN_FLASH_H
 
@@ -64,6 +66,7 @@ double flash_next_completion_s(const void *priv);
 int flash_pop_completion(void *priv, double now_s, struct disk_io *done);
 void flash_stats(const void *priv, double now_s, struct disk_stats *out);
 void flash_attach_link(void *priv, struct iface_link *link);
+void flash_precondition(void *priv, const struct disk_precond *p);
 
 #include <stddef.h>
 
@@ -100,7 +103,7 @@ void flash_attach_link(void *priv, struct iface_link *link);
      .help = "1: steady state (written full before), 0: fresh out of box"}, \
     {.key = "steady_state_write_factor", .dim = UNITS_NUMBER, \
      .offset = FLASH_OFF(steady_state_write_factor), .min = 1, .max = 20, .optional = 1, .def = 3, \
-     .help = "write amplification of random writes in steady state"}, \
+     .help = "write amplification of uniform random writes over the whole drive in steady state"}, \
     {.key = "power_active", .dim = UNITS_POWER, .offset = FLASH_OFF(power_active_W), .min = 0.05, \
      .max = 25, .help = "power while serving requests (W)"}, \
     {.key = "power_idle", .dim = UNITS_POWER, .offset = FLASH_OFF(power_idle_W), .min = 0.01, \

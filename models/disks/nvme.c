@@ -32,4 +32,5 @@ const struct disk_model nvme_model = {
     .pop_completion = flash_pop_completion,
     .stats = flash_stats,
     .attach_link = flash_attach_link,
+    .precondition = flash_precondition,
 };

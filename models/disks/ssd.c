@@ -24,6 +24,8 @@ struct flash {
   struct disk_power power;
   uint64_t last_write_end_bytes;
   int have_last_write;
+  uint64_t span_lo, span_hi; /* the LBA span written: the workload's active range */
+  int have_span;
   struct disk_stats counts; /* reads, writes and their bytes */
 };
 
@@ -197,6 +199,67 @@ static double flash_pages(struct flash *f, double now_s, double ready_s, const s
   return end;
 }
 
+/* Write amplification of random writes confined to a share f of a
+ * preconditioned drive (SNIA SSS PTS: steady state of the workload itself
+ * over its active range; the rest of the drive holds still data).  w =
+ * steady_state_write_factor is the WA of uniform random writes over the
+ * whole drive.  Under LRW/greedy cleaning of uniform random writes
+ * (Desnoyers, SYSTOR 2012; Hu et al., SYSTOR 2009) the victim block keeps
+ * a valid share x = exp(-a (1 - x)), WA = 1 / (1 - x), a = physical /
+ * logical space; w gives a.  The still data fills whole blocks that are
+ * never cleaned, so the active range has the spare area to itself:
+ * a_f = 1 + (a - 1) / f.  Small active ranges run at WA -> 1. */
+static double flash_range_wa(double w, double f)
+{
+  if (w <= 1.0 || f >= 1.0)
+    return w > 1.0 ? w : 1.0;
+  double x = 1.0 - 1.0 / w;
+  double a = -log(x) / (1.0 - x);
+  double af = 1.0 + (a - 1.0) / (f > 1e-9 ? f : 1e-9);
+  /* g(x) = x - exp(-af (1 - x)): g(0) < 0 < g(xm), xm = 1 - ln(af) / af */
+  double lo = 0.0, hi = 1.0 - log(af) / af;
+  for (int i = 0; i < 60; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (mid - exp(-af * (1.0 - mid)) < 0.0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 1.0 / (1.0 - 0.5 * (lo + hi));
+}
+
+/* The steady-state WA of one write, as the span written so far grows. */
+static double flash_write_wa(struct flash *f, const struct disk_io *io)
+{
+  uint64_t end = io->offset_bytes + io->len_bytes;
+  if (!f->have_span || io->offset_bytes < f->span_lo)
+    f->span_lo = io->offset_bytes;
+  if (!f->have_span || end > f->span_hi)
+    f->span_hi = end;
+  f->have_span = 1;
+  int sequential = f->have_last_write && io->offset_bytes == f->last_write_end_bytes;
+  f->have_last_write = 1;
+  f->last_write_end_bytes = end;
+  if (f->p.preconditioned < 1.0 || sequential)
+    return 1.0;
+  return flash_range_wa(f->p.steady_state_write_factor,
+                        (double)(f->span_hi - f->span_lo) / f->p.capacity_bytes);
+}
+
+/* The regions the jobs write (disk_precondition): the active range from the start. */
+void flash_precondition(void *priv, const struct disk_precond *p)
+{
+  struct flash *f = priv;
+  if (p->len_bytes == 0)
+    return;
+  uint64_t end = p->offset_bytes + p->len_bytes; /* the union of the jobs' regions */
+  if (!f->have_span || p->offset_bytes < f->span_lo)
+    f->span_lo = p->offset_bytes;
+  if (!f->have_span || end > f->span_hi)
+    f->span_hi = end;
+  f->have_span = 1;
+}
+
 void flash_submit(void *priv, double now_s, const struct disk_io *io)
 {
   struct flash *f = priv;
@@ -224,10 +287,7 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
     double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_HOST, now_s, ready, n);
     end = fmax(nand_end, fmax(pipe_end, link_end));
   } else {
-    int sequential = f->have_last_write && io->offset_bytes == f->last_write_end_bytes;
-    double wa = (f->p.preconditioned >= 1.0 && !sequential) ? f->p.steady_state_write_factor : 1.0;
-    f->have_last_write = 1;
-    f->last_write_end_bytes = io->offset_bytes + io->len_bytes;
+    double wa = flash_write_wa(f, io);
     double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_DEVICE, now_s, ctrl_end, n);
     double pipe_dur = n / f->p.write_rate_bytes_per_s;
     double ready = link_end - pipe_dur > ctrl_end ? link_end - pipe_dur : ctrl_end;
@@ -292,4 +352,5 @@ const struct disk_model sata_ssd_model = {
     .pop_completion = flash_pop_completion,
     .stats = flash_stats,
     .attach_link = flash_attach_link,
+    .precondition = flash_precondition,
 };

@@ -3,6 +3,7 @@
 #include "sim/config/drive_layout.h"
 #include "base/datadir.h"
 
+#include "sim/config/config_faults.h"
 #include "sim/config/config_workload.h"
 #include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
@@ -747,6 +748,8 @@ static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct 
       if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
         return -1;
       cf->target = (int)target;
+      if (path && cfg_fault_path_check(f, s, cf, err) < 0)
+        return -1;
       const struct ynode *at = ytree_get(f, "at");
       char msg[512];
       if (!at || at->kind != YNODE_SCALAR || units_parse(at->scalar, UNITS_TIME, &cf->at_s, msg, sizeof msg) < 0 ||
@@ -754,7 +757,12 @@ static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct 
         return nw_fail(err, at ? at->file : f->file, at ? at->line : f->line, at ? at->col : f->col,
                        "faults.at: %s", at && at->kind == YNODE_SCALAR ? (cf->at_s < 0 ? "must be >= 0" : msg)
                                                                        : "needs a time like 1.5s");
+      if (ytree_get(R, "time") && cf->at_s >= s->time_s) /* a replay's own span is known later */
+        return nw_fail(err, at->file, at->line, at->col,
+                       "faults.at: '%s' is not before the end of the simulated time (time %g s): the fault "
+                       "would never happen", at->scalar, s->time_s);
     }
+    return cfg_fault_sequence(fl, s, err);
   }
   return 0;
 }

@@ -488,6 +488,18 @@ static void fio_fold_rates(struct job *j, double mean_r, double mean_w)
 
 int fio_job_finish(struct job *j, char *msg, size_t msg_len)
 {
+  double max_bs = 0.0; /* whole bytes, and no block larger than the data set (fio refuses both) */
+  for (int i = 0; i < j->nbs + j->nbs_w; i++) {
+    double b = i < j->nbs ? j->bs_bytes[i] : j->bs_bytes_w[i - j->nbs];
+    if (b != floor(b))
+      return fio_msg(msg, msg_len, "bs: %g B is not a whole number of bytes", b);
+    max_bs = b > max_bs ? b : max_bs;
+  }
+  if (j->size_bytes > 0 && j->size_bytes != floor(j->size_bytes))
+    return fio_msg(msg, msg_len, "size: %g B is not a whole number of bytes", j->size_bytes);
+  if (j->size_bytes > 0 && j->size_bytes < max_bs)
+    return fio_msg(msg, msg_len, "size: %.0f B is smaller than the block size %.0f B (fio: blocksize too "
+                   "large for data set)", j->size_bytes, max_bs);
   double mean_r = fio_mean_bs(j->bs_bytes, j->bs_weight, j->nbs);
   double mean_w = j->nbs_w > 0 ? fio_mean_bs(j->bs_bytes_w, j->bs_weight_w, j->nbs_w) : mean_r;
   double wf = 1.0 - j->read_frac;
