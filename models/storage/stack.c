@@ -125,7 +125,10 @@ void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, u
       s->fg_bytes[member] += len; /* md's is_mddev_idle: sectors md did not issue for a sync */
     }
   }
-  disk_submit(d, t, &io);
+  if (member >= 0)
+    stk_elv_submit(s, member, &io, write, r, t);
+  else
+    disk_submit(d, t, &io);
   /* the one place a disk request's CPU cost is charged: block layer +
    * driver submit and the completion interrupt, overlapping the device's
    * service (the request waits for both) */
@@ -324,6 +327,9 @@ int stack_check(const struct stack_cfg *cfg, struct nw_err *err)
     return nw_fail(err, NULL, 0, 0,
                    "volume: speed_limit_min %g B/s must be > 0 and <= speed_limit_max %g B/s",
                    v->speed_limit_min_bytes_per_s, v->speed_limit_max_bytes_per_s);
+  if (v->iosched > 0 && v->cfq_quantum > v->queue_depth)
+    return nw_fail(err, NULL, 0, 0, "volume: cfq_quantum %g must be <= queue_depth %g", v->cfq_quantum,
+                   v->queue_depth);
   const struct pcache_params *p = &cfg->pcache;
   if (p->ram_bytes > 0) {
     if (p->dirty_background_ratio > p->dirty_ratio)
@@ -428,6 +434,7 @@ void stack_destroy(struct stack *s)
     return;
   while (s->live != NULL) /* requests still in flight */
     stk_req_free1(s, s->live);
+  stk_elv_free(s);
   free(s->heap);
   free(s->blocked);
   pcache_destroy(s->pc);
@@ -508,8 +515,10 @@ void stack_advance(struct stack *s, double now_s)
       struct disk_io io;
       if (!disk_pop_completion(d, td, &io))
         break; /* model promised a completion it does not deliver */
-      if (w < RAID_MAX_MEMBERS)
+      if (w < RAID_MAX_MEMBERS) {
         s->pending[w]--;
+        stk_elv_done(s, w, td);
+      }
       stk_sub_done(s, (struct stk_req *)(uintptr_t)io.tag, td);
     } else if (tt <= now_s) {
       stk_timer_fire(s, stk_tm_pop(s));

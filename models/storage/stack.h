@@ -83,9 +83,15 @@ struct volume_params {
                                          every disk); 0: none */
   double procedure_s;                 /* the vendor's fixed steps of a volume operation
                                          (partitioning, mdadm, mount, services), after md's work */
+  double iosched;                     /* index into iosched_names: the members' elevator */
+  double cfq_slice_sync_s;            /* CFQ time slice of a sync queue */
+  double cfq_slice_async_s;           /* CFQ time slice of the async queue */
+  double cfq_quantum;                 /* CFQ: requests dispatched at once while others wait */
+  double queue_depth;                 /* requests the block layer keeps at a member disk */
 };
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
+extern const char *const iosched_names[];     /* "noop", "cfq" (stack_iosched.c) */
 extern const struct param_desc volume_param_table[];
 extern const size_t volume_param_count;
 

@@ -46,6 +46,7 @@
 #define STK_SC_STREAMS 16          /* sequential streams the SSD cache tracks at once */
 /* flashcache max_clean_ios_total default 4: dirty runs being written back at once */
 #define STK_DESTAGE_INFLIGHT 4
+#define STK_ELV_NQ 3 /* CFQ queues per member (stack_iosched.c) */
 
 enum stk_step {
   ST_CPU_PRE, ST_CRYPT_W, ST_SSD, ST_PLAN, ST_READS, ST_PARITY, ST_WRITES, ST_SSD_FILL,
@@ -120,6 +121,14 @@ struct stk_op {
   uint64_t last_events[RAID_MAX_MEMBERS];
 };
 
+/* The I/O scheduler of one member (stack_iosched.c). */
+struct stk_elv {
+  struct stk_elv_rq *head[STK_ELV_NQ], *tail[STK_ELV_NQ];
+  int dispatched;     /* requests at the disk */
+  int active;         /* the queue holding the disk */
+  double slice_end_s; /* its slice ends then */
+};
+
 struct blocked_write {
   struct stack_io io;
 };
@@ -133,6 +142,7 @@ struct stack {
   struct disk *dev[RAID_MAX_MEMBERS];
   int ndev;
   int pending[RAID_MAX_MEMBERS];
+  struct stk_elv elv[RAID_MAX_MEMBERS];
   uint64_t capacity;
   /* timers */
   struct stk_timer *heap;
@@ -191,6 +201,13 @@ void stk_lower(struct stack *s, struct stk_req *r, double t);
 
 void stk_compute(struct stack *s, struct stk_req *r, struct accel *engine, double bytes,
                  enum stack_thread th, double cycles, double t);
+
+/* stack_iosched.c */
+struct disk_io;
+void stk_elv_submit(struct stack *s, int m, const struct disk_io *io, int write,
+                    const struct stk_req *r, double t);
+void stk_elv_done(struct stack *s, int m, double t);
+void stk_elv_free(struct stack *s);
 
 /* stack_crypt.c */
 void stk_crypt_write(struct stack *s, struct stk_req *r, double t);

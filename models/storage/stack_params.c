@@ -16,6 +16,7 @@ const char *const raid_level_names[] = {"single", "jbod", "0", "1", "5", "6", "1
                                         NULL};
 const char *const raid_layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
                                          "right-asymmetric", NULL};
+const char *const iosched_names[] = {"noop", "cfq", NULL};
 const char *const stack_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate", NULL};
 const char *const ssdcache_mode_names[] = {"none", "read-only", "read-write", NULL};
 
@@ -80,6 +81,27 @@ const struct param_desc volume_param_table[] = {
     {.key = "procedure_time", .dim = UNITS_TIME,
      .offset = offsetof(struct volume_params, procedure_s), .min = 0, .max = 3600, .optional = 1,
      .def = 0, .help = "fixed steps of a volume operation around md's work (s)"},
+    /* the members' elevator (stack_iosched.c): noop (requests go to the
+     * disk in arrival order) unless a system's kernel is known to ship
+     * another (catalog/systems.yaml) */
+    {.key = "iosched", .offset = offsetof(struct volume_params, iosched), .min = 0, .max = 1,
+     .optional = 1, .def = 0, .help = "member disks' I/O scheduler", .choices = iosched_names},
+    /* cfq-iosched.c: cfq_slice_sync = HZ / 10 */
+    {.key = "cfq_slice_sync", .dim = UNITS_TIME,
+     .offset = offsetof(struct volume_params, cfq_slice_sync_s), .min = 1e-3, .max = 1,
+     .optional = 1, .def = 0.1, .help = "CFQ time slice of a sync queue (s)"},
+    /* cfq-iosched.c: cfq_slice_async = HZ / 25 */
+    {.key = "cfq_slice_async", .dim = UNITS_TIME,
+     .offset = offsetof(struct volume_params, cfq_slice_async_s), .min = 1e-3, .max = 1,
+     .optional = 1, .def = 0.04, .help = "CFQ time slice of the async (write-back) queue (s)"},
+    /* cfq-iosched.c: cfq_quantum = 8 (3.x) */
+    {.key = "cfq_quantum", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, cfq_quantum), .min = 1, .max = 64, .optional = 1,
+     .def = 8, .help = "CFQ: requests of the active queue at the disk while other queues wait"},
+    /* libata: 32 NCQ tags per SATA device (ATA_MAX_QUEUE) */
+    {.key = "queue_depth", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct volume_params, queue_depth), .min = 1, .max = 256, .optional = 1,
+     .def = 32, .help = "requests the block layer keeps at a member disk under cfq"},
 };
 const size_t volume_param_count = PARAM_COUNT(volume_param_table);
 
