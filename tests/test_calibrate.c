@@ -79,7 +79,7 @@ static char *tc_slurp(const char *path)
 /* Drop the provenance lines of how a fit ran (they differ with -j). */
 static void tc_strip_run(char *t)
 {
-  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: "};
+  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: ", "\n  cpu_s: "};
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
     char *p = strstr(t, keys[k]);
     if (!p)
@@ -284,6 +284,68 @@ START_TEST(test_recovers_known_latency)
   unlink(data);
   unlink(out1);
   unlink(out2);
+  rmdir(dir);
+  free(a);
+  free(b);
+  free(out);
+}
+END_TEST
+
+/* The coloured Jacobian against the per-parameter one on a small case:
+ * synthetic-a reaches only the drive latency (golden-fit.yaml),
+ * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
+ * one perturbed vector.  The two fits must write the same bytes (values
+ * to 10 digits, standard errors, sensitivities), and the coloured one
+ * must need fewer vectors. */
+START_TEST(test_jacobian_coloured_same)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat, MBps, lat2, MBps2;
+  tc_truth("2.3ms", out, &lat, &MBps);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit-rate.yaml' --set disks.read_rate=80MB/s --json", src);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  lat2 = tc_json_num(out, "\"read\"", "mean");
+  MBps2 = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_msg(lat > 0 && MBps2 > 0 && lat2 > 0 && MBps > 0, "truth: %g ms, %g MB/s", lat, MBps2);
+  char dir[] = "/tmp/tc_jacXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[2][1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  const struct tc_experiment x[2] = {{"synthetic-a", "test_calibrate (2.3 ms)", lat, 0},
+                                     {"synthetic-b", "test_calibrate (80 MB/s)", lat2, MBps2}};
+  tc_write_data(data, x, 2);
+  const char *how[2] = {"per-parameter", "coloured"};
+  int nvec[2] = {0, 0};
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal-%s.yaml", dir, how[m]);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/jac-points.yaml' --quiet --max-iter 6 -j 2 "
+             "--jacobian %s --out '%s'",
+             data, src, how[m], cal[m]);
+    int rc = tc_run(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 0, "calibrate --jacobian %s exit %d:\n%s", how[m], rc, out);
+    const char *l = strstr(out, "Jacobian: 2 free parameters, ");
+    ck_assert_msg(l && sscanf(l, "Jacobian: 2 free parameters, %d perturbed vectors", &nvec[m]) == 1,
+                  "no Jacobian line with 2 free parameters in:\n%s", out);
+  }
+  ck_assert_msg(nvec[0] == 2 && nvec[1] == 1, "perturbed vectors: per-parameter %d, coloured %d", nvec[0], nvec[1]);
+  char *a = tc_slurp(cal[0]), *b = tc_slurp(cal[1]);
+  ck_assert_msg(a && b, "outputs missing");
+  tc_strip_run(a);
+  tc_strip_run(b);
+  ck_assert_msg(strstr(a, "key: latency, value: ") && strstr(a, "key: read_rate, value: "), "both fitted:\n%s", a);
+  ck_assert_msg(!strcmp(a, b), "coloured and per-parameter fits differ:\n%s\n---\n%s", a, b);
+  /* and the fit recovers both truths (the prior holds them within 1 %) */
+  const char *v = strstr(a, "key: latency, value: \"");
+  double fl = strtod(v + strlen("key: latency, value: \""), NULL);
+  v = strstr(a, "key: read_rate, value: \"");
+  double fr = strtod(v + strlen("key: read_rate, value: \""), NULL);
+  ck_assert_msg(fabs(fl / 2.3e-3 - 1) < 0.01 && fabs(fr / 80e6 - 1) < 0.01, "fitted %g s, %g B/s", fl, fr);
+  for (int m = 0; m < 2; m++)
+    unlink(cal[m]);
+  unlink(data);
   rmdir(dir);
   free(a);
   free(b);
@@ -628,6 +690,7 @@ static Suite *calibrate_suite(void)
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
+  tcase_add_test(t, test_jacobian_coloured_same);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

@@ -28,7 +28,7 @@
 #include "base/err.h"
 #include "sim/study/validate.h"
 
-#define CALIB_MAX_PARAMS 160
+#define CALIB_MAX_PARAMS 400
 
 struct calib_param {
   char entry[96];      /* "socs/alpine-al514" */
@@ -64,6 +64,10 @@ struct calib_opts {
   const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
+  double prior;  /* weight of the prior rows W 2 (x - catalogue) / (hi - lo); 0: none */
+  double robust; /* Cauchy scale of the residuals (log units); 0: plain least squares */
+  int jac_dense; /* 1: one perturbed vector per parameter (the reference for the coloured assembly) */
+  int jac_every; /* a fresh forward-difference Jacobian every N-th; 0: only a fit's first (then secant) */
   int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
 };
 
