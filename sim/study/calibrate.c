@@ -423,7 +423,9 @@ static int calib_setup(struct calib *c, struct nw_err *err)
       if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
         continue;
       int j = calib_find_param(c, entry, key);
-      if (j >= 0 && (!calib_power_only(&c->par[j]) || power[t]))
+      /* a RAID operation without client I/O: no request reaches the protocol */
+      int no_io = s->op != STACK_OP_NONE && !s->op_with_workload;
+      if (j >= 0 && (!calib_power_only(&c->par[j]) || power[t]) && !(no_io && !strncmp(entry, "protocols/", 10)))
         c->reach[(size_t)t * (size_t)c->np + (size_t)j] = 1;
     }
   }
