@@ -291,6 +291,55 @@ START_TEST(test_recovers_known_latency)
 }
 END_TEST
 
+/* The robust loss: the latency point is "measured" at 2.3 ms, the
+ * throughput point at 10x what any latency in range gives (a missing
+ * mechanism).  With the Cauchy residuals (default) the latency stays
+ * near 2.3 ms and the throughput point is reported as mechanism missing;
+ * with plain least squares (--robust 0) the far point drags it further. */
+START_TEST(test_robust_outlier)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
+  char dir[] = "/tmp/tc_robXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[2][1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (2.3 ms, MB/s x10)", lat_ms, 10 * MBps},
+                1);
+  const char *robust[2] = {"0.4", "0"};
+  double fitted[2];
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal%d.yaml", dir, m);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/points.yaml' --params drives/teaching-fixed.latency "
+             "--quiet --max-iter 20 --robust %s -j 2 --out '%s'",
+             data, src, robust[m], cal[m]);
+    int rc = tc_run(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 0, "calibrate --robust %s exit %d:\n%s", robust[m], rc, out);
+    if (m == 0)
+      ck_assert_msg(strstr(out, "mechanism missing") && strstr(out, "synthetic-golden read_MBps"),
+                    "the x10 point is not reported as mechanism missing:\n%s", out);
+    char *a = tc_slurp(cal[m]);
+    const char *v = a ? strstr(a, "key: latency, value: \"") : NULL;
+    ck_assert_msg(v != NULL, "no latency in:\n%s", a ? a : "(none)");
+    fitted[m] = strtod(v + strlen("key: latency, value: \""), NULL);
+    if (m == 0)
+      ck_assert_msg(strstr(a, "mechanism_missing:") && strstr(a, "metric: read_MBps"), "file:\n%s", a);
+    free(a);
+    unlink(cal[m]);
+  }
+  double e_rob = fabs(fitted[0] / 2.3e-3 - 1), e_ls = fabs(fitted[1] / 2.3e-3 - 1);
+  ck_assert_msg(e_ls > 0.8 && e_rob < 0.6 * e_ls, "robust fit %g s (%.1f %% off), least squares %g s (%.1f %% off)", fitted[0],
+                100 * e_rob, fitted[1], 100 * e_ls);
+  unlink(data);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
 /* The coloured Jacobian against the per-parameter one on a small case:
  * synthetic-a reaches only the drive latency (golden-fit.yaml),
  * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
@@ -691,6 +740,7 @@ static Suite *calibrate_suite(void)
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
   tcase_add_test(t, test_jacobian_coloured_same);
+  tcase_add_test(t, test_robust_outlier);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);
