@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/engine/engine.h"
@@ -265,6 +266,9 @@ int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int
       }
       idx[n++] = e;
     }
+  if (rc == 0 && n > 0 && !c->o->quiet)
+    fprintf(stderr, "calibrate: %d simulations to run (%ld so far, %.0f s, %.0f s CPU)\n", n, c->nsims,
+            calib_elapsed_s(c), calib_cpu_s());
   if (rc == 0)
     rc = calib_run_pending(c, idx, n);
   /* out of memory half way: what did not run is a failed result, not a hole */
