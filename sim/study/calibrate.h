@@ -11,11 +11,14 @@
  * scenario that maps to the same (entry, key).
  *
  * Residuals r_i = w_i log(predicted_i / measured_i), w = 1, approx points
- * 1/sqrt(2), skewed/unsupported/non-positive points excluded.  Each value
- * is fitted through x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's
- * Levenberg-Marquardt trust region; the Jacobian is forward differences
- * in u whose simulations run as one run-pool batch, and every simulation
- * is cached by (task, values of the parameters that reach it). */
+ * 1/sqrt(2), skewed/unsupported/non-positive points excluded, fitted as
+ * Cauchy pseudo-residuals (o->robust), plus one prior row per free
+ * parameter (o->prior).  Each value is fitted through
+ * x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's Levenberg-Marquardt trust
+ * region; the first Jacobian of a fit is coloured forward differences in
+ * u (calib_jac.c) whose simulations run as one run-pool batch, the later
+ * ones sparse secant updates, and every simulation is cached by (task,
+ * values of the parameters that reach it). */
 #ifndef NASTWIN_CALIBRATE_H
 #define NASTWIN_CALIBRATE_H
 
