@@ -230,6 +230,11 @@ START_TEST(test_recovers_known_latency)
            common, out1);
   int rc = tc_run(args, out, TC_OUT_MAX);
   ck_assert_msg(rc == 0, "calibrate -j 1 exit %d:\n%s", rc, out);
+  int cold_it = -1, warm_it = -1;
+  const char *it = strstr(out, " iterations (");
+  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
+    it--;
+  ck_assert_msg(it && sscanf(it, "%d iterations (", &cold_it) == 1, "no iteration count in:\n%s", out);
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --out '%s'", data, src,
            common, out2);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
@@ -257,6 +262,21 @@ START_TEST(test_recovers_known_latency)
       nfiles++;
   closedir(d);
   ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  /* --start: from the fit's own values the refit needs fewer iterations and stays there. */
+  snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --start '%s' --out '%s'",
+           data, src, common, out1, out2);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  it = strstr(out, " iterations (");
+  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
+    it--;
+  ck_assert_msg(strstr(out, "starting from the values of ") && it && sscanf(it, "%d iterations (", &warm_it) == 1,
+                "--start: no start line or iteration count in:\n%s", out);
+  ck_assert_msg(warm_it < cold_it, "--start: %d iterations, from the catalogue %d", warm_it, cold_it);
+  char *w = tc_slurp(out2);
+  const char *wv = w ? strstr(w, "key: latency, value: \"") : NULL;
+  ck_assert_msg(wv && fabs(strtod(wv + strlen("key: latency, value: \""), NULL) / 2.3e-3 - 1) < 0.02,
+                "--start: refit latency in:\n%s", w ? w : "(none)");
+  free(w);
   /* validate --calibrated applies the fit: the latency point's error vanishes. */
   snprintf(args, sizeof args, "validate --data '%s' --points '%s/tests/calib/points.yaml' --calibrated '%s' --json", data,
            src, out1);

@@ -40,6 +40,9 @@ static void cli_calibrate_usage(FILE *out)
         "                     missing mechanism puts far off pulls less than one at +-S; 0 = plain\n"
         "                     least squares.  Points still off by more than 2x after the fit are\n"
         "                     listed as \"mechanism missing\"\n"
+        "  --start FILE       start from FILE's values (a calibrated.yaml, e.g. the shipped one) instead\n"
+        "                     of the catalogue's: fewer iterations when a refit moves little; the prior\n"
+        "                     rows still pull towards the catalogue\n"
         "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
         "                     points share one perturbed vector; per-parameter: one vector each (the\n"
         "                     reference: the same simulations and the same numbers, more passes)\n"
@@ -79,7 +82,7 @@ int cli_calibrate(int argc, char **argv)
                                        "--fio-results",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
                                        "--cv-readme", "--cv-by", "--prior", "--robust", "--jacobian",
-                                       "--jacobian-every", NULL};
+                                       "--jacobian-every", "--start", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -105,6 +108,8 @@ int cli_calibrate(int argc, char **argv)
       fio_dir = val;
     else if (!strcmp(a, "--date"))
       o.date = val;
+    else if (!strcmp(a, "--start"))
+      o.start = val;
     else if (!strcmp(a, "--cv-from"))
       o.cv_from = val;
     else if (!strcmp(a, "--cv-readme"))

@@ -138,6 +138,10 @@ void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE 
 
 /* calib_cv.c: leave-one-experiment-out after the full fit (xfull, ufull). */
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out);
+/* calib_cv.c: start from a calibrated.yaml's values (chosen[j] = 1 for
+ * those it names).  0, or 2 with err. */
+int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, const char *tag, FILE *out,
+                      struct nw_err *err);
 /* calib_cv.c: the cross-validation of a shipped fit (o->cv_from): its
  * values, its free parameters (those still free), one Jacobian there,
  * then calib_cv's one-step folds.  0, 1 (the fit's Jacobian failed) or 2

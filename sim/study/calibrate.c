@@ -561,6 +561,19 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     free(c);
     return 0;
   }
+  if (o->start) { /* warm start: a previous fit's values (the prior still pulls towards the catalogue) */
+    unsigned char *chosen = calloc((size_t)(c->np > 0 ? c->np : 1), 1);
+    rc = chosen ? calib_values_from(c, o->start, chosen, "start", out, err) : 2;
+    free(chosen);
+    if (rc != 0) {
+      free(cand);
+      free(allpts);
+      calib_release(c);
+      free(c);
+      return rc;
+    }
+    fprintf(out, "starting from the values of %s\n", o->start);
+  }
   int nscreen = c->nfree;
   if (calib_screen(c) < 0) {
     nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");

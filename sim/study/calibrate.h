@@ -62,6 +62,7 @@ struct calib_opts {
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
+  const char *start;     /* start from this calibrated.yaml's values (warm start); NULL: the catalogue's */
   const char *cv_from;   /* cross-validate this calibrated.yaml's fit (no refit); NULL: fit first */
   int cv_by_system;      /* 1: the folds leave one system out, 0: one experiment */
   const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
