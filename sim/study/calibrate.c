@@ -490,6 +490,14 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     return nw_fail(err, "calibrate", 0, 0, "out of memory"), 2;
   c->o = o;
   clock_gettime(CLOCK_MONOTONIC, &c->t0);
+  FILE *sf = o->start ? fopen(o->start, "r") : NULL;
+  if (o->start && !sf) { /* bad input before any simulation */
+    nw_fail(err, o->start, 0, 0, "--start: cannot open: %s", strerror(errno));
+    free(c);
+    return 2;
+  }
+  if (sf)
+    fclose(sf);
   int rc = 0;
   if (val_load(o->data, o->points, o->only, o->catalog, NULL, 0, &c->v, err) < 0 || calib_setup(c, err) < 0) {
     calib_release(c);
