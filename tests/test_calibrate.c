@@ -79,7 +79,7 @@ static char *tc_slurp(const char *path)
 /* Drop the provenance lines of how a fit ran (they differ with -j). */
 static void tc_strip_run(char *t)
 {
-  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: "};
+  static const char *const keys[] = {"\n  command: ", "\n  cores: ", "\n  jobs: ", "\n  wall_s: ", "\n  cpu_s: "};
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
     char *p = strstr(t, keys[k]);
     if (!p)
@@ -230,6 +230,11 @@ START_TEST(test_recovers_known_latency)
            common, out1);
   int rc = tc_run(args, out, TC_OUT_MAX);
   ck_assert_msg(rc == 0, "calibrate -j 1 exit %d:\n%s", rc, out);
+  int cold_it = -1, warm_it = -1;
+  const char *it = strstr(out, " iterations (");
+  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
+    it--;
+  ck_assert_msg(it && sscanf(it, "%d iterations (", &cold_it) == 1, "no iteration count in:\n%s", out);
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --out '%s'", data, src,
            common, out2);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
@@ -257,6 +262,21 @@ START_TEST(test_recovers_known_latency)
       nfiles++;
   closedir(d);
   ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  /* --start: from the fit's own values the refit needs fewer iterations and stays there. */
+  snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --start '%s' --out '%s'",
+           data, src, common, out1, out2);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  it = strstr(out, " iterations (");
+  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
+    it--;
+  ck_assert_msg(strstr(out, "starting from the values of ") && it && sscanf(it, "%d iterations (", &warm_it) == 1,
+                "--start: no start line or iteration count in:\n%s", out);
+  ck_assert_msg(warm_it < cold_it, "--start: %d iterations, from the catalogue %d", warm_it, cold_it);
+  char *w = tc_slurp(out2);
+  const char *wv = w ? strstr(w, "key: latency, value: \"") : NULL;
+  ck_assert_msg(wv && fabs(strtod(wv + strlen("key: latency, value: \""), NULL) / 2.3e-3 - 1) < 0.02,
+                "--start: refit latency in:\n%s", w ? w : "(none)");
+  free(w);
   /* validate --calibrated applies the fit: the latency point's error vanishes. */
   snprintf(args, sizeof args, "validate --data '%s' --points '%s/tests/calib/points.yaml' --calibrated '%s' --json", data,
            src, out1);
@@ -284,6 +304,117 @@ START_TEST(test_recovers_known_latency)
   unlink(data);
   unlink(out1);
   unlink(out2);
+  rmdir(dir);
+  free(a);
+  free(b);
+  free(out);
+}
+END_TEST
+
+/* The robust loss: the latency point is "measured" at 2.3 ms, the
+ * throughput point at 10x what any latency in range gives (a missing
+ * mechanism).  With the Cauchy residuals (default) the latency stays
+ * near 2.3 ms and the throughput point is reported as mechanism missing;
+ * with plain least squares (--robust 0) the far point drags it further. */
+START_TEST(test_robust_outlier)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
+  char dir[] = "/tmp/tc_robXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[2][1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (2.3 ms, MB/s x10)", lat_ms, 10 * MBps},
+                1);
+  const char *robust[2] = {"0.4", "0"};
+  double fitted[2];
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal%d.yaml", dir, m);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/points.yaml' --params drives/teaching-fixed.latency "
+             "--quiet --max-iter 20 --robust %s -j 2 --out '%s'",
+             data, src, robust[m], cal[m]);
+    int rc = tc_run(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 0, "calibrate --robust %s exit %d:\n%s", robust[m], rc, out);
+    if (m == 0)
+      ck_assert_msg(strstr(out, "mechanism missing") && strstr(out, "synthetic-golden read_MBps"),
+                    "the x10 point is not reported as mechanism missing:\n%s", out);
+    char *a = tc_slurp(cal[m]);
+    const char *v = a ? strstr(a, "key: latency, value: \"") : NULL;
+    ck_assert_msg(v != NULL, "no latency in:\n%s", a ? a : "(none)");
+    fitted[m] = strtod(v + strlen("key: latency, value: \""), NULL);
+    if (m == 0)
+      ck_assert_msg(strstr(a, "mechanism_missing:") && strstr(a, "metric: read_MBps"), "file:\n%s", a);
+    free(a);
+    unlink(cal[m]);
+  }
+  double e_rob = fabs(fitted[0] / 2.3e-3 - 1), e_ls = fabs(fitted[1] / 2.3e-3 - 1);
+  ck_assert_msg(e_ls > 0.8 && e_rob < 0.6 * e_ls, "robust fit %g s (%.1f %% off), least squares %g s (%.1f %% off)", fitted[0],
+                100 * e_rob, fitted[1], 100 * e_ls);
+  unlink(data);
+  rmdir(dir);
+  free(out);
+}
+END_TEST
+
+/* The coloured Jacobian against the per-parameter one on a small case:
+ * synthetic-a reaches only the drive latency (golden-fit.yaml),
+ * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
+ * one perturbed vector.  The two fits must write the same bytes (values
+ * to 10 digits, standard errors, sensitivities), and the coloured one
+ * must need fewer vectors. */
+START_TEST(test_jacobian_coloured_same)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat, MBps, lat2, MBps2;
+  tc_truth("2.3ms", out, &lat, &MBps);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit-rate.yaml' --set disks.read_rate=80MB/s --json", src);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  lat2 = tc_json_num(out, "\"read\"", "mean");
+  MBps2 = tc_json_num(out, "\"read\"", "MBps");
+  ck_assert_msg(lat > 0 && MBps2 > 0 && lat2 > 0 && MBps > 0, "truth: %g ms, %g MB/s", lat, MBps2);
+  char dir[] = "/tmp/tc_jacXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[2][1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  const struct tc_experiment x[2] = {{"synthetic-a", "test_calibrate (2.3 ms)", lat, 0},
+                                     {"synthetic-b", "test_calibrate (80 MB/s)", lat2, MBps2}};
+  tc_write_data(data, x, 2);
+  const char *how[2] = {"per-parameter", "coloured"};
+  int nvec[2] = {0, 0};
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal-%s.yaml", dir, how[m]);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/jac-points.yaml' --quiet --max-iter 6 -j 2 "
+             "--jacobian %s --out '%s'",
+             data, src, how[m], cal[m]);
+    int rc = tc_run(args, out, TC_OUT_MAX);
+    ck_assert_msg(rc == 0, "calibrate --jacobian %s exit %d:\n%s", how[m], rc, out);
+    const char *l = strstr(out, "Jacobian: 2 free parameters, ");
+    ck_assert_msg(l && sscanf(l, "Jacobian: 2 free parameters, %d perturbed vectors", &nvec[m]) == 1,
+                  "no Jacobian line with 2 free parameters in:\n%s", out);
+  }
+  ck_assert_msg(nvec[0] == 2 && nvec[1] == 1, "perturbed vectors: per-parameter %d, coloured %d", nvec[0], nvec[1]);
+  char *a = tc_slurp(cal[0]), *b = tc_slurp(cal[1]);
+  ck_assert_msg(a && b, "outputs missing");
+  tc_strip_run(a);
+  tc_strip_run(b);
+  ck_assert_msg(strstr(a, "key: latency, value: ") && strstr(a, "key: read_rate, value: "), "both fitted:\n%s", a);
+  ck_assert_msg(!strcmp(a, b), "coloured and per-parameter fits differ:\n%s\n---\n%s", a, b);
+  /* and the fit recovers both truths (the prior holds them within 1 %) */
+  const char *v = strstr(a, "key: latency, value: \"");
+  double fl = strtod(v + strlen("key: latency, value: \""), NULL);
+  v = strstr(a, "key: read_rate, value: \"");
+  double fr = strtod(v + strlen("key: read_rate, value: \""), NULL);
+  ck_assert_msg(fabs(fl / 2.3e-3 - 1) < 0.01 && fabs(fr / 80e6 - 1) < 0.01, "fitted %g s, %g B/s", fl, fr);
+  for (int m = 0; m < 2; m++)
+    unlink(cal[m]);
+  unlink(data);
   rmdir(dir);
   free(a);
   free(b);
@@ -628,6 +759,8 @@ static Suite *calibrate_suite(void)
   t = tcase_create("synthetic_fit");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_recovers_known_latency);
+  tcase_add_test(t, test_jacobian_coloured_same);
+  tcase_add_test(t, test_robust_outlier);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

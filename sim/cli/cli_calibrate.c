@@ -1,4 +1,5 @@
 /* nastwin calibrate: fit the catalogue's `fit:` values to the review data. */
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include "base/datadir.h"
 #include <stdio.h>
@@ -31,7 +32,22 @@ static void cli_calibrate_usage(FILE *out)
         "  --max-iter N       Levenberg-Marquardt iterations (default 8)\n"
         "  --max-free N       after the screening Jacobian, fit at most N parameters, chosen\n"
         "                     by forward selection: each removes the most of the misfit left\n"
-        "                     (default 16; 0 = no cap)\n"
+        "                     (default 0 = no cap: every parameter that moves a point is fitted)\n"
+        "  --prior W          weight of one prior row per parameter, W*2*(value - catalogue)/(hi - lo):\n"
+        "                     holds what the points do not determine at the catalogue value\n"
+        "                     (default 0.01; 0 = none)\n"
+        "  --robust S         Cauchy scale of the residuals in log units (default 0.4): a point a\n"
+        "                     missing mechanism puts far off pulls less than one at +-S; 0 = plain\n"
+        "                     least squares.  Points still off by more than 2x after the fit are\n"
+        "                     listed as \"mechanism missing\"\n"
+        "  --start FILE       start from FILE's values (a calibrated.yaml, e.g. the shipped one) instead\n"
+        "                     of the catalogue's: fewer iterations when a refit moves little; the prior\n"
+        "                     rows still pull towards the catalogue\n"
+        "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
+        "                     points share one perturbed vector; per-parameter: one vector each (the\n"
+        "                     reference: the same simulations and the same numbers, more passes)\n"
+        "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"
+        "                     the start of a fit, then Schubert's sparse secant update)\n"
         "  --system SCENARIO  with --fio-results: a twin of your own box.  SCENARIO describes it;\n"
         "  --fio-results DIR  DIR holds NAME.fio + NAME.json pairs (fio --output-format=json);\n"
         "                     every job's IOPS, MB/s and mean latency per direction become the\n"
@@ -59,13 +75,14 @@ int cli_calibrate(int argc, char **argv)
 {
   static char out_path[1024];
   int out_given = 0;
-  struct calib_opts o = {.max_iter = 8, .max_free = 16, .cv_iter = 0,
+  struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.01, .robust = 0.4,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   const char *system = NULL, *fio_dir = NULL;
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
                                        "--fio-results",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
-                                       "--cv-readme", "--cv-by", NULL};
+                                       "--cv-readme", "--cv-by", "--prior", "--robust", "--jacobian",
+                                       "--jacobian-every", "--start", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (cli_opt_value(argc, argv, &i, valued, &val) < 0)
@@ -91,6 +108,8 @@ int cli_calibrate(int argc, char **argv)
       fio_dir = val;
     else if (!strcmp(a, "--date"))
       o.date = val;
+    else if (!strcmp(a, "--start"))
+      o.start = val;
     else if (!strcmp(a, "--cv-from"))
       o.cv_from = val;
     else if (!strcmp(a, "--cv-readme"))
@@ -102,13 +121,32 @@ int cli_calibrate(int argc, char **argv)
       }
       o.cv_by_system = !strcmp(val, "system");
     }
-    else if (!strcmp(a, "--cv"))
+    else if (!strcmp(a, "--jacobian")) {
+      if (strcmp(val, "coloured") && strcmp(val, "per-parameter")) {
+        fprintf(stderr, "nastwin: error: --jacobian '%s': expected coloured or per-parameter\n", val);
+        return 2;
+      }
+      o.jac_dense = !strcmp(val, "per-parameter");
+    } else if (!strcmp(a, "--prior") || !strcmp(a, "--robust")) {
+      char *end;
+      errno = 0;
+      double d = strtod(val, &end);
+      if (errno || end == val || *end || !(d >= 0) || d > 100) {
+        fprintf(stderr, "nastwin: error: %s '%s': expected a number in [0, 100]\n", a, val);
+        return 2;
+      }
+      if (!strcmp(a, "--prior"))
+        o.prior = d;
+      else
+        o.robust = d;
+    } else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))
       o.list = 1;
     else if (!strcmp(a, "--quiet"))
       o.quiet = 1;
-    else if (!strcmp(a, "--max-iter") || !strcmp(a, "--max-free") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j")) {
+    else if (!strcmp(a, "--max-iter") || !strcmp(a, "--max-free") || !strcmp(a, "--cv-iter") || !strcmp(a, "-j") ||
+             !strcmp(a, "--jacobian-every")) {
       long v;
       if (cli_opt_int(a, val, !strcmp(a, "-j") ? 1 : 0, !strcmp(a, "-j") ? 64 : 1000, &v) < 0)
         return 2;
@@ -118,6 +156,8 @@ int cli_calibrate(int argc, char **argv)
         o.max_free = (int)v;
       else if (!strcmp(a, "--cv-iter"))
         o.cv_iter = (int)v;
+      else if (!strcmp(a, "--jacobian-every"))
+        o.jac_every = (int)v;
       else
         o.njobs = (int)v;
     } else {

@@ -158,9 +158,13 @@ static int calib_cv_readme(const struct calib *c, const char *table)
   return 0;
 }
 
-int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
+/* Take the values of a calibrated.yaml (path) as c's start point: x, xref
+ * and uref of every parameter it names; chosen[j] = 1 for those.  A
+ * record of a parameter that is no longer a fit parameter is noted on out
+ * (tag: what the values are for).  0, or 2 with err (bad file). */
+int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, const char *tag, FILE *out,
+                      struct nw_err *err)
 {
-  const char *path = c->o->cv_from;
   struct ynode *root = ytree_load_file(path, err);
   if (!root)
     return 2;
@@ -170,7 +174,6 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
     ytree_free(root);
     return 2;
   }
-  unsigned char chosen[CALIB_MAX_PARAMS] = {0};
   for (int k = 0; k < list->n; k++) {
     const struct ynode *r = list->kids[k];
     const char *en = calib_scalar(r, "entry"), *key = calib_scalar(r, "key"), *val = calib_scalar(r, "value");
@@ -183,7 +186,7 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
       return 2;
     }
     if (j < 0) {
-      fprintf(out, "cv-from: %s.%s is not a fit parameter any more: left out\n", en ? en : "?", key ? key : "?");
+      fprintf(out, "%s: %s.%s is not a fit parameter any more: left out\n", tag, en ? en : "?", key ? key : "?");
       continue;
     }
     chosen[j] = 1;
@@ -191,6 +194,16 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
     c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
   }
   ytree_free(root);
+  return 0;
+}
+
+int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
+{
+  const char *path = c->o->cv_from;
+  unsigned char chosen[CALIB_MAX_PARAMS] = {0};
+  int rc0 = calib_values_from(c, path, chosen, "cv-from", out, err);
+  if (rc0 != 0)
+    return rc0;
   c->nfree = 0;
   for (int j = 0; j < c->np; j++) {
     c->par[j].free_ = c->par[j].free_ && chosen[j];

@@ -5,6 +5,7 @@
 #ifndef NASTWIN_CALIB_IMPL_H
 #define NASTWIN_CALIB_IMPL_H
 
+#include <stdint.h>
 #include <time.h>
 
 #include "sim/study/calibrate.h"
@@ -30,6 +31,8 @@ struct calib_res {
 
 struct calib_cached {
   int task;
+  int pending;  /* 1: queued in calib_simulate, no result yet */
+  uint64_t key; /* calib_jac.c's hash of (task, values reaching it) */
   double *vals; /* np values (only those reaching the task compared) */
   struct calib_res r;
 };
@@ -49,6 +52,11 @@ struct calib {
                            * and the cache compares values exactly */
   struct calib_cached *cache;
   int ncache, capcache;
+  int *hidx;              /* open-addressing index of cache (-1: empty), hcap a power of 2 */
+  size_t hcap;
+  int njac;               /* Jacobians of the current fit (0: the next is by differences) */
+  gsl_matrix *jprev;      /* the last Jacobian (calib_nrows x nfree), its u and residuals */
+  gsl_vector *uprev, *fprev;
   long nsims;
   int evals;
   double sumsq_screen;    /* sum of squares at the screening point */
@@ -73,16 +81,32 @@ struct calib_batch {
 
 struct calib_fitres {
   int iterations;
-  double sumsq0, sumsq1;
+  double sumsq0, sumsq1; /* the objective: robust residuals and prior rows */
+  double raw0, raw1;     /* sum of squares of the raw w*log(predicted/measured) */
   char stop[64];
 };
 
 /* Seconds since the run started. */
 double calib_elapsed_s(const struct calib *c);
+/* CPU seconds of the process and its finished children (calib_report.c). */
+double calib_cpu_s(void);
 /* Simulate the tasks of points pts at nvec parameter vectors (cached). 0 or -1. */
 int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts);
 /* Score points pts from the cache at x (v->pts[].predicted, error). */
 void calib_score_at(struct calib *c, const double *x, const int *pts, int npts);
+/* calib_jac.c: residual rows (fit points, then a prior row per free
+ * parameter when o->prior > 0), the robust pseudo-residual, the GSL
+ * callbacks (df: coloured forward differences, then sparse secant
+ * updates), the colouring of the free parameters, sums of squares. */
+int calib_nrows(const struct calib *c);
+double calib_robust(double r, double s);
+double calib_raw_sumsq(struct calib *c, const double *x);
+void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x);
+int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f);
+int calib_gsl_df(const gsl_vector *u, void *ctx, gsl_matrix *J);
+int calib_colour(const struct calib *c, const unsigned char *rows, int *colour);
+int calib_ncolours(const struct calib *c);
+double calib_sumsq(const gsl_vector *f);
 /* Fit the free parameters to the fit points from c->x (see calibrate.c). 0 or -1. */
 int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr);
 /* Free = selected parameters reaching at least one fit point. */
@@ -100,6 +124,10 @@ int calib_find_param(const struct calib *c, const char *entry, const char *key);
 int calib_counts(struct calib *c, int max_iter, struct calib_fitres *fr, FILE *out);
 
 /* calib_report.c */
+/* A fit point off by more than this factor after the fit: "mechanism missing". */
+#define CALIB_MISSING 2.0
+int calib_is_missing(const struct val_point *p);
+void calib_print_missing(const struct calib *c, FILE *out);
 const char *calib_unit(enum units_dim d);
 void calib_value_text(double x, enum units_dim d, char *buf, size_t len);
 void calib_print_kinds(const struct val_set *v, const char *title, FILE *out);
@@ -110,6 +138,10 @@ void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE 
 
 /* calib_cv.c: leave-one-experiment-out after the full fit (xfull, ufull). */
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out);
+/* calib_cv.c: start from a calibrated.yaml's values (chosen[j] = 1 for
+ * those it names).  0, or 2 with err. */
+int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, const char *tag, FILE *out,
+                      struct nw_err *err);
 /* calib_cv.c: the cross-validation of a shipped fit (o->cv_from): its
  * values, its free parameters (those still free), one Jacobian there,
  * then calib_cv's one-step folds.  0, 1 (the fit's Jacobian failed) or 2

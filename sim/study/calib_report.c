@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "sim/study/calib_impl.h"
@@ -53,6 +54,61 @@ void calib_print_kinds(const struct val_set *v, const char *title, FILE *out)
   }
 }
 
+/* CPU seconds (user + system) of this process and its finished
+ * simulations: what the fit cost whatever else the machine was doing. */
+double calib_cpu_s(void)
+{
+  struct rusage a, b;
+  if (getrusage(RUSAGE_SELF, &a) < 0 || getrusage(RUSAGE_CHILDREN, &b) < 0)
+    return NAN;
+  return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) +
+         1e-6 * (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec);
+}
+
+/* Fit points still off by more than CALIB_MISSING x after the fit
+ * (v->pts scored at the fitted values): no value in range explains them,
+ * a mechanism is missing.  Written to the file as a list. */
+static void calib_write_missing(const struct calib *c, FILE *f)
+{
+  int n = 0;
+  for (int i = 0; i < c->nfit; i++) {
+    const struct val_point *p = &c->v.pts[c->fitpts[i]];
+    if (!calib_is_missing(p))
+      continue;
+    if (!n++)
+      fprintf(f, "mechanism_missing: # points off by more than %gx at the fitted values\n", CALIB_MISSING);
+    char label[256];
+    val_label(p, label, sizeof label);
+    fprintf(f, "  - {experiment: %s, metric: %s, case: \"%s\", measured: %.6g, predicted: %.6g}\n", p->experiment,
+            p->metric, label, p->measured, p->predicted);
+  }
+}
+
+/* Is p off by more than CALIB_MISSING x (or without a prediction)? */
+int calib_is_missing(const struct val_point *p)
+{
+  return !(p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted)) ||
+         fabs(log(p->predicted / p->measured)) > log(CALIB_MISSING);
+}
+
+/* The points calib_is_missing flags, printed after the fit. */
+void calib_print_missing(const struct calib *c, FILE *out)
+{
+  int n = 0;
+  for (int i = 0; i < c->nfit; i++) {
+    const struct val_point *p = &c->v.pts[c->fitpts[i]];
+    if (!calib_is_missing(p))
+      continue;
+    if (!n++)
+      fprintf(out, "mechanism missing (off by more than %gx at the fitted values; the robust loss keeps them "
+                   "from dragging the fit):\n", CALIB_MISSING);
+    char label[256];
+    val_label(p, label, sizeof label);
+    fprintf(out, "  %s %s [%s]: measured %.4g, predicted %.4g (%+.0f %%)\n", p->experiment, p->metric, label,
+            p->measured, p->predicted, 100 * (p->predicted / p->measured - 1));
+  }
+}
+
 int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
 {
   const struct calib_opts *o = c->o;
@@ -80,9 +136,15 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
     fprintf(f, "  source: \"%s\"\n", o->source);
   fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
   fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
-  fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->sumsq0, fr->sumsq1);
+  fprintf(f, "  prior_weight: %g\n  robust_scale: %g\n", o->prior, o->robust);
+  fprintf(f, "  objective_before: %.6g\n  objective_after: %.6g\n", fr->sumsq0, fr->sumsq1);
+  fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->raw0, fr->raw1);
   fprintf(f, "  rms_log_error_before: %.6g\n  rms_log_error_after: %.6g\n",
-          c->nfit ? sqrt(fr->sumsq0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->sumsq1 / c->nfit) : 0.0);
+          c->nfit ? sqrt(fr->raw0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->raw1 / c->nfit) : 0.0);
+  int nbound = 0;
+  for (int j = 0; j < c->np; j++)
+    nbound += c->par[j].at_bound;
+  fprintf(f, "  at_bound: %d\n", nbound);
   fprintf(f, "  iterations: %d\n  max_iterations: %d\n  stop: \"%s\"\n", fr->iterations, o->max_iter, fr->stop);
   /* How it ran: the only lines that differ between -j values and machines. */
   if (o->command) {
@@ -92,8 +154,9 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
     fputs("\"\n", f);
   }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  fprintf(f, "  cores: %ld\n  jobs: %ld\n  wall_s: %.1f\n", cores, o->njobs > 0 ? (long)o->njobs : cores,
-          calib_elapsed_s(c));
+  fprintf(f, "  cores: %ld\n  jobs: %ld\n  wall_s: %.1f\n  cpu_s: %.1f\n", cores, o->njobs > 0 ? (long)o->njobs : cores,
+          calib_elapsed_s(c), calib_cpu_s());
+  calib_write_missing(c, f);
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];
@@ -155,6 +218,10 @@ void calib_print_screen(const struct calib *c, int nscreen, FILE *out)
   for (int j = 0; j < c->np; j++)
     if (c->par[j].no_effect)
       fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
+  if (c->o->max_free <= 0) {
+    fprintf(out, "no slot cap: every parameter that changes a prediction is free\n");
+    return;
+  }
   fprintf(out, "forward selection (at most %d): freed, in order, with the share of the sum of squares each "
                "removes on its own axis:\n",
           c->o->max_free);
@@ -193,8 +260,12 @@ void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE 
     units_format(q->hi, q->dim, g, sizeof g);
     fprintf(out, "%-48s %12s %12s %12s %12s %12s%s\n", name, a, b, d, e, g, q->at_bound ? "  AT BOUND" : "");
   }
-  fprintf(out, "\n%d iterations (%s); sum of squares of w*log(pred/meas) %.4g -> %.4g; %ld simulations, %.0f s\n",
-          fr->iterations, fr->stop, fr->sumsq0, fr->sumsq1, c->nsims, calib_elapsed_s(c));
+  fprintf(out,
+          "\n%d iterations (%s); objective (robust residuals + prior) %.4g -> %.4g; sum of squares of "
+          "w*log(pred/meas) %.4g -> %.4g (rms %.3g -> %.3g); %ld simulations, %.0f s\n",
+          fr->iterations, fr->stop, fr->sumsq0, fr->sumsq1, fr->raw0, fr->raw1,
+          c->nfit ? sqrt(fr->raw0 / c->nfit) : 0.0, c->nfit ? sqrt(fr->raw1 / c->nfit) : 0.0, c->nsims,
+          calib_elapsed_s(c));
   int nb = 0;
   for (int j = 0; j < c->np; j++)
     if (c->par[j].at_bound) {

@@ -99,307 +99,6 @@ static int calib_selected(const char *list, const struct calib_param *p)
   return 0;
 }
 
-/* The --set list of task t at parameter vector x (parameters reaching t). */
-static int calib_task_sets(const struct calib *c, int t, const double *x, struct cfg_set *sets,
-                           char (*text)[2][CALIB_SET_LEN], int max)
-{
-  const struct scenario *s = &c->v.cfgs[c->v.tasks[t].cfg].s;
-  int n = 0;
-  for (int i = 0; i < s->nfits && n < max; i++) {
-    char entry[96];
-    const char *key;
-    if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
-      continue;
-    int j = calib_find_param(c, entry, key);
-    if (j < 0 || !c->reach[(size_t)t * (size_t)c->np + (size_t)j])
-      continue;
-    snprintf(text[n][0], CALIB_SET_LEN, "%s", s->fits[i].path);
-    calib_value_text(x[j], c->par[j].dim, text[n][1], CALIB_SET_LEN);
-    sets[n] = (struct cfg_set){.path = text[n][0], .value = text[n][1]};
-    n++;
-  }
-  return n;
-}
-
-/* Run-pool child: reload the task's scenario with the parameters, simulate. */
-static void calib_task_fn(void *ctx, int i, struct run_result *out)
-{
-  const struct calib_batch *b = ctx;
-  const struct calib *c = b->c;
-  int t = b->pend[i].task;
-  struct cfg_set sets[CFG_MAX_SETS];
-  char text[CFG_MAX_SETS][2][CALIB_SET_LEN];
-  int n = calib_task_sets(c, t, b->pend[i].x, sets, text, CFG_MAX_SETS);
-  struct scenario s;
-  struct nw_err err = {0};
-  memset(&s, 0, sizeof s);
-  if (val_cfg_reload(&c->v, c->v.tasks[t].cfg, c->o->catalog, sets, n, &s, &err) < 0) {
-    memset(out, 0, sizeof *out);
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure, "calibrate: reload: %.400s", err.msg);
-    cfg_free(&s);
-    return;
-  }
-  engine_run(&s, c->v.tasks[t].step, 0, NULL, out);
-  cfg_free(&s);
-}
-
-static void calib_compact(const struct run_result *r, struct calib_res *o)
-{
-  memset(o, 0, sizeof *o);
-  o->failed = r->failed;
-  snprintf(o->step, sizeof o->step, "%s", r->step);
-  snprintf(o->failure, sizeof o->failure, "%.250s", r->failure);
-  o->read = r->read;
-  o->write = r->write;
-  o->all = r->all;
-  o->nops = r->nops > 0 ? 1 : 0;
-  if (r->nops > 0)
-    o->op0 = r->ops[0];
-}
-
-static void calib_expand(const struct calib_res *o, struct run_result *r)
-{
-  r->failed = o->failed;
-  snprintf(r->step, sizeof r->step, "%s", o->step);
-  snprintf(r->failure, sizeof r->failure, "%s", o->failure);
-  r->read = o->read;
-  r->write = o->write;
-  r->all = o->all;
-  r->nops = o->nops;
-  r->ops[0] = o->op0;
-}
-
-static const struct calib_res *calib_lookup(const struct calib *c, int t, const double *x)
-{
-  const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
-  for (int i = 0; i < c->ncache; i++) {
-    const struct calib_cached *e = &c->cache[i];
-    if (e->task != t)
-      continue;
-    int same = 1;
-    for (int j = 0; j < c->np && same; j++)
-      if (rt[j] && e->vals[j] != x[j])
-        same = 0;
-    if (same)
-      return &e->r;
-  }
-  return NULL;
-}
-
-static int calib_store(struct calib *c, int t, const double *x, const struct run_result *r)
-{
-  if (c->ncache == c->capcache) {
-    int cap = c->capcache ? 2 * c->capcache : 256;
-    struct calib_cached *nc = realloc(c->cache, (size_t)cap * sizeof *nc);
-    if (!nc)
-      return -1;
-    c->cache = nc;
-    c->capcache = cap;
-  }
-  struct calib_cached *e = &c->cache[c->ncache];
-  e->vals = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *e->vals);
-  if (!e->vals)
-    return -1;
-  memcpy(e->vals, x, (size_t)c->np * sizeof *x);
-  e->task = t;
-  calib_compact(r, &e->r);
-  c->ncache++;
-  return 0;
-}
-
-/* Point p needs task t? (the tasks of the listed points) */
-static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
-{
-  memset(need, 0, (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
-  int n = 0;
-  for (int i = 0; i < npts; i++) {
-    const struct val_point *p = &c->v.pts[pts[i]];
-    for (int k = 0; k < p->nsteps; k++)
-      if (!need[p->tasks[k]]) {
-        need[p->tasks[k]] = 1;
-        n++;
-      }
-  }
-  return n;
-}
-
-/* Make sure every task of the points is cached at each of the nvec
- * vectors: all missing simulations run as one batch.  0 or -1. */
-int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts)
-{
-  unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
-  struct calib_pend *pend = NULL;
-  int npend = 0, cap = 0, rc = 0;
-  if (!need)
-    return -1;
-  calib_pts_need(c, pts, npts, need);
-  for (int k = 0; k < nvec; k++)
-    for (int t = 0; t < c->v.ntasks; t++) {
-      if (!need[t] || calib_lookup(c, t, xs[k]))
-        continue;
-      int dup = 0;
-      const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
-      for (int q = 0; q < npend && !dup; q++) {
-        if (pend[q].task != t)
-          continue;
-        dup = 1;
-        for (int j = 0; j < c->np; j++)
-          if (rt[j] && pend[q].x[j] != xs[k][j])
-            dup = 0;
-      }
-      if (dup)
-        continue;
-      if (npend == cap) {
-        cap = cap ? 2 * cap : 64;
-        struct calib_pend *np2 = realloc(pend, (size_t)cap * sizeof *np2);
-        if (!np2) {
-          rc = -1;
-          goto done;
-        }
-        pend = np2;
-      }
-      pend[npend++] = (struct calib_pend){.task = t, .x = xs[k]};
-    }
-  for (int start = 0; start < npend; start += CALIB_CHUNK) {
-    int n = npend - start < CALIB_CHUNK ? npend - start : CALIB_CHUNK;
-    struct run_result *res = calloc((size_t)n, sizeof *res);
-    if (!res) {
-      rc = -1;
-      goto done;
-    }
-    struct calib_batch b = {.c = c, .pend = pend + start};
-    runpool_run(n, c->o->njobs, 300.0, calib_task_fn, &b, res, c->o->quiet ? runpool_no_progress : NULL);
-    for (int i = 0; i < n && rc == 0; i++)
-      if (calib_store(c, pend[start + i].task, pend[start + i].x, &res[i]) < 0)
-        rc = -1;
-    free(res);
-    c->nsims += n;
-  }
-done:
-  free(pend);
-  free(need);
-  return rc;
-}
-
-/* Fill v.results from the cache at x for the points' tasks and score. */
-void calib_score_at(struct calib *c, const double *x, const int *pts, int npts)
-{
-  unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
-  if (!need)
-    return;
-  calib_pts_need(c, pts, npts, need);
-  for (int t = 0; t < c->v.ntasks; t++) {
-    const struct calib_res *r = need[t] ? calib_lookup(c, t, x) : NULL;
-    memset(&c->v.results[t], 0, sizeof c->v.results[t]);
-    if (r)
-      calib_expand(r, &c->v.results[t]);
-    else {
-      c->v.results[t].failed = 1;
-      snprintf(c->v.results[t].failure, sizeof c->v.results[t].failure, "not simulated");
-    }
-  }
-  free(need);
-  val_score(&c->v);
-}
-
-/* Residuals of the fit points at x (after calib_simulate). */
-static void calib_residuals_at(struct calib *c, const double *x, double *r)
-{
-  calib_score_at(c, x, c->fitpts, c->nfit);
-  for (int i = 0; i < c->nfit; i++) {
-    const struct val_point *p = &c->v.pts[c->fitpts[i]];
-    double wi = c->w[c->fitpts[i]];
-    if (p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted))
-      r[i] = wi * log(p->predicted / p->measured);
-    else
-      r[i] = wi * CALIB_PENALTY;
-  }
-}
-
-/* Full vector from the free u's. */
-static void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x)
-{
-  for (int k = 0; k < c->nfree; k++) {
-    const struct calib_param *p = &c->par[c->freep[k]];
-    double uk = gsl_vector_get(u, (size_t)k);
-    int j = c->freep[k];
-    x[j] = uk == c->uref[j] ? c->xref[j] : calib_x_of_u(uk, p->lo, p->hi);
-  }
-}
-
-static int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f)
-{
-  struct calib *c = ctx;
-  double *x = malloc((size_t)c->np * sizeof *x);
-  double *r = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r);
-  if (!x || !r) {
-    free(x);
-    free(r);
-    return GSL_ENOMEM;
-  }
-  memcpy(x, c->x, (size_t)c->np * sizeof *x);
-  calib_x_from_u(c, u, x);
-  const double *xs[1] = {x};
-  int rc = calib_simulate(c, 1, xs, c->fitpts, c->nfit);
-  if (rc == 0) {
-    calib_residuals_at(c, x, r);
-    for (int i = 0; i < c->nfit; i++)
-      gsl_vector_set(f, (size_t)i, r[i]);
-  }
-  c->evals++;
-  free(x);
-  free(r);
-  return rc == 0 ? GSL_SUCCESS : GSL_ENOMEM;
-}
-
-static int calib_gsl_df(const gsl_vector *u, void *ctx, gsl_matrix *J)
-{
-  struct calib *c = ctx;
-  int nv = c->nfree + 1;
-  double *xs_store = malloc((size_t)nv * (size_t)c->np * sizeof *xs_store);
-  const double **xs = malloc((size_t)nv * sizeof *xs);
-  double *r0 = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r0);
-  double *r1 = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *r1);
-  gsl_vector *uu = gsl_vector_alloc(u->size);
-  int rc = GSL_ENOMEM;
-  if (!xs_store || !xs || !r0 || !r1 || !uu)
-    goto done;
-  for (int k = 0; k < nv; k++) {
-    double *x = xs_store + (size_t)k * (size_t)c->np;
-    memcpy(x, c->x, (size_t)c->np * sizeof *x);
-    gsl_vector_memcpy(uu, u);
-    if (k > 0)
-      gsl_vector_set(uu, (size_t)(k - 1), gsl_vector_get(u, (size_t)(k - 1)) + CALIB_DU);
-    calib_x_from_u(c, uu, x);
-    xs[k] = x;
-  }
-  if (calib_simulate(c, nv, xs, c->fitpts, c->nfit) < 0)
-    goto done;
-  calib_residuals_at(c, xs[0], r0);
-  for (int k = 1; k < nv; k++) {
-    calib_residuals_at(c, xs[k], r1);
-    for (int i = 0; i < c->nfit; i++)
-      gsl_matrix_set(J, (size_t)i, (size_t)(k - 1), (r1[i] - r0[i]) / CALIB_DU);
-  }
-  rc = GSL_SUCCESS;
-done:
-  free(xs_store);
-  free(xs);
-  free(r0);
-  free(r1);
-  gsl_vector_free(uu);
-  return rc;
-}
-
-static double calib_sumsq(const gsl_vector *f)
-{
-  double s = 0;
-  for (size_t i = 0; i < f->size; i++)
-    s += gsl_vector_get(f, i) * gsl_vector_get(f, i);
-  return s;
-}
-
 #define CALIB_MIN_GAIN 1e-4
 #define CALIB_MIN_INDEP 0.01
 
@@ -512,10 +211,12 @@ static void calib_select(struct calib *c, const gsl_matrix *J, const gsl_vector 
  * Its simulations stay cached for the fit's first Jacobian. */
 static int calib_screen(struct calib *c)
 {
-  gsl_vector *u = gsl_vector_alloc((size_t)(c->nfree > 0 ? c->nfree : 1));
-  gsl_matrix *J = gsl_matrix_alloc((size_t)(c->nfit > 0 ? c->nfit : 1), (size_t)(c->nfree > 0 ? c->nfree : 1));
-  gsl_vector *f = gsl_vector_alloc((size_t)(c->nfit > 0 ? c->nfit : 1));
+  size_t nr = (size_t)(calib_nrows(c) > 0 ? calib_nrows(c) : 1), p = (size_t)(c->nfree > 0 ? c->nfree : 1);
+  gsl_vector *u = gsl_vector_alloc(p);
+  gsl_matrix *J = gsl_matrix_alloc(nr, p);
+  gsl_vector *f = gsl_vector_alloc(nr);
   int rc = -1;
+  c->njac = 0;
   if (u && J && f && c->nfree > 0 && c->nfit > 0) {
     for (int k = 0; k < c->nfree; k++)
       gsl_vector_set(u, (size_t)k, c->uref[c->freep[k]]);
@@ -530,7 +231,12 @@ static int calib_screen(struct calib *c)
       }
       if (calib_gsl_f(u, c, f) != GSL_SUCCESS) /* the screening's own base point: cached */
         goto out;
-      calib_select(c, J, f);
+      /* forward selection only under a slot cap (--max-free N); by default every parameter that moves is free */
+      if (c->o->max_free > 0) {
+        gsl_matrix_const_view Jd = gsl_matrix_const_submatrix(J, 0, 0, (size_t)c->nfit, (size_t)c->nfree);
+        gsl_vector_const_view fd = gsl_vector_const_subvector(f, 0, (size_t)c->nfit);
+        calib_select(c, &Jd.matrix, &fd.vector);
+      }
       calib_pick_free(c);
       rc = 0;
     }
@@ -542,13 +248,13 @@ out:
   return rc;
 }
 
-
 /* Fit the free parameters (c->freep) to the fit points, starting at c->x;
  * c->x gets the result, par[].se the standard errors.  0 or -1. */
 int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
 {
-  size_t n = (size_t)c->nfit, p = (size_t)c->nfree;
+  size_t n = (size_t)calib_nrows(c), p = (size_t)c->nfree;
   memset(fr, 0, sizeof *fr);
+  c->njac = 0;
   if (p == 0 || n < p) {
     snprintf(fr->stop, sizeof fr->stop, p == 0 ? "no free parameter" : "fewer residuals than parameters");
     return p == 0 ? 0 : -1;
@@ -566,12 +272,10 @@ int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
     gsl_matrix_free(cov);
     return -1;
   }
-  for (size_t k = 0; k < p; k++) {
-    const struct calib_param *q = &c->par[c->freep[k]];
-    (void)q;
+  for (size_t k = 0; k < p; k++)
     gsl_vector_set(u0, k, c->uref[c->freep[k]]);
-  }
   int rc = 0;
+  fr->raw0 = calib_raw_sumsq(c, c->x);
   snprintf(fr->stop, sizeof fr->stop, "iteration limit");
   if (gsl_multifit_nlinear_init(u0, &fdf, w) != GSL_SUCCESS) {
     rc = -1;
@@ -605,16 +309,22 @@ int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
     c->uref[c->freep[k]] = gsl_vector_get(u, k);
     c->xref[c->freep[k]] = c->x[c->freep[k]];
   }
+  fr->raw1 = calib_raw_sumsq(c, c->x);
+  /* the data rows (the prior rows are analytic): the one-step cross-validation reuses them */
+  size_t nd = (size_t)c->nfit;
   gsl_matrix_free(c->jac);
   gsl_vector_free(c->res);
-  c->jac = gsl_matrix_alloc(n, p);
-  c->res = gsl_vector_alloc(n);
+  c->jac = nd ? gsl_matrix_alloc(nd, p) : NULL;
+  c->res = nd ? gsl_vector_alloc(nd) : NULL;
   if (c->jac && c->res) {
-    gsl_matrix_memcpy(c->jac, gsl_multifit_nlinear_jac(w));
-    gsl_vector_memcpy(c->res, gsl_multifit_nlinear_residual(w));
+    gsl_matrix_const_view jd = gsl_matrix_const_submatrix(gsl_multifit_nlinear_jac(w), 0, 0, nd, p);
+    gsl_vector_const_view rd = gsl_vector_const_subvector(gsl_multifit_nlinear_residual(w), 0, nd);
+    gsl_matrix_memcpy(c->jac, &jd.matrix);
+    gsl_vector_memcpy(c->res, &rd.vector);
   }
   gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
-  double dof = (double)n - (double)p;
+  /* with prior rows the covariance is the posterior's, scaled by the data's residual variance */
+  double dof = c->o->prior > 0 ? (double)c->nfit : (double)n - (double)p;
   double scale = dof > 0 ? fr->sumsq1 / dof : 0.0;
   for (size_t k = 0; k < p; k++) {
     struct calib_param *q = &c->par[c->freep[k]];
@@ -625,6 +335,16 @@ int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   gsl_vector_free(u0);
   gsl_matrix_free(cov);
   return rc;
+}
+
+/* A parameter of the power model only: it turns busy times into watts
+ * after the run (models/soc/soc.c's voltage scaling, the PSU efficiency
+ * in sim/engine/run.c) and changes no timing, so it reaches only the
+ * simulations of power points. */
+static int calib_power_only(const struct calib_param *q)
+{
+  return q->dim == UNITS_POWER || !strncmp(q->key, "power_", 6) || !strcmp(q->key, "voltage_ref") ||
+         !strcmp(q->key, "volts_per_ghz");
 }
 
 /* Collect the free parameters, their reach and the residual weights. */
@@ -703,7 +423,9 @@ static int calib_setup(struct calib *c, struct nw_err *err)
       if (calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) < 0)
         continue;
       int j = calib_find_param(c, entry, key);
-      if (j >= 0 && (c->par[j].dim != UNITS_POWER || power[t]))
+      /* a RAID operation without client I/O: no request reaches the protocol */
+      int no_io = s->op != STACK_OP_NONE && !s->op_with_workload;
+      if (j >= 0 && (!calib_power_only(&c->par[j]) || power[t]) && !(no_io && !strncmp(entry, "protocols/", 10)))
         c->reach[(size_t)t * (size_t)c->np + (size_t)j] = 1;
     }
   }
@@ -745,6 +467,10 @@ void calib_release(struct calib *c)
   for (int i = 0; i < c->ncache; i++)
     free(c->cache[i].vals);
   free(c->cache);
+  free(c->hidx);
+  gsl_matrix_free(c->jprev);
+  gsl_vector_free(c->uprev);
+  gsl_vector_free(c->fprev);
   free(c->reach);
   free(c->w);
   free(c->fitpts);
@@ -764,6 +490,14 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     return nw_fail(err, "calibrate", 0, 0, "out of memory"), 2;
   c->o = o;
   clock_gettime(CLOCK_MONOTONIC, &c->t0);
+  FILE *sf = o->start ? fopen(o->start, "r") : NULL;
+  if (o->start && !sf) { /* bad input before any simulation */
+    nw_fail(err, o->start, 0, 0, "--start: cannot open: %s", strerror(errno));
+    free(c);
+    return 2;
+  }
+  if (sf)
+    fclose(sf);
   int rc = 0;
   if (val_load(o->data, o->points, o->only, o->catalog, NULL, 0, &c->v, err) < 0 || calib_setup(c, err) < 0) {
     calib_release(c);
@@ -835,6 +569,19 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     free(c);
     return 0;
   }
+  if (o->start) { /* warm start: a previous fit's values (the prior still pulls towards the catalogue) */
+    unsigned char *chosen = calloc((size_t)(c->np > 0 ? c->np : 1), 1);
+    rc = chosen ? calib_values_from(c, o->start, chosen, "start", out, err) : 2;
+    free(chosen);
+    if (rc != 0) {
+      free(cand);
+      free(allpts);
+      calib_release(c);
+      free(c);
+      return rc;
+    }
+    fprintf(out, "starting from the values of %s\n", o->start);
+  }
   int nscreen = c->nfree;
   if (calib_screen(c) < 0) {
     nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");
@@ -845,6 +592,9 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     return 1;
   }
   calib_print_screen(c, nscreen, out);
+  fprintf(out, "Jacobian: %d free parameters, %d perturbed vectors (%s), then sparse secant updates%s\n", c->nfree,
+          calib_ncolours(c), o->jac_dense ? "one per parameter" : "coloured: disjoint reach shares a vector",
+          o->jac_every > 0 ? " between fresh ones" : "");
   struct calib_fitres fr;
   if (calib_fit(c, o->max_iter, &fr) < 0) {
     nw_fail(err, "calibrate", 0, 0, "fit failed: %s (%d residuals, %d parameters); restrict with --params",
@@ -882,6 +632,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
   calib_score_at(c, xfull ? xfull : c->x, cand, ncand);
   calib_print_kinds(v, "after (fitted values):", out);
+  calib_print_missing(c, out);
   if (o->out && calib_write(c, &fr, nexcl, err) < 0)
     rc = 2;
   if (rc == 0 && o->cv && xfull && ufull && allpts) {

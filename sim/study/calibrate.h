@@ -11,11 +11,14 @@
  * scenario that maps to the same (entry, key).
  *
  * Residuals r_i = w_i log(predicted_i / measured_i), w = 1, approx points
- * 1/sqrt(2), skewed/unsupported/non-positive points excluded.  Each value
- * is fitted through x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's
- * Levenberg-Marquardt trust region; the Jacobian is forward differences
- * in u whose simulations run as one run-pool batch, and every simulation
- * is cached by (task, values of the parameters that reach it). */
+ * 1/sqrt(2), skewed/unsupported/non-positive points excluded, fitted as
+ * Cauchy pseudo-residuals (o->robust), plus one prior row per free
+ * parameter (o->prior).  Each value is fitted through
+ * x = lo + (hi - lo) (1 + tanh u) / 2 with GSL's Levenberg-Marquardt trust
+ * region; the first Jacobian of a fit is coloured forward differences in
+ * u (calib_jac.c) whose simulations run as one run-pool batch, the later
+ * ones sparse secant updates, and every simulation is cached by (task,
+ * values of the parameters that reach it). */
 #ifndef NASTWIN_CALIBRATE_H
 #define NASTWIN_CALIBRATE_H
 
@@ -28,7 +31,7 @@
 #include "base/err.h"
 #include "sim/study/validate.h"
 
-#define CALIB_MAX_PARAMS 160
+#define CALIB_MAX_PARAMS 400
 
 struct calib_param {
   char entry[96];      /* "socs/alpine-al514" */
@@ -59,11 +62,16 @@ struct calib_opts {
   int max_free;  /* at most this many free parameters after screening (0: no cap) */
   int cv;        /* 1: leave-one-experiment-out after the full fit */
   int cv_iter;   /* LM iterations of each CV fit */
+  const char *start;     /* start from this calibrated.yaml's values (warm start); NULL: the catalogue's */
   const char *cv_from;   /* cross-validate this calibrated.yaml's fit (no refit); NULL: fit first */
   int cv_by_system;      /* 1: the folds leave one system out, 0: one experiment */
   const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
+  double prior;  /* weight of the prior rows W 2 (x - catalogue) / (hi - lo); 0: none */
+  double robust; /* Cauchy scale of the residuals (log units); 0: plain least squares */
+  int jac_dense; /* 1: one perturbed vector per parameter (the reference for the coloured assembly) */
+  int jac_every; /* a fresh forward-difference Jacobian every N-th; 0: only a fit's first (then secant) */
   int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
 };
 
