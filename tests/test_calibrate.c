@@ -567,7 +567,8 @@ static double tc_fio_iops(const char *json)
 
 /* Issue 24's self-consistency: fio-shaped JSON written by nastwin itself
  * for drive-datasheet.yaml with its drive's unknowns moved inside their
- * bounds (the truth: latencies, rates, and the channel and die counts the
+ * bounds (the truth: latencies, rates (the read stalls at their
+ * catalogue values, fitted from the clat percentiles too), and the channel and die counts the
  * random reads collide on), 6 jobs; calibrate --system --fio-results from
  * them predicts 6 other jobs within 5 %, recovers the dies the reads
  * collide on and holds each identifiable unknown's truth inside its ci90. */
@@ -593,8 +594,8 @@ START_TEST(test_own_twin_self_consistent)
   static const struct {
     const char *key, *unit;
     double value;
-  } tv[] = {{"read_latency", "s", 140e-6}, {"write_latency", "s", 2e-3}, {"read_rate", "B/s", 1.2e9},
-            {"write_rate", "B/s", 9e8},    {"channels", "", 5},         {"dies_per_channel", "", 2}};
+  } tv[] = {{"read_latency", "s", 140e-6},     {"write_latency", "s", 2e-3}, {"read_rate", "B/s", 1.2e9},
+            {"write_rate", "B/s", 9e8},        {"channels", "", 5},         {"dies_per_channel", "", 2}};
   char truth[1024] = "";
   for (size_t k = 0; k < sizeof tv / sizeof tv[0]; k++)
     snprintf(truth + strlen(truth), sizeof truth - strlen(truth), " --set disks.%s=%.10g%s", tv[k].key, tv[k].value,

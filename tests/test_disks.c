@@ -549,6 +549,49 @@ START_TEST(test_ssd_channel_bus)
 }
 END_TEST
 
+/* Read stalls: a read waits behind its busy die with probability
+ * read_stall_fraction for an exponential time of mean read_stall_time.
+ * QD1: mean service = die time + fraction x mean; one die at QD32: the
+ * stall holds the die, so the same (reads behind it wait); the stream
+ * repeats with the seed and changes with it; writes never stall. */
+START_TEST(test_ssd_read_stalls)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 20000;
+  double die_s = 80e-6 + 4096 / 4e9, want = die_s + 0.05 * 2e-3;
+  double t[5];
+  for (int k = 0; k < 5; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "read_stall_fraction", k == 4 ? 0.0 : 0.05);
+    set_param(m, &pb, "read_stall_time", 2e-3);
+    if (k == 1)
+      set_param(m, &pb, "channels", 1), set_param(m, &pb, "dies_per_channel", 1);
+    struct disk *d = make_disk(m, &pb, k == 3 ? 8 : 7);
+    int qd = k == 1 ? 32 : 1;
+    t[k] = k == 4 ? 0.0 : run_qd(d, n, qd, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+  }
+  ck_assert_msg(fabs(t[0] / n / want - 1) < 0.06, "QD1: %.1f us per read, want %.1f", t[0] / n * 1e6, want * 1e6);
+  ck_assert_msg(fabs(t[1] / n / want - 1) < 0.06, "one die, QD32: %.1f us per read, want %.1f", t[1] / n * 1e6,
+                want * 1e6);
+  set_param(m, &pb, "read_stall_fraction", 0.05); /* k = 0 again: its parameters and seed */
+  struct disk *d = make_disk(m, &pb, 7);
+  t[2] = run_qd(d, n, 1, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+  disk_destroy(d);
+  ck_assert_msg(t[2] == t[0], "same seed, other run: %.9g s vs %.9g s", t[2], t[0]);
+  ck_assert_msg(t[3] != t[0], "another seed draws other stalls");
+  double w[2];
+  for (int k = 0; k < 2; k++) {
+    set_param(m, &pb, "read_stall_fraction", k ? 0.05 : 0.0);
+    d = make_disk(m, &pb, 7);
+    w[k] = run_qd(d, 2000, 4, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+  }
+  ck_assert_msg(w[0] == w[1], "writes stalled: %.9g s vs %.9g s", w[1], w[0]);
+}
+END_TEST
+
 START_TEST(test_ssd_link_caps)
 {
   struct pbuf pb;
@@ -980,6 +1023,7 @@ int main(void)
   tcase_add_test(tc, test_ssd_parallelism);
   tcase_add_test(tc, test_ssd_channel_bus);
   tcase_add_test(tc, test_ssd_link_caps);
+  tcase_add_test(tc, test_ssd_read_stalls);
   tcase_add_test(tc, test_ssd_steady_state);
   tcase_add_test(tc, test_ssd_active_range);
   suite_add_tcase(s, tc);

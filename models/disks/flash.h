@@ -13,7 +13,12 @@
  *      holds it until its channel (die mod channels, one transfer at a
  *      time at channel_rate) has moved the bytes asked for.  A write's
  *      data crosses the channel of the die free first and is programmed
- *      for write_latency x share of a page x WA;
+ *      for write_latency x share of a page x WA.  A read command finds
+ *      its first die busy with a background operation (a program or
+ *      erase it waits behind, a read retry) with probability
+ *      read_stall_fraction and waits an exponential time of mean
+ *      read_stall_time first, holding the die: the heavy tail of flash
+ *      read latency, and why random-read IOPS grow slowly with depth;
  *   4. the controller's data path at read_rate / write_rate;
  *   5. the host link (SATA 8b/10b payload, or PCIe lanes), then any
  *      shared upstream link.
@@ -33,6 +38,8 @@ struct flash_params {
   double read_latency_s;  /* die busy time per page sensed (tR) */
   double write_latency_s; /* die busy time per page programmed (fresh) */
   double cmd_time_s;      /* controller time per command */
+  double read_stall_fraction; /* share of read commands whose die is busy with a background operation */
+  double read_stall_s;        /* mean wait of such a read (exponential) */
   double channels;
   double dies_per_channel;
   double page_bytes;
@@ -83,6 +90,12 @@ void flash_precondition(void *priv, const struct disk_precond *p);
     {.key = "cmd_time", .dim = UNITS_TIME, .offset = FLASH_OFF(cmd_time_s), .min = 0.0, \
      .max = 1e-3, .optional = 1, .def = 0.0, \
      .help = "controller processing time per command, serial (s)"}, \
+    {.key = "read_stall_fraction", .dim = UNITS_NUMBER, .offset = FLASH_OFF(read_stall_fraction), \
+     .min = 0.0, .max = 0.5, .optional = 1, .def = 0.0, \
+     .help = "share of read commands that find their die busy (program/erase, read retry) and wait"}, \
+    {.key = "read_stall_time", .dim = UNITS_TIME, .offset = FLASH_OFF(read_stall_s), .min = 0.0, \
+     .max = 0.1, .optional = 1, .def = 1e-3, \
+     .help = "mean wait of a stalled read, exponential (s)"}, \
     {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32, \
      .help = "flash channels"}, \
     {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel), \

@@ -22,6 +22,8 @@ struct flash {
   struct disk_heap done;
   struct disk_busy busy;
   struct disk_power power;
+  uint64_t seed;        /* the device's random stream (read stalls) */
+  uint64_t read_cmds;   /* read commands drawn from it so far */
   uint64_t last_write_end_bytes;
   int have_last_write;
   uint64_t span_lo, span_hi; /* the LBA span written: the workload's active range */
@@ -85,13 +87,14 @@ double flash_capacity_bytes(const void *params)
   return ((const struct flash_params *)params)->capacity_bytes;
 }
 
-static void *flash_create(const void *params, double port_rate_bytes_per_s, int full_duplex,
+static void *flash_create(const void *params, uint64_t seed, double port_rate_bytes_per_s, int full_duplex,
                           size_t outstanding)
 {
   struct flash *f = calloc(1, sizeof *f);
   if (f == NULL)
     return NULL;
   f->p = *(const struct flash_params *)params;
+  f->seed = seed;
   f->outstanding = outstanding > 0 ? outstanding : 1;
   disk_heap_init(&f->slots);
   disk_heap_init(&f->done);
@@ -119,18 +122,16 @@ static void *flash_create(const void *params, double port_rate_bytes_per_s, int 
 
 void *flash_create_sata(const void *params, uint64_t seed)
 {
-  (void)seed; /* deterministic: no randomness */
   const struct flash_params *p = params;
-  return flash_create(params, p->link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0,
+  return flash_create(params, seed, p->link_rate_bytes_per_s * IFACE_8B10B_PAYLOAD_FRACTION, 0,
                       (size_t)p->ncq_depth);
 }
 
 void *flash_create_nvme(const void *params, uint64_t seed)
 {
-  (void)seed;
   const struct flash_params *p = params;
   double rate = iface_pcie_lane_rate((int)p->pcie_gen) * p->pcie_lanes;
-  return flash_create(params, rate, 1, (size_t)(p->queue_count * p->queue_depth));
+  return flash_create(params, seed, rate, 1, (size_t)(p->queue_count * p->queue_depth));
 }
 
 void flash_destroy(void *priv)
@@ -161,18 +162,34 @@ static size_t flash_write_die(const struct flash *f)
   return best;
 }
 
+/* The wait of the next read command before its first die can sense:
+ * with probability read_stall_fraction the die is busy with a background
+ * operation (a program or erase the read waits behind, a read retry) for
+ * an exponential time of mean read_stall_time; else 0.  Two draws per
+ * command from the device's stream, so a seed gives the same stalls. */
+static double flash_read_stall(struct flash *f)
+{
+  if (f->p.read_stall_fraction <= 0.0 || f->p.read_stall_s <= 0.0)
+    return 0.0;
+  uint64_t k = 2 * f->read_cmds++;
+  if (disk_seed_unit(f->seed ^ (0x9e3779b97f4a7c15ULL * (k + 1))) >= f->p.read_stall_fraction)
+    return 0.0;
+  return -f->p.read_stall_s * log1p(-disk_seed_unit(f->seed ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
+}
+
 /* Run the page operations of one command on the dies, none before
  * ready_s (now_s: the submit time, for the channel schedules); returns
  * when the last one ends (s).  A read's page lives where the FTL striped
  * it: page index p of the LBA on die p mod dies, channel (die mod
  * channels), so random reads collide on dies; the die senses it
  * (read_latency) and holds it until the channel has moved the bytes the
- * host asked for (channel_rate).  A write's data crosses the channel of
- * the die that is free first and is programmed there (write_latency x
- * share of a page x WA). */
+ * host asked for (channel_rate); its first die waits out any stall
+ * (flash_read_stall) first.  A write's data crosses the channel of the
+ * die that is free first and is programmed there (write_latency x share
+ * of a page x WA). */
 static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa)
 {
-  double end = ready_s;
+  double end = ready_s, stall = io->write ? 0.0 : flash_read_stall(f);
   double page = f->p.page_bytes;
   uint64_t off = io->offset_bytes, left = io->len_bytes;
   while (left > 0) {
@@ -184,7 +201,8 @@ static double flash_pages(struct flash *f, double now_s, double ready_s, const s
     double xfer = (double)op / f->p.channel_rate_bytes_per_s;
     size_t d = io->write ? flash_write_die(f) : (size_t)(pidx % f->ndies);
     struct iface_sched *bus = &f->bus[d % f->nbus];
-    double s = f->die_free[d] > ready_s ? f->die_free[d] : ready_s, e;
+    double s = (f->die_free[d] > ready_s ? f->die_free[d] : ready_s) + stall, e;
+    stall = 0.0;
     if (io->write) { /* data in over the channel, then the program */
       double xs = iface_sched_reserve(bus, now_s, s, xfer);
       e = xs + xfer + f->p.write_latency_s * wa * ((double)op / page);

@@ -21,8 +21,60 @@ static int calib_fio_num(const struct ynode *map, const char *key, const char *w
   return 0;
 }
 
+/* fio's clat percentiles fitted per direction (of its default 17): the
+ * middle and the tail, so the shape of the latency distribution (how
+ * often and how long a command waits behind another) is identified from
+ * the jobs themselves, not only their means. */
+static const char *const calib_fio_pcts[] = {"50.000000", "90.000000", "99.000000"};
+static const char *const calib_fio_pct_names[] = {"p50", "p90", "p99"};
+#define CALIB_FIO_NPCTS 3
+
+/* One result row of the data file (and its point when field is set). */
+static void calib_fio_row(FILE *data, FILE *points, const char *name, int k, const char *job, const char *dir,
+                          const char *metric, double value, int approx, const char *field, const char *scenario,
+                          const char *fio, int *nres)
+{
+  fprintf(data, "      - {metric: %s_%s, case: \"%s job %d (%s)\", value: %.10g%s}\n", dir, metric, name, k, job, value,
+          approx ? ", approx: true" : "");
+  if (!field)
+    return;
+  fprintf(points,
+          "  - {experiment: \"fio-%s\", match: {metric: %s_%s, case: \"%s job %d (%s)\"}, scenario: \"%s\", "
+          "fio: \"%s\", steps: [\"%s\"], field: %s.%s}\n",
+          name, dir, metric, name, k, job, scenario, fio, job, dir, field);
+  ++*nres;
+}
+
+/* The clat percentiles of one direction (x) as points: fio's clat
+ * percentile plus its mean slat, the total latency the model predicts
+ * (slat varies little; marked approx, so each weighs 1/sqrt(2) of an
+ * IOPS point).  A JSON without percentiles (clat_percentiles=0) gives
+ * none: the fit then has the IOPS alone. */
+static int calib_fio_pct(const struct ynode *x, const char *name, int k, const char *job, const char *dir,
+                         const char *scenario, const char *fio, FILE *data, FILE *points, int *nres,
+                         struct nw_err *err)
+{
+  const struct ynode *clat = ytree_get(x, "clat_ns"), *slat = ytree_get(x, "slat_ns");
+  const struct ynode *pct = clat ? ytree_get(clat, "percentile") : NULL;
+  if (!pct || pct->kind != YNODE_MAP)
+    return 0;
+  double slat_ns = 0.0;
+  if (slat && calib_fio_num(slat, "mean", "slat_ns", &slat_ns, err) < 0)
+    return -1;
+  for (int i = 0; i < CALIB_FIO_NPCTS; i++) {
+    double v = 0.0;
+    if (calib_fio_num(pct, calib_fio_pcts[i], "clat_ns.percentile", &v, err) < 0)
+      return -1;
+    char metric[16];
+    snprintf(metric, sizeof metric, "%s_ms", calib_fio_pct_names[i]);
+    calib_fio_row(data, points, name, k, job, dir, metric, (v + slat_ns) / 1e6, 1, metric, scenario, fio, nres);
+  }
+  return 0;
+}
+
 /* One job of a fio JSON: its results (per direction with I/O: iops, MB/s,
- * mean latency slat+clat) into the data file, and the IOPS as its point. */
+ * mean latency slat+clat, clat percentiles) into the data file, the IOPS
+ * and the percentiles as its points. */
 static int calib_fio_job(const struct ynode *job, const char *name, int k, const char *scenario, const char *fio,
                          FILE *data, FILE *points, int *nres, struct nw_err *err)
 {
@@ -46,25 +98,15 @@ static int calib_fio_job(const struct ynode *job, const char *name, int k, const
       return -1;
     if (io_bytes <= 0)
       continue;
-    const struct {
-      const char *metric, *field;
-      double value;
-    } r[3] = {{"iops", "iops", iops}, {"MBps", "MBps", bw / 1e6}, {"lat_ms", "lat_mean_ms", lat_ns / 1e6}};
-    for (int m = 0; m < 3; m++) {
-      fprintf(data, "      - {metric: %s_%s, case: \"%s job %d (%s)\", value: %.10g}\n", dirs[d], r[m].metric, name, k,
-              jn->scalar, r[m].value);
-      /* One point per direction: fio's jobs are closed loops at a fixed
-       * block size, so MB/s = IOPS x bs and mean latency = iodepth / IOPS
-       * restate the same measurement; fitting all three would count it
-       * three times and shrink the standard errors by sqrt(3). */
-      if (m > 0)
-        continue;
-      fprintf(points,
-              "  - {experiment: \"fio-%s\", match: {metric: %s_%s, case: \"%s job %d (%s)\"}, scenario: \"%s\", "
-              "fio: \"%s\", steps: [\"%s\"], field: %s.%s}\n",
-              name, dirs[d], r[m].metric, name, k, jn->scalar, scenario, fio, jn->scalar, dirs[d], r[m].field);
-      ++*nres;
-    }
+    /* One throughput point per direction: fio's jobs are closed loops at
+     * a fixed block size, so MB/s = IOPS x bs and mean latency = iodepth /
+     * IOPS restate the same measurement; fitting all three would count it
+     * three times and shrink the standard errors by sqrt(3). */
+    calib_fio_row(data, points, name, k, jn->scalar, dirs[d], "iops", iops, 0, "iops", scenario, fio, nres);
+    calib_fio_row(data, points, name, k, jn->scalar, dirs[d], "MBps", bw / 1e6, 0, NULL, scenario, fio, nres);
+    calib_fio_row(data, points, name, k, jn->scalar, dirs[d], "lat_ms", lat_ns / 1e6, 0, NULL, scenario, fio, nres);
+    if (calib_fio_pct(x, name, k, jn->scalar, dirs[d], scenario, fio, data, points, nres, err) < 0)
+      return -1;
   }
   return 0;
 }

@@ -106,6 +106,22 @@ static int val_matches(const struct ynode *match, const struct ynode *result)
   return 1;
 }
 
+/* "p<P>_ms" with P one of fio's clat percentiles (1, 5, ..., 99.99) -> its
+ * index in res_fio_percentiles; -1 when q is not one. */
+static int val_fio_pct_index(const char *q)
+{
+  char *end = NULL;
+  if (q[0] != 'p')
+    return -1;
+  double pct = strtod(q + 1, &end);
+  if (end == q + 1 || strcmp(end, "_ms"))
+    return -1;
+  for (int i = 0; i < RES_FIO_NPCT; i++)
+    if (fabs(res_fio_percentiles[i] - pct) < 1e-9)
+      return i;
+  return -1;
+}
+
 /* Field "read.MBps" -> kind; -1 when unknown. */
 static int val_field_kind(const char *f)
 {
@@ -125,7 +141,7 @@ static int val_field_kind(const char *f)
       return VAL_IOPS;
     if (!strcmp(q, "lat_mean_ms"))
       return VAL_LAT_MEAN;
-    if (!strcmp(q, "lat_max_ms") || !strcmp(q, "lat_stddev_ms"))
+    if (!strcmp(q, "lat_max_ms") || !strcmp(q, "lat_stddev_ms") || val_fio_pct_index(q) >= 0)
       return VAL_LAT_TAIL;
   }
   return -1;
@@ -150,6 +166,9 @@ static double val_field_value(const struct run_result *r, const char *f)
     return t->lat_mean_s * 1e3;
   if (!strcmp(q, "lat_max_ms"))
     return t->lat_max_s * 1e3;
+  int pct = val_fio_pct_index(q);
+  if (pct >= 0) /* fio's percentile of the latency histogram */
+    return t->fio_pct_s[pct] * 1e3;
   return t->lat_stddev_s * 1e3;
 }
 
@@ -306,7 +325,8 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
     if (!field || val_field_kind(field) < 0)
       return val_at(err, field ? ytree_get(pe, "field") : pe,
                     "points: field '%s' is not allowed; one of: read|write|all . MBps|Gbps|iops|lat_mean_ms|"
-                    "lat_max_ms|lat_stddev_ms, op.duration_s, op.avg_power_W%s",
+                    "lat_max_ms|lat_stddev_ms|p<P>_ms (P a fio percentile: 1 5 10 20 .. 90 95 99 99.5 99.9 "
+                    "99.95 99.99), op.duration_s, op.avg_power_W%s",
                     field ? field : "(missing)", "");
     val_copy(p->field, sizeof p->field, field);
     p->kind = (enum val_kind)val_field_kind(field);
