@@ -35,9 +35,9 @@ static void cli_calibrate_usage(FILE *out)
         "                     (default 0 = no cap: every parameter that moves a point is fitted)\n"
         "  --prior W          weight of one prior row per parameter, W*2*(value - catalogue)/(hi - lo):\n"
         "                     holds what the points do not determine at the catalogue value\n"
-        "                     (default 0.01; 0 = none)\n"
+        "                     (default 0.01, 0 with --system; 0 = none)\n"
         "  --robust S         Cauchy scale of the residuals in log units (default 0.4): a point a\n"
-        "                     missing mechanism puts far off pulls less than one at +-S; 0 = plain\n"
+        "                     missing mechanism puts far off pulls less than one at +-S (0 with --system); 0 = plain\n"
         "                     least squares.  Points still off by more than 2x after the fit are\n"
         "                     listed as \"mechanism missing\"\n"
         "  --start FILE       start from FILE's values (a calibrated.yaml, e.g. the shipped one) instead\n"
@@ -74,7 +74,7 @@ static void cli_calibrate_usage(FILE *out)
 int cli_calibrate(int argc, char **argv)
 {
   static char out_path[1024];
-  int out_given = 0;
+  int out_given = 0, prior_given = 0, robust_given = 0;
   struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.01, .robust = 0.4,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   const char *system = NULL, *fio_dir = NULL;
@@ -136,9 +136,9 @@ int cli_calibrate(int argc, char **argv)
         return 2;
       }
       if (!strcmp(a, "--prior"))
-        o.prior = d;
+        o.prior = d, prior_given = 1;
       else
-        o.robust = d;
+        o.robust = d, robust_given = 1;
     } else if (!strcmp(a, "--cv"))
       o.cv = 1;
     else if (!strcmp(a, "--list"))
@@ -173,6 +173,15 @@ int cli_calibrate(int argc, char **argv)
     return 2;
   }
   if (system) {
+    /* a box's own fio results: every point measures this box (none is off
+     * by a mechanism the review set lacks) and there are few points, so
+     * plain least squares with the n - p residual variance: a prior row
+     * would hold an unknown the jobs do not reach near the catalogue with
+     * a standard error that looks like a measurement of it */
+    if (!prior_given)
+      o.prior = 0;
+    if (!robust_given)
+      o.robust = 0;
     int njobs = 0;
     if (!out_given) {
       const char *base = strrchr(system, '/');
