@@ -555,41 +555,25 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   if (o->cv_from) { /* cross-validate a shipped fit: no screen, no refit */
     rc = calib_cv_from(c, allpts, nall, out, err);
     fprintf(out, "(total %ld simulations, %.0f s)\n", c->nsims, calib_elapsed_s(c));
-    free(cand);
-    free(allpts);
-    calib_release(c);
-    free(c);
-    return rc;
+    goto done;
   }
   if (o->list) {
     calib_print_list(c, out);
-    free(cand);
-    free(allpts);
-    calib_release(c);
-    free(c);
-    return 0;
+    goto done;
   }
   if (o->start) { /* warm start: a previous fit's values (the prior still pulls towards the catalogue) */
     unsigned char *chosen = calloc((size_t)(c->np > 0 ? c->np : 1), 1);
     rc = chosen ? calib_values_from(c, o->start, chosen, "start", out, err) : 2;
     free(chosen);
-    if (rc != 0) {
-      free(cand);
-      free(allpts);
-      calib_release(c);
-      free(c);
-      return rc;
-    }
+    if (rc != 0)
+      goto done;
     fprintf(out, "starting from the values of %s\n", o->start);
   }
   int nscreen = c->nfree;
   if (calib_screen(c) < 0) {
     nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");
-    free(cand);
-    free(allpts);
-    calib_release(c);
-    free(c);
-    return 1;
+    rc = 1;
+    goto done;
   }
   calib_print_screen(c, nscreen, out);
   fprintf(out, "Jacobian: %d free parameters, %d perturbed vectors (%s), then sparse secant updates%s\n", c->nfree,
@@ -599,19 +583,13 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   if (calib_fit(c, o->max_iter, &fr) < 0) {
     nw_fail(err, "calibrate", 0, 0, "fit failed: %s (%d residuals, %d parameters); restrict with --params",
             fr.stop, c->nfit, c->nfree);
-    free(cand);
-    free(allpts);
-    calib_release(c);
-    free(c);
-    return 1;
+    rc = 1;
+    goto done;
   }
   if (calib_counts(c, o->max_iter, &fr, out) < 0) {
     nw_fail(err, "calibrate", 0, 0, "count profile failed (out of memory)");
-    free(cand);
-    free(allpts);
-    calib_release(c);
-    free(c);
-    return 1;
+    rc = 1;
+    goto done;
   }
   double *xfull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *xfull);
   double *ufull = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *ufull);
@@ -644,6 +622,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   }
   free(xfull);
   free(ufull);
+done:
   free(cand);
   free(allpts);
   calib_release(c);
