@@ -448,44 +448,6 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   return fio_msg(msg, msg_len, "fio option '%s' is listed but not handled (nastwin bug)", key);
 }
 
-static double fio_mean_bs(const double *bs, const double *w, int n)
-{
-  double m = 0.0;
-  for (int i = 0; i < n; i++)
-    m += bs[i] * w[i];
-  return m > 0.0 ? m : (bs[0] > 0 ? bs[0] : 4096.0);
-}
-
-/* Each direction's limit (rate in bytes/s at its mean block, rate_iops;
- * the lower wins, as fio caps both) into one rate_iops for the job.  fio
- * paces each direction on its own and, when one is ahead of its rate,
- * issues the other (io_u.c rate_ddir): a mixed job with both directions
- * capped runs at the sum of the caps, in their ratio, whatever rwmixread
- * says.  With one direction capped the other runs free in fio; nastwin's
- * single open loop keeps the mix and paces the job by the capped one. */
-static void fio_fold_rates(struct job *j, double mean_r, double mean_w)
-{
-  double lim[2];
-  double bytes[2] = {j->rate_bytes, j->rate_bytes_w >= 0 ? j->rate_bytes_w : j->rate_bytes};
-  double iops[2] = {j->rate_iops, j->rate_iops_w >= 0 ? j->rate_iops_w : j->rate_iops};
-  double mean[2] = {mean_r, mean_w}, share[2] = {j->read_frac, 1.0 - j->read_frac};
-  double total = 0.0;
-  for (int d = 0; d < 2; d++) {
-    double b = bytes[d] > 0 ? bytes[d] / mean[d] : 0.0;
-    lim[d] = b > 0 && (iops[d] <= 0 || b < iops[d]) ? b : iops[d];
-    if (lim[d] > 0 && share[d] > 0) {
-      double t = lim[d] / share[d];
-      total = total > 0 && total < t ? total : t;
-    }
-  }
-  if (share[0] > 0 && share[1] > 0 && lim[0] > 0 && lim[1] > 0) {
-    total = lim[0] + lim[1];
-    j->read_frac = lim[0] / total;
-  }
-  j->rate_iops = total;
-  j->rate_bytes = 0.0, j->rate_bytes_w = -1.0, j->rate_iops_w = -1.0;
-}
-
 int fio_job_finish(struct job *j, char *msg, size_t msg_len)
 {
   double max_bs = 0.0; /* whole bytes, and no block larger than the data set (fio refuses both) */

@@ -35,6 +35,12 @@ const char *fio_option_alias(const char *key);
  * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
+/* fio_dir.c: the mean of a bs/weight list; each direction's rate and
+ * rate_iops folded into the job's one rate_iops (fio paces each direction
+ * on its own: see the comment there). */
+double fio_mean_bs(const double *bs, const double *w, int n);
+void fio_fold_rates(struct job *j, double mean_r, double mean_w);
+
 /* fio_verify.c: verify=METHOD on j (none and 0 turn it off).  0, or -1 with msg. */
 int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len);
 
