@@ -65,25 +65,6 @@ double calib_cpu_s(void)
          1e-6 * (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec);
 }
 
-/* Fit points still off by more than CALIB_MISSING x after the fit
- * (v->pts scored at the fitted values): no value in range explains them,
- * a mechanism is missing.  Written to the file as a list. */
-static void calib_write_missing(const struct calib *c, FILE *f)
-{
-  int n = 0;
-  for (int i = 0; i < c->nfit; i++) {
-    const struct val_point *p = &c->v.pts[c->fitpts[i]];
-    if (!calib_is_missing(p))
-      continue;
-    if (!n++)
-      fprintf(f, "mechanism_missing: # points off by more than %gx at the fitted values\n", CALIB_MISSING);
-    char label[256];
-    val_label(p, label, sizeof label);
-    fprintf(f, "  - {experiment: %s, metric: %s, case: \"%s\", measured: %.6g, predicted: %.6g}\n", p->experiment,
-            p->metric, label, p->measured, p->predicted);
-  }
-}
-
 /* Is p off by more than CALIB_MISSING x (or without a prediction)? */
 int calib_is_missing(const struct val_point *p)
 {
@@ -91,8 +72,11 @@ int calib_is_missing(const struct val_point *p)
          fabs(log(p->predicted / p->measured)) > log(CALIB_MISSING);
 }
 
-/* The points calib_is_missing flags, printed after the fit. */
-void calib_print_missing(const struct calib *c, FILE *out)
+/* Fit points still off by more than CALIB_MISSING x after the fit
+ * (v->pts scored at the fitted values): no value in range explains them,
+ * a mechanism is missing.  As a YAML list in the written file (yaml) or
+ * as lines after the fit. */
+static void calib_missing(const struct calib *c, FILE *f, int yaml)
 {
   int n = 0;
   for (int i = 0; i < c->nfit; i++) {
@@ -100,13 +84,24 @@ void calib_print_missing(const struct calib *c, FILE *out)
     if (!calib_is_missing(p))
       continue;
     if (!n++)
-      fprintf(out, "mechanism missing (off by more than %gx at the fitted values; the robust loss keeps them "
-                   "from dragging the fit):\n", CALIB_MISSING);
+      fprintf(f, yaml ? "mechanism_missing: # points off by more than %gx at the fitted values\n"
+                      : "mechanism missing (off by more than %gx at the fitted values; the robust loss keeps them "
+                        "from dragging the fit):\n",
+              CALIB_MISSING);
     char label[256];
     val_label(p, label, sizeof label);
-    fprintf(out, "  %s %s [%s]: measured %.4g, predicted %.4g (%+.0f %%)\n", p->experiment, p->metric, label,
-            p->measured, p->predicted, 100 * (p->predicted / p->measured - 1));
+    if (yaml)
+      fprintf(f, "  - {experiment: %s, metric: %s, case: \"%s\", measured: %.6g, predicted: %.6g}\n", p->experiment,
+              p->metric, label, p->measured, p->predicted);
+    else
+      fprintf(f, "  %s %s [%s]: measured %.4g, predicted %.4g (%+.0f %%)\n", p->experiment, p->metric, label,
+              p->measured, p->predicted, 100 * (p->predicted / p->measured - 1));
   }
+}
+
+void calib_print_missing(const struct calib *c, FILE *out)
+{
+  calib_missing(c, out, 0);
 }
 
 int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
@@ -156,7 +151,7 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   fprintf(f, "  cores: %ld\n  jobs: %ld\n  wall_s: %.1f\n  cpu_s: %.1f\n", cores, o->njobs > 0 ? (long)o->njobs : cores,
           calib_elapsed_s(c), calib_cpu_s());
-  calib_write_missing(c, f);
+  calib_missing(c, f, 1);
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];
