@@ -712,7 +712,7 @@ END_TEST
  * at 100 MB/s per read, QD1) with its latency calibrated to 2 ms +- 0.5 ms:
  * the mean latency moves 1:1 with it, so its 90 % interval is the mean
  * +- 1.645 x 0.5 ms; the default scenario's interval brackets its value;
- * --uncalibrated and --no-ci give none. */
+ * --uncalibrated and --no-ci give none; a refused step is shortened. */
 START_TEST(test_prediction_intervals)
 {
   const char *src = tc_src();
@@ -744,6 +744,18 @@ START_TEST(test_prediction_intervals)
   ck_assert_msg(strstr(out, "_ci90") == NULL, "an uncalibrated run has no interval");
   ck_assert_int_eq(tc_run("run --json --set time=0.5s --no-ci", out, TC_OUT_MAX), 0);
   ck_assert_msg(strstr(out, "_ci90") == NULL, "--no-ci: no interval");
+  /* a step the model refuses: seek_full - se = 14 ms leaves no seek
+   * curve for the drive's 9.5 ms average; the step is shortened, the run
+   * succeeds and still has its interval */
+  f = fopen(cal, "w");
+  ck_assert(f != NULL);
+  fputs("version: 1\nparameters:\n  - {entry: \"drives/wd-red-14tb\", key: seek_full, value: \"0.018s\", "
+        "lo: \"0.014s\", hi: \"0.025s\", stderr: \"0.02s\"}\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "run '%s/validation/scenarios/ds1819plus-sr.yaml' --calibrated '%s' --json --set time=0.3s",
+           src, cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "\"mean_ci90\": [") != NULL, "no interval after a refused step:\n%.600s", out);
   unlink(cal);
   rmdir(dir);
   free(out);

@@ -4,8 +4,8 @@
  * calibrated.yaml gives each fitted value its standard error (the fit's
  * covariance diagonal; no correlations are recorded).  For every fitted
  * parameter that reaches the scenario and has a standard error, the run is
- * repeated at value - se and value + se (clamped into its fit range), same
- * seed: the central difference per standard error is that parameter's
+ * repeated at value - se and value + se (clamped into its fit range, and
+ * halved toward the value where the model refuses the step), same seed: the central difference per standard error is that parameter's
  * sensitivity, and the linearised standard deviation of a figure is the
  * root sum of squares over the parameters; the interval is the figure
  * +- 1.645 of it (lower end >= 0). */
@@ -18,6 +18,7 @@
 #include "sim/study/runpool.h"
 
 #define CALIB_CI_Z90 1.6448536269514722 /* two-sided 90 %: the normal's 95th percentile */
+#define CALIB_CI_HALVINGS 12 /* a refused step shrinks to at most 2^-12 of se */
 
 /* One uncertain parameter of the scenario. */
 struct calib_unc {
@@ -81,6 +82,8 @@ static void calib_ci_one(double y, const double *dn, const double *up, const dou
 {
   double var = 0;
   for (int j = 0; j < n; j++) {
+    if (per_se[j] <= 0) /* no valid step either side */
+      continue;
     double d = (up[j] - dn[j]) / per_se[j];
     var += d * d;
   }
@@ -142,14 +145,23 @@ int calib_ci_run(const struct calib_which *w, const char *path, const char *cata
   int loaded = 0;
   for (int j = 0; rc == 0 && j < n; j++) {
     double x[2] = {fmax(u[j].lo, u[j].value - u[j].se), fmin(u[j].hi, u[j].value + u[j].se)};
-    per_se[j] = (x[1] - x[0]) / u[j].se;
     for (int k = 0; k < 2 && rc == 0; k++) {
-      memcpy(all, sets, (size_t)nsets * sizeof *all);
-      snprintf(val[k], sizeof val[k], "%.10g%s", x[k], u[j].unit);
-      all[nsets] = (struct cfg_set){.path = u[j].path, .value = val[k]};
-      rc = calib_cfg_load(w, path, catalog, all, nsets + 1, fio, &c.sc[2 * j + k], err);
+      /* A step the model refuses (a drive's seek_full so short that its
+       * seek_avg no longer fits the curve) is halved toward the fitted
+       * value, which loads: the interval uses the valid part of +- se. */
+      for (int tries = 0;; tries++) {
+        memcpy(all, sets, (size_t)nsets * sizeof *all);
+        snprintf(val[k], sizeof val[k], "%.10g%s", x[k], u[j].unit);
+        all[nsets] = (struct cfg_set){.path = u[j].path, .value = val[k]};
+        rc = calib_cfg_load(w, path, catalog, all, nsets + 1, fio, &c.sc[2 * j + k], err);
+        if (rc == 0 || tries == CALIB_CI_HALVINGS)
+          break;
+        memset(err, 0, sizeof *err);
+        x[k] = u[j].value + 0.5 * (x[k] - u[j].value);
+      }
       loaded += rc == 0;
     }
+    per_se[j] = (x[1] - x[0]) / u[j].se;
   }
   if (rc == 0 && n > 0 && runpool_run(2 * n * nsteps, njobs, 0.0, calib_ci_task, &c, pert, NULL) != 0)
     rc = nw_fail(err, w->path, 0, 0, "prediction intervals: a perturbed simulation failed");
