@@ -89,6 +89,14 @@ START_TEST(test_occupancy_bottleneck)
   test_fill(&c, res3, 2, 1000, 1, 4);
   ck_assert_msg(c.bottleneck == 0 && strstr(c.bottleneck_reason, "can use only one core"), "%s",
                 c.bottleneck_reason);
+  /* a rebuild alone: the busy disk is named, with no demand per I/O and no
+   * window of client I/Os (there are none) */
+  static struct run_result b;
+  const struct test_res res4[] = {{RES_DISK, "disk0", 0.98, 0}, {RES_DISK, "disk1", 0.40, 0}};
+  test_fill(&b, res4, 2, 0, 1, 1);
+  ck_assert_msg(b.bottleneck == 0 && !b.window_limited && strstr(b.bottleneck_reason, "no client I/O") &&
+                    !strstr(b.bottleneck_reason, "per I/O"),
+                "%s", b.bottleneck_reason);
 }
 END_TEST
 

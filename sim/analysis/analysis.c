@@ -163,6 +163,14 @@ void analysis_finish(struct run_result *r)
     r->bound_MBps = C ? r->bound_iops * r->all.bytes / (double)C / 1e6 : 0.0;
   }
   int blocked = analysis_blocked(b);
+  if (C == 0) {
+    /* No client I/O in the window (a rebuild alone): no demand per I/O and
+     * no window of outstanding I/Os; the background operation is the load. */
+    snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
+             "%s %s (%s) busy %.0f%% of the time: %s; no client I/O, the background operation keeps it busy",
+             analysis_kind_word(b->kind), b->name, b->who, best * 100.0, analysis_what(b, best, 0));
+    return;
+  }
   if (best < ANALYSIS_SATURATED) {
     /* Nothing saturates: the population of outstanding I/Os is the limit. */
     r->window_limited = 1;
