@@ -59,16 +59,32 @@ static int iface_sched_grow(struct iface_sched *s)
   return 0;
 }
 
+/* The first live interval from `from` on that ends after t (intervals do
+ * not overlap, so their ends are sorted like their starts): a binary
+ * search, where a scan made long schedules (a reshape's batched windows
+ * reserve thousands of transfers ahead) quadratic. */
+static size_t iface_sched_first_after(const struct iface_sched *s, size_t from, double t)
+{
+  size_t lo = from, hi = s->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->end_s[mid] <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, double dur_s)
 {
-  while (s->head < s->n && s->end_s[s->head] <= now_s)
-    s->head++;
+  s->head = iface_sched_first_after(s, s->head, now_s);
   if (s->head == s->n)
     s->head = s->n = 0;
   if (dur_s <= 0.0)
     return ready_s;
   double t = ready_s;
-  size_t i = s->head;
+  size_t i = iface_sched_first_after(s, s->head, t);
   for (; i < s->n; i++) {
     if (s->end_s[i] <= t)
       continue;
@@ -91,9 +107,14 @@ double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, 
     return t;
   }
   /* grow() may have compacted: find the insertion point again. */
-  size_t j = s->head;
-  while (j < s->n && s->start_s[j] < t)
-    j++;
+  size_t j = s->head, hi = s->n; /* first interval starting at or after t */
+  while (j < hi) {
+    size_t mid = j + (hi - j) / 2;
+    if (s->start_s[mid] < t)
+      j = mid + 1;
+    else
+      hi = mid;
+  }
   memmove(s->start_s + j + 1, s->start_s + j, (s->n - j) * sizeof *s->start_s);
   memmove(s->end_s + j + 1, s->end_s + j, (s->n - j) * sizeof *s->end_s);
   s->start_s[j] = t;
