@@ -40,7 +40,7 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -290,7 +290,13 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     const char *why = fio_engine_refused(v);
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
-    *unmodelled = 1; /* the scenario's protocol carries the I/O */
+    j->meta_op = fio_engine_meta(v);
+    *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
+  } else if (!strcmp(key, "nrfiles")) {
+    long n = 0;
+    if (fio_parse_int(v, 1, INT_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 1)", key, v);
+    j->nrfiles = (double)n; /* a metadata job's operations; fio_finish_job warns on a data job */
   } else {
     return 1;
   }
@@ -469,7 +475,7 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
-  if (fio_zbd_finish(j, msg, msg_len) != 0)
+  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0)
     return -1;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
@@ -649,6 +655,9 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     return 0;
   c->in_section = 0;
   char msg[sizeof c->err->msg];
+  if (c->cur.meta_op == JOB_META_NONE && c->cur.nrfiles > 1 && c->cur.nrfiles_line > 0 &&
+      fio_warn(c, c->cur.nrfiles_line, "nrfiles") != 0)
+    return -1;
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
   struct job rb;
@@ -884,6 +893,8 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
       return 0;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
+  if (!strcmp(key, "nrfiles"))
+    j->nrfiles_line = lineno; /* warned once the job's engine is known (fio_finish_job) */
   if (unmodelled)
     return fio_warn(c, lineno, key);
   return 0;

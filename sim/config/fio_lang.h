@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-struct job;
+#include "sim/config/workload.h"
 
 #define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
 #define FIO_MAX_SIZE_BYTES 1125899906842624.0       /* 1 PiB */
@@ -72,6 +72,11 @@ const char *fio_option_refused(const char *key);
 /* ioengine=NAME: NULL when it does block or file I/O (modelled as the
  * scenario's protocol), else why it is refused. */
 const char *fio_engine_refused(const char *name);
+/* fio's metadata engines: the file operation each I/O is (JOB_META_NONE: another engine). */
+enum job_meta fio_engine_meta(const char *name);
+/* A metadata job once its options are all set: one operation per file
+ * (nrfiles), as fio times them; 0, or -1 with msg. */
+int fio_meta_finish(struct job *j, char *msg, size_t msg_len);
 
 /* Closest known or modelled option name to key within a small edit
  * distance, or NULL; modelled: the modelled keys (NULL-terminated). */

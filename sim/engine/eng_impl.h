@@ -48,6 +48,7 @@ struct eng_req {
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
+  enum job_meta meta; /* a metadata operation (no data on the wire): eng_submit */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   uint64_t nsegs;              /* pieces its reply streams in (1: one message), set by eng_cycles */
