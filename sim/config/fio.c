@@ -110,8 +110,9 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
   snprintf(mode, sizeof mode, "%.*s", (int)(mlen < sizeof mode ? mlen : sizeof mode - 1), v);
   if (strstr(mode, "trim"))
     return fio_msg(msg, msg_len,
-                   "%s: '%s': TRIM is not modelled (allowed: read, write, randread, randwrite, rw, "
-                   "randrw, with an optional :N)",
+                   "%s: '%s': TRIM is not modelled (fio trims with the BLKDISCARD ioctl, which a file "
+                   "on an SMB or NFS share refuses, so fio fails there; an iSCSI UNMAP is not simulated; "
+                   "allowed: read, write, randread, randwrite, rw, randrw, with an optional :N)",
                    key, v);
   double modifier = 0.0;
   if (colon) {

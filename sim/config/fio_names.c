@@ -119,7 +119,7 @@ static const char *const fio_unmodelled[] = {
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
 #define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
 #define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
-#define FIO_WHY_TRIM "TRIM is not modelled"
+#define FIO_WHY_TRIM "TRIM is not modelled (fio's BLKDISCARD fails on a file of an SMB or NFS share; an iSCSI UNMAP is not simulated)"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
 #define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
 
