@@ -14,6 +14,7 @@
 #include "sim/config/fio_lang.h"
 #include "sim/config/workgen.h"
 #include "sim/config/workload.h"
+#include "sim/engine/lat_target.h"
 #include "cli_util.h"
 #include "cli_util.c.inc"
 
@@ -168,6 +169,50 @@ START_TEST(test_meta_run)
 }
 END_TEST
 
+/* fio's latency_target search: depth 1, doubling while a window meets
+ * the target, bisecting down on a miss, one final window at the depth
+ * found.  A fake device whose latency is 1 ms per outstanding I/O and a
+ * 4.5 ms target: the search must settle at depth 4. */
+START_TEST(test_latency_target)
+{
+  struct job j = fm_job("[j]\nrw=randread\niodepth=32\nlatency_target=4500us\nlatency_window=10ms\n"
+                        "latency_percentile=99.9\n", NULL);
+  ck_assert_double_eq_tol(j.lat_target_s, 4.5e-3, 1e-12);
+  ck_assert_double_eq_tol(j.lat_window_s, 10e-3, 1e-12);
+  ck_assert_double_eq(j.lat_pct, 99.9);
+  struct lat_target t;
+  lat_target_init(&t, &j, 32, 0.0);
+  ck_assert_int_eq(lat_target_depth(&t, 32), 1);
+  double now = 0.0;
+  int done = 0, steps = 0, seen[64] = {0};
+  while (!done && steps < 100000) {
+    int qd = lat_target_depth(&t, 32);
+    seen[qd < 63 ? qd : 63] = 1;
+    int inflight = qd > 0 ? qd : 0;
+    double lat = 1e-3 * (inflight > 0 ? inflight : 1);
+    now += lat / (inflight > 0 ? inflight : 1);
+    done = lat_target_complete(&t, &j, now, lat, inflight > 0 ? inflight - 1 : 0);
+    steps++;
+  }
+  ck_assert_msg(done, "the search never ended (%d completions)", steps);
+  ck_assert_int_eq(t.qd, 4);
+  ck_assert_msg(seen[1] && seen[2] && seen[4] && seen[8], "doubling 1, 2, 4, 8 expected");
+  ck_assert_msg(!seen[16], "depth 8 failed: it must not reach 16");
+  /* without a target the job keeps its iodepth and never ends early */
+  struct job plain = fm_job("[j]\nrw=randread\niodepth=8\n", NULL);
+  lat_target_init(&t, &plain, 8, 0.0);
+  ck_assert_int_eq(lat_target_depth(&t, 8), 8);
+  ck_assert_int_eq(lat_target_complete(&t, &plain, 1.0, 10.0, 0), 0);
+  /* bad values are refused */
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nlatency_percentile=101\n", "l.fio", &w, &warn, &err), -1);
+  ck_assert_msg(strstr(err.msg, "latency_percentile: bad value '101'"), "%s", err.msg);
+  free(warn);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio_meta");
@@ -177,6 +222,7 @@ int main(void)
   tcase_add_test(tc, test_meta_ftruncate_and_refusals);
   tcase_add_test(tc, test_meta_workgen);
   tcase_add_test(tc, test_meta_run);
+  tcase_add_test(tc, test_latency_target);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -40,7 +40,7 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -51,30 +51,6 @@ static int fio_in_list(const char *const *list, size_t n, const char *key)
     if (strcmp(list[i], key) == 0)
       return 1;
   return 0;
-}
-
-/* fio time: plain number in unit_s seconds, or with us/ms/s/m/min/h/d. */
-static int fio_parse_time(const char *v, double unit_s, double *out)
-{
-  double n = 0.0;
-  const char *e = NULL;
-  if (fio_number(v, &n, &e) != 0)
-    return -1;
-  while (*e == ' ')
-    e++;
-  static const struct {
-    const char *suffix;
-    double s;
-  } units[] = {{"", 0.0},      {"us", 1e-6},  {"usec", 1e-6}, {"ms", 1e-3}, {"msec", 1e-3},
-               {"s", 1.0},     {"sec", 1.0},  {"m", 60.0},    {"min", 60.0}, {"h", 3600.0},
-               {"d", 86400.0}};
-  for (size_t i = 0; i < FIO_COUNT(units); i++) {
-    if (strcasecmp(e, units[i].suffix) == 0) {
-      *out = n * (units[i].s > 0.0 ? units[i].s : unit_s);
-      return 0;
-    }
-  }
-  return -1;
 }
 
 /* Bare flag (value NULL or "") means 1. */
@@ -293,6 +269,8 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);
     *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
+  } else if (!strncmp(key, "latency_", 8)) {
+    *rc = fio_set_latency(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "nrfiles")) {
     long n = 0;
     if (fio_parse_int(v, 1, INT_MAX, &n) != 0)

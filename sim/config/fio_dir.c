@@ -392,3 +392,25 @@ int fio_meta_finish(struct job *j, char *msg, size_t msg_len)
   j->access = JOB_SEQ;
   return 0;
 }
+
+int fio_set_latency(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  double d = 0.0;
+  if (!strcmp(key, "latency_run")) {
+    j->lat_run = !v || !*v || strcmp(v, "0") != 0;
+    return 0;
+  }
+  if (!strcmp(key, "latency_percentile")) {
+    char *end = NULL;
+    d = v ? strtod(v, &end) : 0.0;
+    if (!v || end == v || *end || !(d >= 0.0 && d <= 100.0))
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage 0 .. 100)", key, v ? v : "");
+    j->lat_pct = d;
+    return 0;
+  }
+  if (!v || fio_parse_time(v, 1e-6, &d) != 0 || d < 0.0 || d > 86400.0)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a time >= 0, plain number = microseconds, or "
+                   "with suffix us, ms, s, m, h)", key, v ? v : "");
+  *(!strcmp(key, "latency_target") ? &j->lat_target_s : &j->lat_window_s) = d;
+  return 0;
+}

@@ -118,7 +118,6 @@ static const char *const fio_unmodelled[] = {
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
 #define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
-#define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
 #define FIO_WHY_TRIM "TRIM is not modelled (fio's BLKDISCARD fails on a file of an SMB or NFS share; an iSCSI UNMAP is not simulated)"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
 #define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
@@ -140,10 +139,6 @@ static const struct {
     {"replay_skip", FIO_WHY_TRACE},
     {"iolog", FIO_WHY_TRACE},
     {"recover_zbd_write_error", FIO_WHY_ZONE},
-    {"latency_target", FIO_WHY_LAT},
-    {"latency_window", FIO_WHY_LAT},
-    {"latency_percentile", FIO_WHY_LAT},
-    {"latency_run", FIO_WHY_LAT},
     {"trim_percentage", FIO_WHY_TRIM},
     {"trim_backlog", FIO_WHY_TRIM},
     {"trim_backlog_batch", FIO_WHY_TRIM},

@@ -129,6 +129,11 @@ struct job {
   enum job_meta meta_op;    /* != NONE: every I/O is this file operation (no data on the wire) */
   double nrfiles;           /* fio nrfiles: a metadata job does one operation per file */
   int nrfiles_line;         /* its line, for the warning on a data job (nrfiles not modelled) */
+  /* fio latency_target: the depth search (sim/engine/lat_target.h); 0 = off */
+  double lat_target_s;      /* latency_target */
+  double lat_window_s;      /* latency_window: how long each depth is tried */
+  double lat_pct;           /* latency_percentile: share (%) of I/Os that must meet the target */
+  int lat_run;              /* latency_run: keep searching after the depth is found */
 };
 
 struct workload_step {

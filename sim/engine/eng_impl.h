@@ -16,6 +16,7 @@
 #include "sim/analysis/stats.h"
 #include "sim/config/workgen.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/lat_target.h"
 #include "sim/engine/platform.h"
 
 struct eng;
@@ -101,6 +102,7 @@ struct eng_job {
   double region_start, region_bytes;
   struct workgen gen;       /* the job's I/O stream */
   int depth;                /* effective outstanding limit */
+  struct lat_target lat;    /* fio latency_target: the depth it searches, below depth */
   int outstanding;
   uint64_t issued, completed;
   int nconns;

@@ -529,7 +529,7 @@ static void eng_refill(struct eng_job *j, int self)
 {
   if (workgen_timed(j->spec))
     return; /* the timer actor issues */
-  while (j->outstanding < j->depth && eng_may_issue(j))
+  while (j->outstanding < lat_target_depth(&j->lat, j->depth) && eng_may_issue(j))
     eng_issue(j, self);
 }
 
@@ -539,6 +539,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
   struct eng_job *j = r->job;
   j->outstanding--;
   j->completed++;
+  j->t_end = lat_target_complete(&j->lat, j->spec, now, now - r->t_issue_s, j->outstanding) ? now : j->t_end;
   if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
   if (r->flush) {
@@ -606,7 +607,6 @@ static void eng_maybe_finish(struct eng_job *j)
       eng_open_gate(j->e);
   }
 }
-
 
 /* An open-loop replay of a trace measured one request at a time: each is
  * issued its gap after the previous one completes. */
@@ -811,6 +811,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         j->depth = j->spec->iodepth;
         if (j->depth > e->ops->window(&s->proto))
           j->depth = e->ops->window(&s->proto);
+        lat_target_init(&j->lat, j->spec, j->depth, simgrid_get_clock());
         j->t_end = eng_job_run_s(e, j->spec);
         j->nconns = local ? 1 : e->map.conns_per_client;
         j->conn0 = local ? 0 : c * e->map.conns_per_client;
