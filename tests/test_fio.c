@@ -754,7 +754,7 @@ END_TEST
 START_TEST(test_all_errors_at_once)
 {
   char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trim\nzonemode=zbd\nbs=4x\n"
-                            "random_distribution=pareto:1.5\nblocksiz=4k\nlatency_target=1ms\n");
+                            "random_distribution=pareto:1.5\nblocksiz=4k\nread_iolog=t.log\n");
   static const char *const want[] = {
       "lang.fio:2:10: error: ioengine=null does no block I/O",
       "lang.fio:4:4: error: rw: 'trim': TRIM",
@@ -764,7 +764,7 @@ START_TEST(test_all_errors_at_once)
       "lang.fio:7:21: error: random_distribution: bad value 'pareto:1.5'",
       "lang.fio:8:1: error: 1 option(s) that are not generic fio options, of the refused engine(s) null: "
       "blocksiz (line 8; did you mean 'blocksize'?)",
-      "lang.fio:9:1: error: fio option 'latency_target' is not supported",
+      "lang.fio:9:1: error: fio option 'read_iolog' is not supported",
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(msg, want[i]), "missing '%s' in:\n%s", want[i], msg);
@@ -775,11 +775,11 @@ START_TEST(test_all_errors_at_once)
   free(msg);
   /* One reason, one line: an engine refused on several lines, options
    * refused for one reason. */
-  msg = fio_lang_fail("[global]\nioengine=exec\n[a]\nlatency_target=1\nlatency_window=2\n[b]\nioengine=exec\n");
+  msg = fio_lang_fail("[global]\nioengine=exec\n[a]\nread_iolog=t.log\nreplay_no_stall=1\n[b]\nioengine=exec\n");
   ck_assert_msg(strstr(msg, "lang.fio:2:10: error: ioengine=exec does no block I/O: not simulated (use psync, "
                             "libaio, io_uring, ...) (lines 2, 7)") &&
-                    strstr(msg, "lang.fio:4:1: error: fio options latency_target (line 4), latency_window (line 5) "
-                                "are not supported by nastwin (the queue-depth search"),
+                    strstr(msg, "lang.fio:4:1: error: fio options read_iolog (line 4), replay_no_stall (line 5) "
+                                "are not supported by nastwin (I/O trace replay"),
                 "%s", msg);
   lines = 0;
   for (const char *p = msg; (p = strstr(p, ": error: ")); p++)
@@ -881,14 +881,14 @@ END_TEST
 START_TEST(test_cli_refused)
 {
   char path[2048];
-  snprintf(path, sizeof path, "%s/tests/fio/examples/latency-profile.fio", fio_test_dir());
+  snprintf(path, sizeof path, "%s/tests/fio/examples/object-store.fio", fio_test_dir());
   const char *args[] = {"run", "--fio", path, "--output-format=json", NULL};
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
-  ck_assert_msg(strstr(r.err, "latency-profile.fio:4:1: error: fio options latency_target (line 4), latency_window "
-                              "(line 5), latency_percentile (line 6) are not supported"),
+  ck_assert_msg(strstr(r.err, "object-store.fio:4:1: error: 4 option(s) that are not generic fio options, of the "
+                              "refused engine(s) http: http_host (line 4)"),
                 "%s", r.err);
   cli_out_free(&r);
 }

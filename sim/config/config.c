@@ -816,6 +816,30 @@ static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, stru
   return 0;
 }
 
+/* fio's file operations (filecreate, filestat, filedelete, the dir* engines,
+ * ftruncate) act on files the NAS serves: a block protocol (iSCSI) serves a
+ * LUN whose filesystem is the client's own, so there is no NAS request. */
+static int cfg_check_meta(const struct ynode *R, const struct scenario *s, struct nw_err *err)
+{
+  if (proto_ops_of(&s->proto)->opens_files)
+    return 0;
+  const struct workload *w = &s->workload;
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++) {
+      const struct job *j = &w->steps[i].jobs[k];
+      if (j->meta_op == JOB_META_NONE)
+        continue;
+      const struct ynode *n = ytree_path(R, "protocol.kind");
+      n = n ? n : R;
+      return nw_fail(err, n->file, n->line, n->col,
+                     "protocol.kind: '%s' serves no files, but job '%s' does file operations (fio's "
+                     "filecreate/filestat/filedelete/dircreate/dirstat/dirdelete/ftruncate engines); "
+                     "they need a file protocol (smb, nfs)",
+                     n->kind == YNODE_SCALAR ? n->scalar : "?", j->name);
+    }
+  return 0;
+}
+
 static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
                        const char *sysname, struct scenario *s, struct nw_err *err)
 {
@@ -911,6 +935,8 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
     if (frc < 0)
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
+    goto done;
+  if (cfg_check_meta(R, out, err) < 0)
     goto done;
   if (out->workload.replay && !ytree_get(R, "time")) { /* the whole trace */
     const struct replay_trace *rt = out->workload.replay;

@@ -40,7 +40,7 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -51,30 +51,6 @@ static int fio_in_list(const char *const *list, size_t n, const char *key)
     if (strcmp(list[i], key) == 0)
       return 1;
   return 0;
-}
-
-/* fio time: plain number in unit_s seconds, or with us/ms/s/m/min/h/d. */
-static int fio_parse_time(const char *v, double unit_s, double *out)
-{
-  double n = 0.0;
-  const char *e = NULL;
-  if (fio_number(v, &n, &e) != 0)
-    return -1;
-  while (*e == ' ')
-    e++;
-  static const struct {
-    const char *suffix;
-    double s;
-  } units[] = {{"", 0.0},      {"us", 1e-6},  {"usec", 1e-6}, {"ms", 1e-3}, {"msec", 1e-3},
-               {"s", 1.0},     {"sec", 1.0},  {"m", 60.0},    {"min", 60.0}, {"h", 3600.0},
-               {"d", 86400.0}};
-  for (size_t i = 0; i < FIO_COUNT(units); i++) {
-    if (strcasecmp(e, units[i].suffix) == 0) {
-      *out = n * (units[i].s > 0.0 ? units[i].s : unit_s);
-      return 0;
-    }
-  }
-  return -1;
 }
 
 /* Bare flag (value NULL or "") means 1. */
@@ -110,8 +86,9 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
   snprintf(mode, sizeof mode, "%.*s", (int)(mlen < sizeof mode ? mlen : sizeof mode - 1), v);
   if (strstr(mode, "trim"))
     return fio_msg(msg, msg_len,
-                   "%s: '%s': TRIM is not modelled (allowed: read, write, randread, randwrite, rw, "
-                   "randrw, with an optional :N)",
+                   "%s: '%s': TRIM is not modelled (fio trims with the BLKDISCARD ioctl, which a file "
+                   "on an SMB or NFS share refuses, so fio fails there; an iSCSI UNMAP is not simulated; "
+                   "allowed: read, write, randread, randwrite, rw, randrw, with an optional :N)",
                    key, v);
   double modifier = 0.0;
   if (colon) {
@@ -290,7 +267,15 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     const char *why = fio_engine_refused(v);
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
-    *unmodelled = 1; /* the scenario's protocol carries the I/O */
+    j->meta_op = fio_engine_meta(v);
+    *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
+  } else if (!strncmp(key, "latency_", 8)) {
+    *rc = fio_set_latency(j, key, v, msg, msg_len);
+  } else if (!strcmp(key, "nrfiles")) {
+    long n = 0;
+    if (fio_parse_int(v, 1, INT_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 1)", key, v);
+    j->nrfiles = (double)n; /* a metadata job's operations; fio_finish_job warns on a data job */
   } else {
     return 1;
   }
@@ -469,7 +454,7 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
-  if (fio_zbd_finish(j, msg, msg_len) != 0)
+  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0)
     return -1;
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
@@ -649,6 +634,9 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     return 0;
   c->in_section = 0;
   char msg[sizeof c->err->msg];
+  if (c->cur.meta_op == JOB_META_NONE && c->cur.nrfiles > 1 && c->cur.nrfiles_line > 0 &&
+      fio_warn(c, c->cur.nrfiles_line, "nrfiles") != 0)
+    return -1;
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
   struct job rb;
@@ -884,6 +872,8 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
       return 0;
     return fio_err(c, c->file, lineno, at, "%s", msg);
   }
+  if (!strcmp(key, "nrfiles"))
+    j->nrfiles_line = lineno; /* warned once the job's engine is known (fio_finish_job) */
   if (unmodelled)
     return fio_warn(c, lineno, key);
   return 0;

@@ -368,3 +368,49 @@ void fio_fold_rates(struct job *j, double mean_r, double mean_w)
   j->rate_iops = total;
   j->rate_bytes = 0.0, j->rate_bytes_w = -1.0, j->rate_iops_w = -1.0;
 }
+
+int fio_meta_finish(struct job *j, char *msg, size_t msg_len)
+{
+  if (j->meta_op == JOB_META_NONE)
+    return 0;
+  if (j->meta_op == JOB_META_TRUNC) { /* fio's ftruncate.c: a read completes doing nothing */
+    if (j->read_frac > 0.0)
+      return fio_msg(msg, msg_len, "ioengine=ftruncate: fio's engine completes reads without any operation "
+                     "(only writes truncate); give rw=write or rw=randwrite");
+    return 0; /* an ftruncate(offset + len) per block of the job's size */
+  }
+  /* fileoperations.c: the open/stat/unlink of each file is the timed
+   * operation, counted as a read unless the job only writes (td_read
+   * first); its data I/O is fake (completes at once) and not simulated. */
+  if (j->read_frac > 0.0)
+    j->read_frac = 1.0, j->rw_mixed = 0;
+  double n = j->nrfiles > 1 ? j->nrfiles : 1.0;
+  j->nbs = 1, j->nbs_w = 0;
+  j->bs_bytes[0] = JOB_META_UPDATE_BYTES, j->bs_weight[0] = 1.0;
+  j->size_bytes = n * JOB_META_UPDATE_BYTES, j->size_frac = 0.0;
+  j->io_bytes = 0.0, j->number_ios = 0.0, j->rw_modifier = 0.0;
+  j->access = JOB_SEQ;
+  return 0;
+}
+
+int fio_set_latency(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  double d = 0.0;
+  if (!strcmp(key, "latency_run")) {
+    j->lat_run = !v || !*v || strcmp(v, "0") != 0;
+    return 0;
+  }
+  if (!strcmp(key, "latency_percentile")) {
+    char *end = NULL;
+    d = v ? strtod(v, &end) : 0.0;
+    if (!v || end == v || *end || !(d >= 0.0 && d <= 100.0))
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage 0 .. 100)", key, v ? v : "");
+    j->lat_pct = d;
+    return 0;
+  }
+  if (!v || fio_parse_time(v, 1e-6, &d) != 0 || d < 0.0 || d > 86400.0)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a time >= 0, plain number = microseconds, or "
+                   "with suffix us, ms, s, m, h)", key, v ? v : "");
+  *(!strcmp(key, "latency_target") ? &j->lat_target_s : &j->lat_window_s) = d;
+  return 0;
+}

@@ -335,3 +335,27 @@ int fio_expand(const char *in, int is_time, char *out, size_t n, char *msg, size
   snprintf(out, n, "%.17g%s%s", is_time ? floor(v + 0.5) : v, is_time && !*x.p ? "us" : "", x.p);
   return 0;
 }
+
+/* fio time: plain number in unit_s seconds, or with us/ms/s/m/min/h/d. */
+int fio_parse_time(const char *v, double unit_s, double *out)
+{
+  double n = 0.0;
+  const char *e = NULL;
+  if (fio_number(v, &n, &e) != 0)
+    return -1;
+  while (*e == ' ')
+    e++;
+  static const struct {
+    const char *suffix;
+    double s;
+  } units[] = {{"", 0.0},      {"us", 1e-6},  {"usec", 1e-6}, {"ms", 1e-3}, {"msec", 1e-3},
+               {"s", 1.0},     {"sec", 1.0},  {"m", 60.0},    {"min", 60.0}, {"h", 3600.0},
+               {"d", 86400.0}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    if (strcasecmp(e, units[i].suffix) == 0) {
+      *out = n * (units[i].s > 0.0 ? units[i].s : unit_s);
+      return 0;
+    }
+  }
+  return -1;
+}

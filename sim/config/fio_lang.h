@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-struct job;
+#include "sim/config/workload.h"
 
 #define FIO_MAX_BS_BYTES (1024.0 * 1024.0 * 1024.0) /* 1 GiB: sanity bound per I/O */
 #define FIO_MAX_SIZE_BYTES 1125899906842624.0       /* 1 PiB */
@@ -21,6 +21,8 @@ int fio_append(char **buf, size_t *len, size_t *cap, const char *text);
 int fio_msg(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A plain decimal number at the start of s (no hex, no inf/nan); *end after it. 0 or -1. */
 int fio_number(const char *s, double *out, const char **end);
+/* fio time: plain number in unit_s seconds, or with us/ms/s/m/min/h/d; 0 or -1. */
+int fio_parse_time(const char *v, double unit_s, double *out);
 /* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024.  0 or -1. */
 int fio_parse_size(const char *v, double *out);
 /* A whole decimal number in [lo, hi].  0 or -1. */
@@ -72,6 +74,14 @@ const char *fio_option_refused(const char *key);
 /* ioengine=NAME: NULL when it does block or file I/O (modelled as the
  * scenario's protocol), else why it is refused. */
 const char *fio_engine_refused(const char *name);
+/* fio's metadata engines: the file operation each I/O is (JOB_META_NONE: another engine). */
+enum job_meta fio_engine_meta(const char *name);
+/* A metadata job once its options are all set: one operation per file
+ * (nrfiles), as fio times them; 0, or -1 with msg. */
+int fio_meta_finish(struct job *j, char *msg, size_t msg_len);
+/* latency_target, latency_window (times, plain = microseconds), latency_percentile
+ * (0..100), latency_run (a flag); 0, or -1 with msg. */
+int fio_set_latency(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
 /* Closest known or modelled option name to key within a small edit
  * distance, or NULL; modelled: the modelled keys (NULL-terminated). */

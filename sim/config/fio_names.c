@@ -106,7 +106,7 @@ static const char *const fio_unmodelled[] = {
     "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
     "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
     "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
-    "listen", "load", "lockfile", "max_latency", "md_per_io_size", "nonvectored", "nowait", "nrfiles", "numruns", "offset_align",
+    "listen", "load", "lockfile", "max_latency", "md_per_io_size", "nonvectored", "nowait", "numruns", "offset_align",
     "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
     "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
     "spr_num_regions", "spr_op", "sprandom", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
@@ -118,8 +118,7 @@ static const char *const fio_unmodelled[] = {
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
 #define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
-#define FIO_WHY_LAT "the queue-depth search for a latency target is not modelled"
-#define FIO_WHY_TRIM "TRIM is not modelled"
+#define FIO_WHY_TRIM "TRIM is not modelled (fio's BLKDISCARD fails on a file of an SMB or NFS share; an iSCSI UNMAP is not simulated)"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
 #define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
 
@@ -140,10 +139,6 @@ static const struct {
     {"replay_skip", FIO_WHY_TRACE},
     {"iolog", FIO_WHY_TRACE},
     {"recover_zbd_write_error", FIO_WHY_ZONE},
-    {"latency_target", FIO_WHY_LAT},
-    {"latency_window", FIO_WHY_LAT},
-    {"latency_percentile", FIO_WHY_LAT},
-    {"latency_run", FIO_WHY_LAT},
     {"trim_percentage", FIO_WHY_TRIM},
     {"trim_backlog", FIO_WHY_TRIM},
     {"trim_backlog_batch", FIO_WHY_TRIM},
@@ -218,9 +213,8 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
 /* Engines that do no block or file data I/O. */
 const char *fio_engine_refused(const char *name)
 {
-  static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "filecreate", "filestat",
-                                     "filedelete", "dircreate", "dirstat", "dirdelete", "net",
-                                     "netsplice", "exec",     "e4defrag", "falloc",    "ftruncate",
+  static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "net",
+                                     "netsplice", "exec",     "e4defrag", "falloc",
                                      "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
                                      "librpma_gpspm_client", "librpma_gpspm_server"};
   for (size_t i = 0; i < FIO_COUNT(none); i++)
@@ -233,4 +227,20 @@ const char *fio_engine_refused(const char *name)
       return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
              "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
   return NULL;
+}
+
+/* fio's metadata engines (engines/fileoperations.c, ftruncate.c): the file
+ * operation each of their I/Os is; JOB_META_NONE for any other engine. */
+enum job_meta fio_engine_meta(const char *name)
+{
+  static const struct {
+    const char *name;
+    enum job_meta op;
+  } meta[] = {{"filecreate", JOB_META_CREATE}, {"dircreate", JOB_META_CREATE}, {"filestat", JOB_META_STAT},
+              {"dirstat", JOB_META_STAT},      {"filedelete", JOB_META_DELETE}, {"dirdelete", JOB_META_DELETE},
+              {"ftruncate", JOB_META_TRUNC}};
+  for (size_t i = 0; i < FIO_COUNT(meta); i++)
+    if (!strcmp(meta[i].name, name))
+      return meta[i].op;
+  return JOB_META_NONE;
 }

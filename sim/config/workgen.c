@@ -213,9 +213,41 @@ static double workgen_zbd_write(struct workgen *g, gsl_rng *rng, double bs)
   return off;
 }
 
+int workgen_meta_writes(enum job_meta m)
+{
+  return m == JOB_META_CREATE || m == JOB_META_DELETE || m == JOB_META_TRUNC;
+}
+
+/* A metadata operation (fio's file/dir create, stat, delete, ftruncate): no
+ * data travels; the direction is the job's, as fio counts it.  A create or
+ * delete appends one metadata block to the NAS filesystem's journal (the
+ * region walked sequentially, JOB_META_UPDATE_BYTES at a time); a stat
+ * reads the inode block at the region's start, which stays in the NAS's
+ * page cache after the first; a truncate rewrites that inode block. */
+static void workgen_meta(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
+{
+  const struct job *sp = g->spec;
+  int write = sp->read_frac >= 1.0 ? 0 : sp->read_frac <= 0.0 ? 1 : gsl_rng_uniform(rng) >= sp->read_frac;
+  double blk = JOB_META_UPDATE_BYTES, off = 0.0;
+  if (sp->meta_op == JOB_META_CREATE || sp->meta_op == JOB_META_DELETE) {
+    if (g->next_off + blk > g->region_bytes)
+      g->next_off = 0.0;
+    off = g->next_off;
+    g->next_off += blk;
+  }
+  *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + off), .len_bytes = 0,
+                             .write = write, .rec = -1, .meta = sp->meta_op,
+                             .opens = sp->meta_op != JOB_META_TRUNC};
+  g->issued_bytes += sp->bs_bytes[0];
+}
+
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   const struct job *sp = g->spec;
+  if (!g->replay && sp->meta_op != JOB_META_NONE) {
+    workgen_meta(g, rng, out);
+    return;
+  }
   if (!g->replay && sp->zbd_zone_bytes > 0) {
     workgen_next_in_region(g, rng, out);
     if (out->write && sp->access == JOB_RANDOM && (double)out->len_bytes <= g->region_bytes)

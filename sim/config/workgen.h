@@ -42,7 +42,14 @@ struct workgen_io {
   int write;
   int opens;      /* file copies: the tool opens (and closes) a file before this I/O */
   int rec;        /* replay: the record's index, else -1 */
+  enum job_meta meta; /* a metadata operation: len_bytes 0 on the wire, the NAS does
+                         workgen_meta_store() instead */
 };
+
+/* What the NAS filesystem does below a metadata operation: 1 writes
+ * JOB_META_UPDATE_BYTES of metadata (create, delete, truncate), 0 reads its
+ * (cached) inode block (stat). */
+int workgen_meta_writes(enum job_meta m);
 
 /* A generator for job spec working in [region_start, region_start +
  * region_bytes); replay NULL unless the job replays a trace. */

@@ -26,6 +26,7 @@ void job_defaults(struct job *j)
   j->rate_bytes_w = -1.0;  /* the writes' limits: as the reads' */
   j->rate_iops_w = -1.0;
   j->dist_center = -1.0;   /* fio: a random rotation of the hot spots */
+  j->lat_pct = 100.0;      /* fio latency_percentile */
 }
 
 void workload_free(struct workload *w)

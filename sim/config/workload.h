@@ -23,6 +23,17 @@ struct replay_trace;
 
 enum job_access { JOB_SEQ = 0, JOB_RANDOM = 1, JOB_BACKWARD = 2, JOB_STRIDE = 3 };
 /* fio random_distribution (fio 3.33 lib/zipf.c, lib/gauss.c). */
+/* fio's metadata engines (engines/fileoperations.c, ftruncate.c): each I/O
+ * is one file operation with no data, timed; 0 = block or file data I/O. */
+enum job_meta {
+  JOB_META_NONE = 0,
+  JOB_META_CREATE, /* filecreate, dircreate: open(O_CREAT) / mkdir */
+  JOB_META_STAT,   /* filestat, dirstat: stat() */
+  JOB_META_DELETE, /* filedelete, dirdelete: unlink() / rmdir() */
+  JOB_META_TRUNC,  /* ftruncate: ftruncate(fd, offset + len) on each write */
+};
+#define JOB_META_UPDATE_BYTES 4096.0 /* the NAS filesystem's metadata (journal) block a create,
+                                        delete or truncate writes */
 enum job_dist { JOB_DIST_UNIFORM = 0, JOB_DIST_ZIPF, JOB_DIST_PARETO, JOB_DIST_NORMAL, JOB_DIST_ZONED };
 #define JOB_MAX_ZONES 16
 
@@ -114,6 +125,15 @@ struct job {
   int job_max_open_zones;   /* fio job_max_open_zones (per job; 0 = no limit) */
   int read_beyond_wp;       /* fio read_beyond_wp */
   double size_zones, offset_zones; /* fio size=Nz / offset=Nz: fio_job_finish makes them bytes */
+  /* Additive (s7h1, fio's metadata engines): */
+  enum job_meta meta_op;    /* != NONE: every I/O is this file operation (no data on the wire) */
+  double nrfiles;           /* fio nrfiles: a metadata job does one operation per file */
+  int nrfiles_line;         /* its line, for the warning on a data job (nrfiles not modelled) */
+  /* fio latency_target: the depth search (sim/engine/lat_target.h); 0 = off */
+  double lat_target_s;      /* latency_target */
+  double lat_window_s;      /* latency_window: how long each depth is tried */
+  double lat_pct;           /* latency_percentile: share (%) of I/Os that must meet the target */
+  int lat_run;              /* latency_run: keep searching after the depth is found */
 };
 
 struct workload_step {

@@ -339,8 +339,11 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
   case ENG_WORK_PROCESS: {
     if (--d->c->proc_work == 0)
       e->proc_runnable--;
-    int blocks = !r->write && e->ops->read_blocks(&e->s->proto) &&
-                 !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes);
+    /* A file operation (create, stat, delete) is a system call the
+     * process waits in; a read blocks unless cached or asynchronous. */
+    int blocks = r->meta != JOB_META_NONE ||
+                 (!r->write && e->ops->read_blocks(&e->s->proto) &&
+                  !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes));
     if (blocks) {
       if (!d->wait)
         d->wait = eng_sem(e);

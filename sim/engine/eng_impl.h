@@ -16,6 +16,7 @@
 #include "sim/analysis/stats.h"
 #include "sim/config/workgen.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/lat_target.h"
 #include "sim/engine/platform.h"
 
 struct eng;
@@ -48,6 +49,7 @@ struct eng_req {
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
+  enum job_meta meta; /* a metadata operation (no data on the wire): eng_submit */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   uint64_t nsegs;              /* pieces its reply streams in (1: one message), set by eng_cycles */
@@ -100,6 +102,7 @@ struct eng_job {
   double region_start, region_bytes;
   struct workgen gen;       /* the job's I/O stream */
   int depth;                /* effective outstanding limit */
+  struct lat_target lat;    /* fio latency_target: the depth it searches, below depth */
   int outstanding;
   uint64_t issued, completed;
   int nconns;

@@ -411,6 +411,10 @@ void eng_submit(struct eng *e, struct eng_req *r)
 {
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
+  if (r->meta != JOB_META_NONE) { /* the NAS filesystem's own block below a file operation */
+    io.len_bytes = (uint64_t)JOB_META_UPDATE_BYTES;
+    io.write = workgen_meta_writes(r->meta);
+  }
   io.sync = eng_job_sync(e, r->job->spec);
   io.direct = eng_job_direct(e, r->job->spec);
   stack_submit(e->stack, simgrid_get_clock(), &io);
@@ -433,6 +437,7 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   workgen_next(&j->gen, j->rng, &io);
   r->write = io.write;
   r->opens = io.opens;
+  r->meta = io.meta;
   r->rec = io.rec;
   r->offset_bytes = io.offset_bytes;
   r->len_bytes = io.len_bytes;
@@ -458,7 +463,7 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
 static int eng_client_absorb(struct eng_job *j, struct eng_req *r)
 {
   struct eng_client *cl = &j->e->clients[j->client];
-  if (!cl->cache || j->spec->direct || !r->write || r->flush ||
+  if (!cl->cache || j->spec->direct || !r->write || r->flush || r->meta != JOB_META_NONE ||
       pcache_dirty_bytes(cl->cache) + r->len_bytes > cl->dirty_limit_bytes)
     return 0;
   if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
@@ -524,7 +529,7 @@ static void eng_refill(struct eng_job *j, int self)
 {
   if (workgen_timed(j->spec))
     return; /* the timer actor issues */
-  while (j->outstanding < j->depth && eng_may_issue(j))
+  while (j->outstanding < lat_target_depth(&j->lat, j->depth) && eng_may_issue(j))
     eng_issue(j, self);
 }
 
@@ -534,6 +539,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
   struct eng_job *j = r->job;
   j->outstanding--;
   j->completed++;
+  j->t_end = lat_target_complete(&j->lat, j->spec, now, now - r->t_issue_s, j->outstanding) ? now : j->t_end;
   if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
   if (r->flush) {
@@ -601,7 +607,6 @@ static void eng_maybe_finish(struct eng_job *j)
       eng_open_gate(j->e);
   }
 }
-
 
 /* An open-loop replay of a trace measured one request at a time: each is
  * issued its gap after the previous one completes. */
@@ -806,6 +811,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         j->depth = j->spec->iodepth;
         if (j->depth > e->ops->window(&s->proto))
           j->depth = e->ops->window(&s->proto);
+        lat_target_init(&j->lat, j->spec, j->depth, simgrid_get_clock());
         j->t_end = eng_job_run_s(e, j->spec);
         j->nconns = local ? 1 : e->map.conns_per_client;
         j->conn0 = local ? 0 : c * e->map.conns_per_client;

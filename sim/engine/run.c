@@ -548,6 +548,8 @@ static void eng_collect(struct eng *e, struct run_result *out)
   out->clients = s->nclients;
   if (with_workload && e->step->njobs > 0)
     out->outstanding_per_client = e->njobs / (s->nclients > 0 ? s->nclients : 1) * e->jobs[0].depth;
+  if (with_workload && e->step->njobs > 0 && e->jobs[0].lat.on)
+    out->latency_depth = e->jobs[0].lat.qd;
   int jobs_done = 1;
   for (int i = 0; i < e->njobs; i++)
     if (!e->jobs[i].finished)

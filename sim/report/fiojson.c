@@ -185,7 +185,7 @@ static void fj_job_options(FILE *out, const struct workload_step *st)
 
 /* fio's submission-depth distribution: every I/O of a job copy is issued
  * with iodepth outstanding (closed loop), in fio's 1,2,4,...,>=64 bins. */
-static void fj_depths(FILE *out, const struct workload_step *st)
+static void fj_depths(FILE *out, const struct workload_step *st, const struct run_result *r)
 {
   int depth = st && st->njobs > 0 ? st->jobs[0].iodepth : 1;
   static const char *const lvl[] = {"1", "2", "4", "8", "16", "32", ">=64"};
@@ -200,9 +200,14 @@ static void fj_depths(FILE *out, const struct workload_step *st)
     for (int i = 0; i < 7; i++)
       fprintf(out, "%s\"%s\": %s", i ? ", " : "", sub[i], i == 1 ? "100.000000" : "0.000000");
   }
-  fprintf(out, "},\n     \"latency_depth\": %d, \"latency_target\": 0, \"latency_percentile\": 100.000000, "
-               "\"latency_window\": 0",
-          depth);
+  /* fio latency_target: the depth its search settled at, the target in ns,
+   * the window in us (fio's units) */
+  const struct job *j0 = st && st->njobs > 0 ? &st->jobs[0] : NULL;
+  int on = j0 && j0->lat_target_s > 0 && r->latency_depth > 0;
+  fprintf(out, "},\n     \"latency_depth\": %d, \"latency_target\": %.0f, \"latency_percentile\": %f, "
+               "\"latency_window\": %.0f",
+          on ? r->latency_depth : depth, on ? j0->lat_target_s * 1e9 : 0.0, on ? j0->lat_pct : 100.0,
+          on ? j0->lat_window_s * 1e6 : 0.0);
 }
 
 static void fj_job(FILE *out, const struct scenario *s, const struct run_result *r, int i, int plus)
@@ -226,7 +231,7 @@ static void fj_job(FILE *out, const struct scenario *s, const struct run_result 
   fprintf(out, "}},\n     \"job_runtime\": %.0f, \"usr_cpu\": 0.000000, \"sys_cpu\": 0.000000, \"ctx\": 0, "
                "\"majf\": 0, \"minf\": 0,\n     ",
           r->window_s * 1e3);
-  fj_depths(out, st);
+  fj_depths(out, st, r);
   fputs(",\n     ", out);
   fj_lat_buckets(out, &r->all);
   fputc('}', out);

@@ -116,6 +116,7 @@ struct run_result {
   double series_MBps[RES_MAX_SERIES];
   uint64_t issued, completed;   /* client I/Os */
   int outstanding_per_client;   /* closed-loop population per client */
+  int latency_depth;            /* fio latency_target: the depth the first job's search reached; 0 = none */
   int clients;
   struct res_replay {           /* a replayed trace with measured response times */
     int traced;                 /* 1: the fields below are set */
