@@ -219,8 +219,15 @@ START_TEST(test_long_operation_stays_small)
   long short_kib = op_run_maxrss(rel, small, 1, &short_s);
   ck_assert_msg(long_s > 86400.0, "rebuild %g s: not the long case", long_s);
   ck_assert_msg(short_s < 3600.0, "reference rebuild %g s: not short", short_s);
+#ifndef __SANITIZE_ADDRESS__
+  /* (not under AddressSanitizer: its quarantine holds up to 256 MiB of
+   * freed blocks, so a run with more frees peaks higher whatever it keeps) */
   ck_assert_msg(long_kib < short_kib + 64 * 1024, "a %.0f s rebuild peaks at %ld KiB, a %.0f s one at %ld KiB",
                 long_s, long_kib, short_s, short_kib);
+#else
+  (void)long_kib;
+  (void)short_kib;
+#endif
 }
 END_TEST
 
