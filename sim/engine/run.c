@@ -528,6 +528,26 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
     out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
 }
 
+/* The background operations and their phases (an unfinished one up to
+ * now), at the run's average power. */
+static void eng_collect_ops(struct eng *e, double now, struct run_result *out)
+{
+  for (int i = 0; i < stack_op_count(e->stack) && out->nops < RES_MAX_OPS; i++) {
+    struct stack_op_report rep;
+    stack_op_get(e->stack, i, &rep);
+    struct res_op *o = &out->ops[out->nops++];
+    snprintf(o->kind, sizeof o->kind, "%s", stack_op_names[rep.kind]);
+    o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
+    o->stopped = rep.stopped;
+    o->avg_power_W = out->avg_power_W;
+    for (int k = 0; k < rep.nphases && k < (int)(sizeof o->phases / sizeof o->phases[0]); k++) {
+      snprintf(o->phases[k].name, sizeof o->phases[k].name, "%s", rep.phases[k].name);
+      o->phases[k].duration_s = (rep.phases[k].end_s >= 0 ? rep.phases[k].end_s : now) - rep.phases[k].start_s;
+      o->nphases = k + 1;
+    }
+  }
+}
+
 /* Totals, utilisation of every resource, power and operations into out. */
 static void eng_collect(struct eng *e, struct run_result *out)
 {
@@ -539,21 +559,19 @@ static void eng_collect(struct eng *e, struct run_result *out)
   double now = simgrid_get_clock();
   out->simulated_s = now;
   uint64_t issued = 0, completed = 0;
+  int jobs_done = 1;
   for (int i = 0; i < e->njobs; i++) {
     issued += e->jobs[i].issued;
     completed += e->jobs[i].completed;
+    jobs_done &= e->jobs[i].finished != 0;
   }
   out->issued = issued;
   out->completed = completed;
   out->clients = s->nclients;
-  if (with_workload && e->step->njobs > 0)
+  if (with_workload && e->step->njobs > 0) {
     out->outstanding_per_client = e->njobs / (s->nclients > 0 ? s->nclients : 1) * e->jobs[0].depth;
-  if (with_workload && e->step->njobs > 0 && e->jobs[0].lat.on)
-    out->latency_depth = e->jobs[0].lat.qd;
-  int jobs_done = 1;
-  for (int i = 0; i < e->njobs; i++)
-    if (!e->jobs[i].finished)
-      jobs_done = 0;
+    out->latency_depth = e->jobs[0].lat.on ? e->jobs[0].lat.qd : 0;
+  }
   if (issued != completed || !jobs_done || (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
@@ -667,20 +685,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
   out->energy_J = (soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now) /
                   s->system.power_psu_efficiency;
   out->avg_power_W = now > 0 ? out->energy_J / now : 0.0;
-  for (int i = 0; i < stack_op_count(e->stack) && out->nops < RES_MAX_OPS; i++) {
-    struct stack_op_report rep;
-    stack_op_get(e->stack, i, &rep);
-    struct res_op *o = &out->ops[out->nops++];
-    snprintf(o->kind, sizeof o->kind, "%s", stack_op_names[rep.kind]);
-    o->duration_s = (rep.end_s >= 0 ? rep.end_s : now) - rep.start_s;
-    o->stopped = rep.stopped;
-    o->avg_power_W = out->avg_power_W;
-    for (int k = 0; k < rep.nphases && k < (int)(sizeof o->phases / sizeof o->phases[0]); k++) {
-      snprintf(o->phases[k].name, sizeof o->phases[k].name, "%s", rep.phases[k].name);
-      o->phases[k].duration_s = (rep.phases[k].end_s >= 0 ? rep.phases[k].end_s : now) - rep.phases[k].start_s;
-      o->nphases = k + 1;
-    }
-  }
+  eng_collect_ops(e, now, out);
 }
 
 static int eng_run(const struct scenario *s, int step, int nlog, char **log_args, struct run_result *out);
