@@ -49,7 +49,7 @@ struct eng_req {
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
-  enum job_meta meta; /* a metadata operation (no data on the wire): eng_submit */
+  enum job_meta meta; /* a metadata operation (no data on the wire): submit.c */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   uint64_t nsegs;              /* pieces its reply streams in (1: one message), set by eng_cycles */
@@ -225,8 +225,16 @@ struct eng_req *eng_queue_pop(struct eng_queue *q);
 /* Start an actor on host with data; daemon 1: it does not keep the run alive. */
 sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data, int daemon);
 
-/* Storage: submit a request, reply to its client, the stack's hooks. */
+/* Storage: submit a request (submit.c), reply to its client, the stack's hooks. */
 void eng_submit(struct eng *e, struct eng_req *r);
+/* Wake the storage event source if the stack now has an earlier event. */
+void eng_wake_storage(struct eng *e);
+/* A job's writes are stable before they complete; its I/O bypasses the
+ * NAS page cache (submit.c). */
+int eng_job_sync(const struct eng *e, const struct job *spec);
+int eng_job_direct(const struct eng *e, const struct job *spec);
+/* 1 when the client's page cache takes buffered write r (submit.c). */
+int eng_client_absorb(struct eng_job *j, struct eng_req *r);
 void eng_send_reply(struct eng *e, struct eng_req *r);
 void eng_hook_done(void *ctx, double now_s, uint64_t tag);
 void eng_hook_error(void *ctx, double now_s, uint64_t tag);
