@@ -245,7 +245,7 @@ static double flash_range_wa(double w, double f, double t_in, double t_out)
    * f - t_in and it has every physical page but the still data's,
    * a - (1 - f - t_out); without discards a_f = 1 + (a - 1) / f. */
   double valid = f - t_in > 1e-9 ? f - t_in : 1e-9;
-  double af = (a - 1.0 + f + t_out) / valid;
+  double af = t_in > 0.0 || t_out > 0.0 ? (a - 1.0 + f + t_out) / valid : 1.0 + (a - 1.0) / (f > 1e-9 ? f : 1e-9);
   if (af <= 1.0 + 1e-9)
     return 1.0;
   /* g(x) = x - exp(-af (1 - x)): g(0) < 0 < g(xm), xm = 1 - ln(af) / af */

@@ -371,8 +371,8 @@ void fio_fold_rates(struct job *j, double mean_r, double mean_w)
 
 int fio_meta_finish(struct job *j, char *msg, size_t msg_len)
 {
-  if (j->meta_op == JOB_META_NONE)
-    return 0;
+  if (j->meta_op == JOB_META_NONE || j->meta_op == JOB_META_FALLOC)
+    return 0; /* falloc: one fallocate per block of the job's region, as fio issues them */
   if (j->meta_op == JOB_META_TRUNC) { /* fio's ftruncate.c: a read completes doing nothing */
     if (j->read_frac > 0.0)
       return fio_msg(msg, msg_len, "ioengine=ftruncate: fio's engine completes reads without any operation "

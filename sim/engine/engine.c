@@ -411,6 +411,8 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   r->write = io.write;
   r->opens = io.opens;
   r->meta = io.meta;
+  r->trim = io.trim;
+  r->range_bytes = io.range_bytes;
   r->rec = io.rec;
   r->offset_bytes = io.offset_bytes;
   r->len_bytes = io.len_bytes;
@@ -506,24 +508,21 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->last_done_s = now; /* the close is part of the timed work */
   } else if (r->error) { /* counted, not timed */
     if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
-      *(r->write ? &e->err_write : &e->err_read) += 1;
+      *(r->trim ? &e->err_trim : r->write ? &e->err_write : &e->err_read) += 1;
   } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     if (j->spec->replay && r->rec >= 0 && e->nreplay_lat < e->replay_cap)
       e->replay_lat[e->nreplay_lat++] = lat;
-    stats_hist_add(r->write ? e->h_write : e->h_read, lat);
+    int d = r->trim ? 2 : r->write ? 1 : 0;                /* fio's read, write, trim */
+    double bytes = (double)(r->len_bytes + r->range_bytes); /* a trim's, fallocate's range */
+    stats_hist_add(d == 2 ? e->h_trim : d ? e->h_write : e->h_read, lat);
     stats_hist_add(e->h_all, lat);
-    if (r->write) {
-      e->bytes_write += (double)r->len_bytes;
-      e->ios_write++;
-    } else {
-      e->bytes_read += (double)r->len_bytes;
-      e->ios_read++;
-    }
-    stats_series_add(&e->series, now, (double)r->len_bytes);
+    *(d == 2 ? &e->bytes_trim : d ? &e->bytes_write : &e->bytes_read) += bytes;
+    *(d == 2 ? &e->ios_trim : d ? &e->ios_write : &e->ios_read) += 1;
+    stats_series_add(&e->series, now, bytes);
     /* fio's slices count from the window's start */
-    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now - e->ramp_s, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now - e->ramp_s, 1.0);
+    stats_series_add(&e->fio_samples[2 * d], now - e->ramp_s, bytes);
+    stats_series_add(&e->fio_samples[2 * d + 1], now - e->ramp_s, 1.0);
     if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];

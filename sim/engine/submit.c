@@ -1,6 +1,6 @@
 /* submit.c - a client request's way into the NAS storage stack: the
  * block it becomes (a metadata operation's own filesystem block, its
- * direction), the sync and direct flags of its job, and whether the
+ * direction; a trim's discard), the sync and direct flags of its job, and whether the
  * client's page cache takes a buffered write instead (engine.c sends,
  * daemon.c submits). */
 #include <simgrid/engine.h>
@@ -29,6 +29,12 @@ void eng_submit(struct eng *e, struct eng_req *r)
   if (r->meta != JOB_META_NONE) { /* the NAS filesystem's own block below a file operation */
     io.len_bytes = (uint64_t)JOB_META_UPDATE_BYTES;
     io.write = workgen_meta_writes(r->meta);
+    if (r->meta == JOB_META_FALLOC) /* the extent block of the range allocated or punched */
+      io.offset_bytes = r->offset_bytes / (uint64_t)JOB_META_UPDATE_BYTES * (uint64_t)JOB_META_UPDATE_BYTES;
+  } else if (r->trim) { /* a LUN's UNMAP (a block target): a discard of the range */
+    io.len_bytes = r->range_bytes;
+    io.write = 1;
+    io.discard = 1;
   }
   io.sync = eng_job_sync(e, r->job->spec);
   io.direct = eng_job_direct(e, r->job->spec);
