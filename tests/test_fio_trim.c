@@ -50,6 +50,15 @@ START_TEST(test_trim_parse)
   struct job f = ft_job("[j]\nrw=randtrim\nioengine=falloc\nbs=4k\nsize=1m\n");
   ck_assert_int_eq(f.meta_op, JOB_META_FALLOC);
   ck_assert_double_eq(f.bs_bytes[0], 4096.0); /* falloc keeps the job's blocks, unlike filecreate */
+  /* zonemode=zbd: fio turns a trim into a reset of the emulated zone, no I/O */
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nzonemode=zbd\nzonesize=256m\nrw=randtrim\nbs=256m\n", "z.fio", &w, &warn,
+                                    &err), -1);
+  ck_assert_msg(strstr(err.msg, "zonemode=zbd: a trim resets its zone's write pointer") &&
+                strstr(err.msg, "no I/O reaches the NAS"), "%s", err.msg);
+  free(warn);
 }
 END_TEST
 
@@ -109,7 +118,7 @@ START_TEST(test_trim_share)
   const char *json[] = {"--output-format=json", NULL};
   struct cli_out bad = ft_run("[t]\nrw=randtrim\nioengine=libaio\nbs=4k\nsize=16m\n", json);
   ck_assert_int_eq(bad.status, 2);
-  ck_assert_msg(strstr(bad.err, "error: protocol.kind: 'smb' serves files, and job 't' trims") &&
+  ck_assert_msg(strstr(bad.err, "error: protocol.kind: 'smb' serves files, and job 't' trims with ioengine=libaio") &&
                 strstr(bad.err, "(ENOTTY)") && strstr(bad.err, "ioengine=falloc"), "%s", bad.err);
   ck_assert_msg(bad.out[0] == '\0', "stdout: %s", bad.out);
   cli_out_free(&bad);

@@ -836,11 +836,12 @@ static int cfg_check_meta(const struct ynode *R, const struct scenario *s, struc
       const char *kind = n->kind == YNODE_SCALAR ? n->scalar : "?";
       if (discard)
         return nw_fail(err, n->file, n->line, n->col,
-                       "protocol.kind: '%s' serves files, and job '%s' trims with a block engine: fio "
-                       "trims with the BLKDISCARD ioctl, which a file on an SMB or NFS share refuses "
-                       "(ENOTTY), so fio fails; use ioengine=falloc (a hole punch: SMB2 "
+                       "protocol.kind: '%s' serves files, and job '%s' trims with ioengine=%s: fio trims "
+                       "with the BLKDISCARD ioctl (an NVMe passthrough engine with a Dataset Management "
+                       "command to an NVMe namespace), which a file on an SMB or NFS share does not "
+                       "support (ENOTTY), so fio fails; use ioengine=falloc (a hole punch: SMB2 "
                        "FSCTL_SET_ZERO_DATA, NFS 4.2 DEALLOCATE) or an iSCSI LUN (SCSI UNMAP)",
-                       kind, j->name);
+                       kind, j->name, j->engine[0] ? j->engine : "psync");
       return nw_fail(err, n->file, n->line, n->col,
                      "protocol.kind: '%s' serves no files, but job '%s' does file operations (fio's "
                      "filecreate/filestat/filedelete/dircreate/dirstat/dirdelete/ftruncate/falloc "

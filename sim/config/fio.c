@@ -265,6 +265,7 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);
+    snprintf(j->engine, sizeof j->engine, "%s", v);
     *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
   } else if (!strncmp(key, "latency_", 8)) {
     *rc = fio_set_latency(j, key, v, msg, msg_len);

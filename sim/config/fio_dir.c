@@ -297,6 +297,11 @@ int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
     return fio_msg(msg, msg_len, "zonemode=zbd: reads with read_beyond_wp=0 read only below the zones' write "
                    "pointers, which start empty on the zones fio emulates on a NAS file or LUN (fio reads "
                    "nothing); give read_beyond_wp=1");
+  if (j->trim == 1) /* fio io_u.c do_io_u_trim -> zbd_do_io_u_trim: __zbd_reset_zone issues nothing for
+                       an emulated zone (ZBD_NONE) and the trim completes at once */
+    return fio_msg(msg, msg_len, "zonemode=zbd: a trim resets its zone's write pointer, which on the zones "
+                   "fio emulates on a NAS file or LUN is fio's own bookkeeping: no I/O reaches the NAS and "
+                   "the trim completes at once, so there is nothing to simulate (not supported)");
   j->zbd_zone_bytes = j->zone_size_bytes;
   if (j->size_zones > 0)
     j->size_bytes = j->size_zones * j->zone_size_bytes, j->size_frac = 0.0;

@@ -140,6 +140,7 @@ struct job {
   /* Additive (s8h1, fio's trim direction): */
   int trim;                 /* 0: none; 1: every I/O trims (rw=trim, randtrim); 2: each block
                                trimmed then written (trimwrite, randtrimwrite) */
+  char engine[24];          /* fio ioengine as given ("" = fio's default, psync) */
 };
 
 struct workload_step {
