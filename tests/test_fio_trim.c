@@ -59,6 +59,19 @@ START_TEST(test_trim_parse)
   ck_assert_msg(strstr(err.msg, "zonemode=zbd: a trim resets its zone's write pointer") &&
                 strstr(err.msg, "no I/O reaches the NAS"), "%s", err.msg);
   free(warn);
+  /* verify: a trimwrite job reads its writes back (a read step, no trims);
+   * a trim-only job writes nothing to verify */
+  warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nrw=trimwrite\nverify=md5\nsize=1m\n", "v.fio", &w, &warn, &err), 0);
+  ck_assert_int_eq(w.nsteps, 2);
+  ck_assert(w.steps[1].jobs[0].trim == 0 && w.steps[1].jobs[0].read_frac == 1.0);
+  workload_free(&w);
+  free(warn);
+  warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nrw=trim\nverify=md5\nsize=1m\n", "v.fio", &w, &warn, &err), 0);
+  ck_assert_int_eq(w.nsteps, 1);
+  workload_free(&w);
+  free(warn);
 }
 END_TEST
 
