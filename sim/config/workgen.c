@@ -162,6 +162,8 @@ static void workgen_replay(struct workgen *g, struct workgen_io *out)
     off = fmod(off, g->region_bytes - len + 1.0);
   *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + off),
                              .len_bytes = (uint64_t)len, .write = r->write, .rec = g->next_rec};
+  if (r->trim) /* no data on the wire, the range to discard */
+    out->trim = 1, out->range_bytes = out->len_bytes, out->len_bytes = 0;
   g->next_rec++;
   g->issued_bytes += len;
 }

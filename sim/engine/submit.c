@@ -26,10 +26,12 @@ void eng_submit(struct eng *e, struct eng_req *r)
 {
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
-  if (r->meta != JOB_META_NONE) { /* the NAS filesystem's own block below a file operation */
+  /* a trace's discard replayed on a share: the file's hole punch, as falloc's */
+  int punch = r->trim && r->meta == JOB_META_NONE && e->ops->opens_files;
+  if (r->meta != JOB_META_NONE || punch) { /* the NAS filesystem's own block below a file operation */
     io.len_bytes = (uint64_t)JOB_META_UPDATE_BYTES;
-    io.write = workgen_meta_writes(r->meta);
-    if (r->meta == JOB_META_FALLOC) /* the extent block of the range allocated or punched */
+    io.write = punch || workgen_meta_writes(r->meta);
+    if (punch || r->meta == JOB_META_FALLOC) /* the extent block of the range allocated or punched */
       io.offset_bytes = r->offset_bytes / (uint64_t)JOB_META_UPDATE_BYTES * (uint64_t)JOB_META_UPDATE_BYTES;
   } else if (r->trim) { /* a LUN's UNMAP (a block target): a discard of the range */
     io.len_bytes = r->range_bytes;
