@@ -96,6 +96,13 @@ START_TEST(test_trim_workgen)
     else
       ck_assert_msg(!io.trim && io.write && io.len_bytes == 4096 && io.range_bytes == 0, "io %d: not the write", k);
   }
+  int left = 0; /* the size counts the writes (fio io_bytes_exceeded): 16 blocks, each trimmed and written */
+  while (workgen_more(&g)) {
+    struct workgen_io x;
+    workgen_next(&g, rng, &x);
+    left++;
+  }
+  ck_assert_int_eq(left + 6, 32);
   struct job f = ft_job("[j]\nrw=randwrite\nioengine=falloc\nbs=8k\nsize=64k\n");
   workgen_init(&g, &f, NULL, 0.0, f.size_bytes);
   struct workgen_io io;

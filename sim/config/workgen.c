@@ -298,8 +298,10 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
     workgen_next_plain(g, rng, out);
     if (sp->trim) {
       out->trim = 1, out->write = 0;
-      if (sp->trim == 2)
+      if (sp->trim == 2) { /* fio io_bytes_exceeded counts a trimwrite job's writes only */
         g->tw_pending = 1, g->tw_off = out->offset_bytes, g->tw_len = out->len_bytes;
+        g->issued_bytes -= (double)out->len_bytes;
+      }
     }
   }
   if (sp->meta_op == JOB_META_FALLOC) /* a file operation on the NAS (cycles_per_open), as the
