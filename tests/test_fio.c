@@ -753,11 +753,12 @@ END_TEST
 /* Every error of a file in one message, each with file:line:col. */
 START_TEST(test_all_errors_at_once)
 {
-  char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trim\nzonemode=zbd\nbs=4x\n"
+  char *msg = fio_lang_fail("[global]\nioengine=null\n[a]\nrw=trimm\nzonemode=zbd\nbs=4x\n"
                             "random_distribution=pareto:1.5\nblocksiz=4k\nread_iolog=t.log\n");
   static const char *const want[] = {
       "lang.fio:2:10: error: ioengine=null does no block I/O",
-      "lang.fio:4:4: error: rw: 'trim': TRIM",
+      "lang.fio:4:4: error: rw: bad value 'trimm' (allowed: read, write, randread, randwrite, rw, readwrite, "
+      "randrw, trim, randtrim, trimwrite, randtrimwrite",
       "lang.fio:3:1: error: job 'a': zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and "
       "needs zonesize",
       "lang.fio:6:4: error: bs: bad value '4x'",
@@ -800,7 +801,7 @@ START_TEST(test_all_errors_at_once)
   char main_path[128], inc_path[128];
   snprintf(main_path, sizeof main_path, "%s/main.fio", dir);
   snprintf(inc_path, sizeof inc_path, "%s/inc.fio", dir);
-  fj_write(inc_path, "bs=8k\n[oops]\nrw=trim\n");
+  fj_write(inc_path, "bs=8k\n[oops]\nrw=trimm\n");
   fj_write(main_path, "[j]\ninclude inc.fio\ninclude missing.fio\n");
   struct workload w;
   struct nw_err err;
@@ -808,7 +809,7 @@ START_TEST(test_all_errors_at_once)
   ck_assert_int_eq(fio_parse_file(main_path, &w, &warn, &err), -1);
   ck_assert_msg(strstr(err.msg, "inc.fio:2:1: error: section '[oops]' in an included file") || strstr(err.file, "inc.fio"),
                 "%s: %s", err.file, err.msg);
-  ck_assert_msg(strstr(err.msg, "inc.fio:3:4: error: rw: 'trim'"), "%s", err.msg);
+  ck_assert_msg(strstr(err.msg, "inc.fio:3:4: error: rw: bad value 'trimm'"), "%s", err.msg);
   ck_assert_msg(strstr(err.msg, "main.fio:3:1: error: include 'missing.fio':"), "%s", err.msg);
   fj_write(inc_path, "bs=8k\niodepth=(2*2)\n");
   fj_write(main_path, "[j]\ninclude inc.fio\nrw=randread\n");

@@ -153,6 +153,30 @@ START_TEST(test_blkparse_format)
 }
 END_TEST
 
+/* Discards replay as trims: fio's iolog 'trim OFFSET LENGTH', blkparse
+ * queue events whose RWBS holds D (and no R or W). */
+START_TEST(test_trim_records)
+{
+  struct nw_err err = {0};
+  struct replay_trace *t = load("fio version 2 iolog\n/f add\n/f open\n/f trim 8192 65536\n/f write 0 4096\n",
+                                REPLAY_FIO_IOLOG, &err);
+  ck_assert_msg(t != NULL, "%s", err.msg);
+  ck_assert_int_eq(t->n, 2);
+  ck_assert(t->v[0].trim && !t->v[0].write && t->v[0].offset_bytes == 8192 && t->v[0].len_bytes == 65536);
+  ck_assert(!t->v[1].trim && t->v[1].write);
+  replay_free(t);
+  ck_assert_ptr_null(load("fio version 2 iolog\n/f trim 8192\n", REPLAY_FIO_IOLOG, &err));
+  ck_assert_ptr_nonnull(strstr(err.msg, "read/write/trim with offset and length"));
+  t = load("  8,0    0        1     0.000000000  697  Q   D 2048 + 256 [fstrim]\n"
+           "  8,0    0        2     0.000500000    0  C   D 2048 + 256 [0]\n",
+           REPLAY_BLKPARSE, &err);
+  ck_assert_msg(t != NULL, "%s", err.msg);
+  ck_assert(t->n == 1 && t->v[0].trim && !t->v[0].write && t->v[0].len_bytes == 256 * 512);
+  ck_assert_double_eq_tol(t->v[0].traced_s, 5e-4, 1e-12);
+  replay_free(t);
+}
+END_TEST
+
 START_TEST(test_demerit)
 {
   double sim[4] = {4, 1, 3, 2}, traced[4] = {1, 2, 3, 5};
@@ -332,6 +356,7 @@ int main(void)
   tcase_add_test(tc, test_fio_iolog_formats);
   tcase_add_test(tc, test_fio_recorded);
   tcase_add_test(tc, test_blkparse_format);
+  tcase_add_test(tc, test_trim_records);
   tcase_add_test(tc, test_demerit);
   tcase_add_test(tc, test_workgen_synthetic);
   tcase_add_test(tc, test_workgen_replay);

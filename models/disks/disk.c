@@ -187,7 +187,10 @@ int disk_heap_pop_due(struct disk_heap *h, double now_s, struct disk_io *done,
   if (disk_heap_min_s(h) > now_s || !disk_heap_pop(h, &e))
     return 0;
   *done = e.io;
-  if (e.io.write) {
+  if (e.io.discard) {
+    counts->discards++;
+    counts->discard_bytes += e.io.len_bytes;
+  } else if (e.io.write) {
     counts->writes++;
     counts->write_bytes += e.io.len_bytes;
   } else {

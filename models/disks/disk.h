@@ -29,6 +29,8 @@ struct disk_io {
   uint64_t offset_bytes; /* byte address on the device */
   uint64_t len_bytes;    /* > 0 */
   int write;             /* 0 read, 1 write */
+  int discard;           /* 1 (with write 1): a discard (ATA TRIM, NVMe deallocate) of the
+                            range: no data moves; only a model with .discard gets one */
   uint64_t tag;          /* caller's cookie, returned untouched */
 };
 
@@ -48,6 +50,8 @@ struct disk_precond {
 struct disk_stats {
   uint64_t reads, writes;
   uint64_t read_bytes, write_bytes;
+  uint64_t discards, discard_bytes; /* discard commands and the bytes they deallocated (not in
+                                       writes) */
   double busy_s;   /* time with at least one request in service */
   double energy_J; /* energy since creation, all power states */
 };
@@ -102,6 +106,9 @@ struct disk_model {
   void *(*create)(const void *params, uint64_t seed);
   void (*destroy)(void *priv); /* accepts NULL */
   void (*submit)(void *priv, double now_s, const struct disk_io *io);
+  /* 1: the device deallocates a discarded range (flash); 0: it advertises
+   * no discard (a rotating drive), so the block layer above never sends one */
+  int discard;
   double (*next_completion_s)(const void *priv);
   int (*pop_completion)(void *priv, double now_s, struct disk_io *done);
   void (*stats)(const void *priv, double now_s, struct disk_stats *out);
@@ -164,6 +171,7 @@ static inline int disk_set_layout(struct disk *d, const struct disk_layout *l, c
 }
 static inline void disk_stats(const struct disk *d, double now_s, struct disk_stats *out)
 {
+  *out = (struct disk_stats){0}; /* a model without discards leaves their counts 0 */
   d->model->stats(d->priv, now_s, out);
 }
 

@@ -77,6 +77,10 @@ void flash_precondition(void *priv, const struct disk_precond *p);
 
 #include <stddef.h>
 
+/* Resolution of the discarded-LBA table (ssd.c flash_discard): 16 MiB,
+ * 60k entries for a 1 TB drive; a granule counts bytes, not which LBAs. */
+#define FLASH_TRIM_GRANULE_BYTES (16u << 20)
+
 #define FLASH_OFF(field) offsetof(struct flash_params, field)
 
 /* Parameter rows shared by sata_ssd and nvme: capacity, latencies, parallelism, data-path caps. */

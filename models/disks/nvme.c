@@ -28,6 +28,7 @@ const struct disk_model nvme_model = {
     .create = flash_create_nvme,
     .destroy = flash_destroy,
     .submit = flash_submit,
+    .discard = 1,
     .next_completion_s = flash_next_completion_s,
     .pop_completion = flash_pop_completion,
     .stats = flash_stats,

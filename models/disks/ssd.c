@@ -28,6 +28,12 @@ struct flash {
   int have_last_write;
   uint64_t span_lo, span_hi; /* the LBA span written: the workload's active range */
   int have_span;
+  /* Discarded LBAs not written since (flash_discard): bytes per granule of
+   * FLASH_TRIM_GRANULE_BYTES (allocated at the first discard), and their
+   * sums inside and outside the span written when they were discarded. */
+  float *trim_bytes;
+  size_t ngran;
+  double trim_in_bytes, trim_out_bytes;
   struct disk_stats counts; /* reads, writes and their bytes */
 };
 
@@ -144,6 +150,7 @@ void flash_destroy(void *priv)
     iface_sched_free(&f->bus[i]);
   free(f->bus);
   free(f->die_free);
+  free(f->trim_bytes);
   disk_heap_free(&f->done);
   iface_sched_free(&f->pipe[0]);
   iface_sched_free(&f->pipe[1]);
@@ -227,13 +234,20 @@ static double flash_pages(struct flash *f, double now_s, double ready_s, const s
  * logical space; w gives a.  The still data fills whole blocks that are
  * never cleaned, so the active range has the spare area to itself:
  * a_f = 1 + (a - 1) / f.  Small active ranges run at WA -> 1. */
-static double flash_range_wa(double w, double f)
+static double flash_range_wa(double w, double f, double t_in, double t_out)
 {
-  if (w <= 1.0 || f >= 1.0)
+  if (w <= 1.0 || (f >= 1.0 && t_in <= 0.0 && t_out <= 0.0))
     return w > 1.0 ? w : 1.0;
   double x = 1.0 - 1.0 / w;
   double a = -log(x) / (1.0 - x);
-  double af = 1.0 + (a - 1.0) / (f > 1e-9 ? f : 1e-9);
+  /* Discarded LBAs hold no valid page (t_in inside the active range, t_out
+   * outside, shares of the capacity): the active range's valid data is
+   * f - t_in and it has every physical page but the still data's,
+   * a - (1 - f - t_out); without discards a_f = 1 + (a - 1) / f. */
+  double valid = f - t_in > 1e-9 ? f - t_in : 1e-9;
+  double af = t_in > 0.0 || t_out > 0.0 ? (a - 1.0 + f + t_out) / valid : 1.0 + (a - 1.0) / (f > 1e-9 ? f : 1e-9);
+  if (af <= 1.0 + 1e-9)
+    return 1.0;
   /* g(x) = x - exp(-af (1 - x)): g(0) < 0 < g(xm), xm = 1 - ln(af) / af */
   double lo = 0.0, hi = 1.0 - log(af) / af;
   for (int i = 0; i < 60; i++) {
@@ -244,6 +258,51 @@ static double flash_range_wa(double w, double f)
       hi = mid;
   }
   return 1.0 / (1.0 - 0.5 * (lo + hi));
+}
+
+/* Add `sign` x the bytes of [off, off + len) to the discarded granules:
+ * a discard (+1) counts the range as holding no valid page, up to the
+ * granule's size; a write (-1) over a granule re-validates its expected
+ * discarded share (len x discarded / granule, the write's LBAs uniform in
+ * the granule).  Sums kept inside / outside the span written. */
+static void flash_trim_add(struct flash *f, uint64_t off, uint64_t len, int sign)
+{
+  const double gb = FLASH_TRIM_GRANULE_BYTES;
+  for (uint64_t a = off, end = off + len; a < end && f->trim_bytes != NULL;) {
+    size_t gi = (size_t)(a / FLASH_TRIM_GRANULE_BYTES);
+    if (gi >= f->ngran)
+      break;
+    uint64_t gend = ((uint64_t)gi + 1) * FLASH_TRIM_GRANULE_BYTES;
+    double piece = (double)((end < gend ? end : gend) - a);
+    double old = f->trim_bytes[gi];
+    double now = sign > 0 ? fmin(gb, old + piece) : fmax(0.0, old - piece * old / gb);
+    f->trim_bytes[gi] = (float)now;
+    int inside = f->have_span && a >= f->span_lo && a < f->span_hi;
+    *(inside ? &f->trim_in_bytes : &f->trim_out_bytes) += now - old;
+    a += (uint64_t)piece;
+  }
+  f->trim_in_bytes = fmax(0.0, f->trim_in_bytes), f->trim_out_bytes = fmax(0.0, f->trim_out_bytes);
+}
+
+/* A write over discarded LBAs makes their pages valid again. */
+static void flash_revalidate(struct flash *f, uint64_t off, uint64_t len)
+{
+  if (f->trim_in_bytes + f->trim_out_bytes > 0.0)
+    flash_trim_add(f, off, len, -1);
+}
+
+/* A discard (ATA DATA SET MANAGEMENT TRIM, NVMe Dataset Management
+ * deallocate): the controller unmaps the range in its FTL table, no flash
+ * operation; the pages become invalid, so garbage collection moves fewer
+ * (the write amplification of later random writes falls).  Out of memory
+ * for the granule table, the discard costs its command only. */
+static void flash_discard(struct flash *f, const struct disk_io *io)
+{
+  if (f->trim_bytes == NULL) {
+    f->ngran = (size_t)(f->p.capacity_bytes / FLASH_TRIM_GRANULE_BYTES) + 1;
+    f->trim_bytes = calloc(f->ngran, sizeof *f->trim_bytes);
+  }
+  flash_trim_add(f, io->offset_bytes, io->len_bytes, +1);
 }
 
 /* The steady-state WA of one write, as the span written so far grows. */
@@ -258,10 +317,12 @@ static double flash_write_wa(struct flash *f, const struct disk_io *io)
   int sequential = f->have_last_write && io->offset_bytes == f->last_write_end_bytes;
   f->have_last_write = 1;
   f->last_write_end_bytes = end;
+  flash_revalidate(f, io->offset_bytes, io->len_bytes);
   if (f->p.preconditioned < 1.0 || sequential)
     return 1.0;
-  return flash_range_wa(f->p.steady_state_write_factor,
-                        (double)(f->span_hi - f->span_lo) / f->p.capacity_bytes);
+  double c = f->p.capacity_bytes;
+  return flash_range_wa(f->p.steady_state_write_factor, (double)(f->span_hi - f->span_lo) / c,
+                        f->trim_in_bytes / c, f->trim_out_bytes / c);
 }
 
 /* The regions the jobs write (disk_precondition): the active range from the start. */
@@ -295,7 +356,10 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
   double ctrl_end = ctrl_start + f->p.cmd_time_s;
   f->ctrl_free_s = ctrl_end;
   double end;
-  if (!io->write) {
+  if (io->discard) { /* the command only: FTL unmapping, no die, no data */
+    flash_discard(f, io);
+    end = ctrl_end;
+  } else if (!io->write) {
     double nand_end = flash_pages(f, now_s, ctrl_end, io, 1.0);
     double pipe_dur = n / f->p.read_rate_bytes_per_s;
     double ready = nand_end - pipe_dur > ctrl_end ? nand_end - pipe_dur : ctrl_end;
@@ -336,6 +400,8 @@ void flash_stats(const void *priv, double now_s, struct disk_stats *out)
   out->writes = f->counts.writes;
   out->read_bytes = f->counts.read_bytes;
   out->write_bytes = f->counts.write_bytes;
+  out->discards = f->counts.discards;
+  out->discard_bytes = f->counts.discard_bytes;
   out->busy_s = disk_busy_at(&f->busy, now_s);
   double idle_since = f->busy.cover_end_s < now_s ? f->busy.cover_end_s : now_s;
   out->energy_J = disk_power_energy_J(&f->power, now_s, out->busy_s, idle_since);
@@ -366,6 +432,7 @@ const struct disk_model sata_ssd_model = {
     .create = flash_create_sata,
     .destroy = flash_destroy,
     .submit = flash_submit,
+    .discard = 1,
     .next_completion_s = flash_next_completion_s,
     .pop_completion = flash_pop_completion,
     .stats = flash_stats,

@@ -714,6 +714,25 @@ void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, stru
   raid_ops_of(g->level)->plan_write(g, off, len, p);
 }
 
+void raid_plan_discard(const struct raid_geom *g, uint64_t off, uint64_t len, struct raid_plan *p)
+{
+  if (g->parity_members == 0) { /* raid0/1/10/linear split a discard as a write, parity-free */
+    raid_ops_of(g->level)->plan_write(g, off, len, p);
+    p->reads.n = 0; /* no level without parity reads before a write; kept empty */
+    return;
+  }
+  /* raid5.c make_discard_request: the range is cut to whole stripes
+   * (data_members chunks); each discards its chunk row on every member,
+   * parity included (R5_Discard on all devices).  The rest is dropped. */
+  uint64_t row = (uint64_t)g->data_members * g->chunk_bytes;
+  uint64_t s0 = (off + row - 1) / row, s1 = (off + len) / row;
+  for (uint64_t st = s0; st < s1; st++)
+    for (int m = 0; m < g->members; m++)
+      if (!raid_failed(g, m))
+        raid_ext_add(&p->writes, m, st * g->chunk_bytes, g->chunk_bytes);
+  p->stripes += (int)(s1 > s0 ? s1 - s0 : 0);
+}
+
 /* md fails an array once some data has no readable copy left (raid5
  * "failed > max_degraded", raid10 enough(), raid0/linear any member).
  * Linear: the failed members' bytes.  Striped and mirrored levels repeat

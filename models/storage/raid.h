@@ -139,6 +139,14 @@ void raid_plan_read(const struct raid_geom *g, uint64_t off, uint64_t len, const
                     struct raid_plan *p);
 void raid_plan_write(const struct raid_geom *g, uint64_t off, uint64_t len, struct raid_plan *p);
 
+/* Plan a discard of logical [off, off+len) as md passes it down: the
+ * phase-2 list holds each member's discarded extents.  RAID-0/1/10,
+ * linear and single split it like a write; RAID-5/6 pass only the whole
+ * stripes inside the range (raid5.c make_discard_request; md enables
+ * discard there only with devices_handle_discard_safely, which nastwin
+ * takes as set). */
+void raid_plan_discard(const struct raid_geom *g, uint64_t off, uint64_t len, struct raid_plan *p);
+
 /* Plan a background window on member range [moff, moff+len) of every member:
  * resync (read all, write parity / mirrors) or rebuild of member `target`
  * (read the survivors, write target). */

@@ -116,7 +116,7 @@ void stk_dev_submit(struct stack *s, struct disk *d, int member, uint64_t off, u
                            int write, struct stk_req *r, double t)
 {
   struct disk_io io = {.offset_bytes = off, .len_bytes = len, .write = write,
-                       .tag = (uint64_t)(uintptr_t)r};
+                       .discard = r->discard && write, .tag = (uint64_t)(uintptr_t)r};
   r->pending++;
   if (member >= 0) {
     s->pending[member]++;

@@ -49,6 +49,10 @@ struct stack_io {
   int direct;            /* 1: O_DIRECT, bypasses the page cache both ways (a local disk
                             benchmark's unbuffered I/O; a remote client's flag never
                             reaches the server's cache) */
+  int discard;           /* 1: a discard of the range (an iSCSI UNMAP through LIO, a local
+                            BLKDISCARD): no data; md passes it to the members that hold
+                            the range when every member supports discard (stack_discard.c),
+                            else it completes at once, as on a volume without discard */
   uint64_t tag;          /* caller's cookie, returned in io_done */
 };
 

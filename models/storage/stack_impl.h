@@ -8,6 +8,7 @@
  *   stack_crypt.c    folder encryption (AES before writes, after reads)
  *   stack_md.c       md glue: plans and the RAID-5/6 stripe cache
  *   stack_ops.c      background operations and member failures
+ *   stack_discard.c  discards (UNMAP) down to the members
  *   stack_precond.c  preconditioned steady state */
 #ifndef NASTWIN_STACK_IMPL_H
 #define NASTWIN_STACK_IMPL_H
@@ -57,6 +58,7 @@ enum stk_tm { TM_REQ, TM_OP, TM_FLUSH, TM_DESTAGE };
 
 struct stk_req {
   int kind, step, pending, write, sync;
+  int discard;            /* a discard: its plan's writes go to the members as discards */
   uint64_t off, len; /* logical range (cache/raid level) */
   uint64_t tag;      /* RQ_CLIENT: client cookie */
   int skip_raid, ssd_fill, planned, stripes_held;
@@ -231,6 +233,9 @@ void stk_client_done(struct stack *s, struct stk_req *r, double t);
 void stk_immediate(struct stack *s, uint64_t tag, double t, uint64_t bytes);
 void stk_unblock(struct stack *s, double t);
 void stk_flush_kick(struct stack *s, double t);
+
+/* stack_discard.c */
+void stk_discard(struct stack *s, const struct stack_io *io, uint64_t off, uint64_t len, double t);
 
 /* stack_ops.c */
 struct stk_op *stk_op_running(struct stack *s);

@@ -150,6 +150,10 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   }
   if (off + len > s->capacity)
     len = s->capacity - off;
+  if (io->discard) {
+    stk_discard(s, io, off, len, now_s);
+    return;
+  }
   if (io->write) {
     if (s->pc != NULL && !io->sync && !io->direct) {
       if (s->nblocked > 0 || !stk_write_cached(s, io, now_s)) {

@@ -75,21 +75,17 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
     const char *word;
     double read_frac; /* < 0: mixed */
     enum job_access access;
+    int trim; /* struct job trim */
   } modes[] = {
-      {"read", 1.0, JOB_SEQ},     {"write", 0.0, JOB_SEQ},       {"randread", 1.0, JOB_RANDOM},
-      {"randwrite", 0.0, JOB_RANDOM}, {"rw", -1.0, JOB_SEQ},     {"readwrite", -1.0, JOB_SEQ},
-      {"randrw", -1.0, JOB_RANDOM},
+      {"read", 1.0, JOB_SEQ, 0},     {"write", 0.0, JOB_SEQ, 0},       {"randread", 1.0, JOB_RANDOM, 0},
+      {"randwrite", 0.0, JOB_RANDOM, 0}, {"rw", -1.0, JOB_SEQ, 0},     {"readwrite", -1.0, JOB_SEQ, 0},
+      {"randrw", -1.0, JOB_RANDOM, 0}, {"trim", 0.0, JOB_SEQ, 1},      {"randtrim", 0.0, JOB_RANDOM, 1},
+      {"trimwrite", 0.0, JOB_SEQ, 2},  {"randtrimwrite", 0.0, JOB_RANDOM, 2},
   };
   char mode[64];
   const char *colon = strchr(v, ':');
   size_t mlen = colon ? (size_t)(colon - v) : strlen(v);
   snprintf(mode, sizeof mode, "%.*s", (int)(mlen < sizeof mode ? mlen : sizeof mode - 1), v);
-  if (strstr(mode, "trim"))
-    return fio_msg(msg, msg_len,
-                   "%s: '%s': TRIM is not modelled (fio trims with the BLKDISCARD ioctl, which a file "
-                   "on an SMB or NFS share refuses, so fio fails there; an iSCSI UNMAP is not simulated; "
-                   "allowed: read, write, randread, randwrite, rw, randrw, with an optional :N)",
-                   key, v);
   double modifier = 0.0;
   if (colon) {
     /* Sequential: a hole of N bytes after each I/O (negative goes back);
@@ -106,13 +102,14 @@ static int fio_set_rw(struct job *j, const char *key, const char *v, char *msg, 
       continue;
     j->access = modes[i].access;
     j->rw_mixed = modes[i].read_frac < 0.0;
+    j->trim = modes[i].trim;
     j->read_frac = j->rw_mixed ? j->rwmixread_frac : modes[i].read_frac;
     j->rw_modifier = modifier;
     return 0;
   }
   return fio_msg(msg, msg_len,
                  "%s: bad value '%s' (allowed: read, write, randread, randwrite, rw, readwrite, "
-                 "randrw, each with an optional :N)",
+                 "randrw, trim, randtrim, trimwrite, randtrimwrite, each with an optional :N)",
                  key, v);
 }
 
@@ -268,6 +265,7 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);
+    snprintf(j->engine, sizeof j->engine, "%s", v);
     *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
   } else if (!strncmp(key, "latency_", 8)) {
     *rc = fio_set_latency(j, key, v, msg, msg_len);

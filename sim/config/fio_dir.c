@@ -297,6 +297,11 @@ int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
     return fio_msg(msg, msg_len, "zonemode=zbd: reads with read_beyond_wp=0 read only below the zones' write "
                    "pointers, which start empty on the zones fio emulates on a NAS file or LUN (fio reads "
                    "nothing); give read_beyond_wp=1");
+  if (j->trim == 1) /* fio io_u.c do_io_u_trim -> zbd_do_io_u_trim: __zbd_reset_zone issues nothing for
+                       an emulated zone (ZBD_NONE) and the trim completes at once */
+    return fio_msg(msg, msg_len, "zonemode=zbd: a trim resets its zone's write pointer, which on the zones "
+                   "fio emulates on a NAS file or LUN is fio's own bookkeeping: no I/O reaches the NAS and "
+                   "the trim completes at once, so there is nothing to simulate (not supported)");
   j->zbd_zone_bytes = j->zone_size_bytes;
   if (j->size_zones > 0)
     j->size_bytes = j->size_zones * j->zone_size_bytes, j->size_frac = 0.0;
@@ -371,8 +376,8 @@ void fio_fold_rates(struct job *j, double mean_r, double mean_w)
 
 int fio_meta_finish(struct job *j, char *msg, size_t msg_len)
 {
-  if (j->meta_op == JOB_META_NONE)
-    return 0;
+  if (j->meta_op == JOB_META_NONE || j->meta_op == JOB_META_FALLOC)
+    return 0; /* falloc: one fallocate per block of the job's region, as fio issues them */
   if (j->meta_op == JOB_META_TRUNC) { /* fio's ftruncate.c: a read completes doing nothing */
     if (j->read_frac > 0.0)
       return fio_msg(msg, msg_len, "ioengine=ftruncate: fio's engine completes reads without any operation "

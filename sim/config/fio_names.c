@@ -118,7 +118,7 @@ static const char *const fio_unmodelled[] = {
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
 #define FIO_WHY_ZONE "write-error recovery of real zoned devices is not modelled"
-#define FIO_WHY_TRIM "TRIM is not modelled (fio's BLKDISCARD fails on a file of an SMB or NFS share; an iSCSI UNMAP is not simulated)"
+#define FIO_WHY_TRIM "trimming a share of a write job's verified blocks is not modelled (rw=trim, randtrim, trimwrite are)"
 #define FIO_WHY_CREATE "create_only lays out files and does no I/O to measure"
 #define FIO_WHY_PROFILE "fio's built-in profiles are not modelled; write the jobs out"
 
@@ -214,7 +214,7 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
 const char *fio_engine_refused(const char *name)
 {
   static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "net",
-                                     "netsplice", "exec",     "e4defrag", "falloc",
+                                     "netsplice", "exec",     "e4defrag",
                                      "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
                                      "librpma_gpspm_client", "librpma_gpspm_server"};
   for (size_t i = 0; i < FIO_COUNT(none); i++)
@@ -238,7 +238,7 @@ enum job_meta fio_engine_meta(const char *name)
     enum job_meta op;
   } meta[] = {{"filecreate", JOB_META_CREATE}, {"dircreate", JOB_META_CREATE}, {"filestat", JOB_META_STAT},
               {"dirstat", JOB_META_STAT},      {"filedelete", JOB_META_DELETE}, {"dirdelete", JOB_META_DELETE},
-              {"ftruncate", JOB_META_TRUNC}};
+              {"ftruncate", JOB_META_TRUNC},   {"falloc", JOB_META_FALLOC}};
   for (size_t i = 0; i < FIO_COUNT(meta); i++)
     if (!strcmp(meta[i].name, name))
       return meta[i].op;

@@ -30,12 +30,13 @@ int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len)
 
 int fio_verify_job(const struct job *j, struct job *rb)
 {
-  if (!j->verify || (j->no_verify && !j->verify_only) || (j->read_frac >= 1.0 && !j->verify_only))
+  if (!j->verify || (j->no_verify && !j->verify_only) || (j->read_frac >= 1.0 && !j->verify_only) ||
+      j->trim == 1) /* a trim-only job writes nothing to verify (fio: td_write is false) */
     return 0; /* no read-back: a read job checks what it reads as it goes */
   *rb = *j;
   snprintf(rb->name, sizeof rb->name, "%.50s-verify", j->name);
   double wf = j->verify_only ? 1.0 : 1.0 - j->read_frac;
-  rb->read_frac = 1.0, rb->rw_mixed = 0, rb->access = JOB_SEQ, rb->random_run = 0, rb->stride_bytes = 0.0;
+  rb->read_frac = 1.0, rb->rw_mixed = 0, rb->trim = 0, rb->access = JOB_SEQ, rb->random_run = 0, rb->stride_bytes = 0.0;
   rb->dist = JOB_DIST_UNIFORM, rb->nzones = 0, rb->seq_frac = 0.0;
   if (j->nbs_w > 0) { /* each block is read back at the size it was written */
     memcpy(rb->bs_bytes, j->bs_bytes_w, sizeof rb->bs_bytes);

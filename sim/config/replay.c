@@ -122,7 +122,7 @@ static int replay_iolog_line(const struct replay_line *l, const char *s, int ver
   if (version == 3)
     *clock = ts * 1e-6;
   if (!strcmp(act, "add") || !strcmp(act, "open") || !strcmp(act, "close") ||
-      !strcmp(act, "sync") || !strcmp(act, "datasync") || !strcmp(act, "trim"))
+      !strcmp(act, "sync") || !strcmp(act, "datasync"))
     return 1;
   if (!strcmp(act, "wait") && version == 2) {
     if (n < 3 || !(off >= 0 && off < 1e12))
@@ -130,11 +130,12 @@ static int replay_iolog_line(const struct replay_line *l, const char *s, int ver
     *clock += off * 1e-6;
     return 1;
   }
-  if ((strcmp(act, "read") && strcmp(act, "write")) || n != 4 || !(off >= 0 && off < 1e18) ||
+  if ((strcmp(act, "read") && strcmp(act, "write") && strcmp(act, "trim")) || n != 4 || !(off >= 0 && off < 1e18) ||
       !(len >= 1 && len <= 1 << 30) || off != floor(off) || len != floor(len))
     return replay_bad(l, "expected action add, open, close, read, write, sync, datasync, trim"
-                         " (or wait in version 2), read/write with offset and length in bytes", s);
+                         " (or wait in version 2), read/write/trim with offset and length in bytes", s);
   r->write = act[0] == 'w';
+  r->trim = act[0] == 't';
   r->at_s = *clock;
   r->offset_bytes = (uint64_t)off;
   r->len_bytes = (uint64_t)len;
@@ -154,7 +155,8 @@ static int replay_blk_line(const struct replay_line *l, const char *s, struct re
              rwbs, &sector, &blocks) != 10)
     return 1; /* a summary line, or an event without a sector range */
   int write = strchr(rwbs, 'W') != NULL, read = strchr(rwbs, 'R') != NULL;
-  if (!(ts >= 0 && ts < 1e12) || (!write && !read))
+  int discard = !write && !read && strchr(rwbs, 'D') != NULL; /* blktrace's RWBS: D = discard */
+  if (!(ts >= 0 && ts < 1e12) || (!write && !read && !discard))
     return 1;
   if (strcmp(act, "C") == 0) { /* complete: the oldest pending Q of that range */
     for (int i = 0; i < t->n; i++)
@@ -169,6 +171,7 @@ static int replay_blk_line(const struct replay_line *l, const char *s, struct re
     return 1;
   r->at_s = ts;
   r->write = write;
+  r->trim = discard;
   r->traced_s = -1;
   return replay_sectors(l, sector, blocks, s, r);
 }

@@ -32,6 +32,7 @@ struct replay_rec {
   uint64_t offset_bytes;
   uint64_t len_bytes;     /* > 0 */
   int write;
+  int trim;               /* a discard (fio-iolog trim, blkparse RWBS with D): write 0 */
   double traced_s;        /* measured response time; < 0 when the trace has none */
 };
 

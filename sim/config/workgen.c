@@ -162,6 +162,8 @@ static void workgen_replay(struct workgen *g, struct workgen_io *out)
     off = fmod(off, g->region_bytes - len + 1.0);
   *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + off),
                              .len_bytes = (uint64_t)len, .write = r->write, .rec = g->next_rec};
+  if (r->trim) /* no data on the wire, the range to discard */
+    out->trim = 1, out->range_bytes = out->len_bytes, out->len_bytes = 0;
   g->next_rec++;
   g->issued_bytes += len;
 }
@@ -215,7 +217,7 @@ static double workgen_zbd_write(struct workgen *g, gsl_rng *rng, double bs)
 
 int workgen_meta_writes(enum job_meta m)
 {
-  return m == JOB_META_CREATE || m == JOB_META_DELETE || m == JOB_META_TRUNC;
+  return m == JOB_META_CREATE || m == JOB_META_DELETE || m == JOB_META_TRUNC || m == JOB_META_FALLOC;
 }
 
 /* A metadata operation (fio's file/dir create, stat, delete, ftruncate): no
@@ -241,10 +243,10 @@ static void workgen_meta(struct workgen *g, gsl_rng *rng, struct workgen_io *out
   g->issued_bytes += sp->bs_bytes[0];
 }
 
-void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
+static void workgen_next_plain(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   const struct job *sp = g->spec;
-  if (!g->replay && sp->meta_op != JOB_META_NONE) {
+  if (!g->replay && sp->meta_op != JOB_META_NONE && sp->meta_op != JOB_META_FALLOC) {
     workgen_meta(g, rng, out);
     return;
   }
@@ -275,6 +277,38 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
       g->zone_start = 0.0;
     g->next_off = 0.0;
   }
+}
+
+/* fio's trim directions (io_u.c get_rw_ddir): trim and randtrim trim
+ * every block; trimwrite trims a block, then writes the same block (the
+ * write's last_pos trails the trim's by one block), then moves on.  A
+ * falloc job's I/Os are fallocate() calls: no data, their range counted. */
+void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
+{
+  const struct job *sp = g->spec;
+  if (g->replay || (sp->trim == 0 && sp->meta_op != JOB_META_FALLOC)) {
+    workgen_next_plain(g, rng, out);
+    return;
+  }
+  if (g->tw_pending) { /* trimwrite: the write of the block just trimmed */
+    g->tw_pending = 0;
+    *out = (struct workgen_io){.offset_bytes = g->tw_off, .len_bytes = g->tw_len, .write = 1, .rec = -1};
+    g->issued_bytes += (double)g->tw_len;
+  } else {
+    workgen_next_plain(g, rng, out);
+    if (sp->trim) {
+      out->trim = 1, out->write = 0;
+      if (sp->trim == 2) { /* fio io_bytes_exceeded counts a trimwrite job's writes only */
+        g->tw_pending = 1, g->tw_off = out->offset_bytes, g->tw_len = out->len_bytes;
+        g->issued_bytes -= (double)out->len_bytes;
+      }
+    }
+  }
+  if (sp->meta_op == JOB_META_FALLOC) /* a file operation on the NAS (cycles_per_open), as the
+                                         metadata engines'; workgen_meta_writes: its extent block */
+    out->meta = JOB_META_FALLOC, out->opens = 1;
+  if (out->trim || out->meta == JOB_META_FALLOC)
+    out->range_bytes = out->len_bytes, out->len_bytes = 0;
 }
 
 static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out)

@@ -35,6 +35,8 @@ struct workgen {
   double zone_start, zone_done;      /* zonemode=strided: the zone's start in region, bytes done in it */
   int zbd_nopen;                     /* zonemode=zbd: the open zones, their start in region */
   double zbd_zone[WORKGEN_ZBD_OPEN], zbd_wp[WORKGEN_ZBD_OPEN]; /* and bytes written in each */
+  int tw_pending;                    /* trimwrite: the block just trimmed is written next */
+  uint64_t tw_off, tw_len;
 };
 
 struct workgen_io {
@@ -44,6 +46,9 @@ struct workgen_io {
   int rec;        /* replay: the record's index, else -1 */
   enum job_meta meta; /* a metadata operation: len_bytes 0 on the wire, the NAS does
                          workgen_meta_store() instead */
+  int trim;           /* a trim (fio DDIR_TRIM) of range_bytes at offset_bytes: write 0 */
+  uint64_t range_bytes; /* a trim or fallocate: the bytes it covers (len_bytes 0: no data
+                           on the wire), counted in the results as fio counts them */
 };
 
 /* What the NAS filesystem does below a metadata operation: 1 writes

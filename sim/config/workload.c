@@ -103,6 +103,10 @@ const char *workload_default_metric(const struct workload_step *s)
   for (int i = 0; i < s->njobs; i++) {
     if (s->jobs[i].prep)
       continue;
+    if (s->jobs[i].trim) { /* trims (with trimwrite's writes): all directions together */
+      reads = writes = 1;
+      continue;
+    }
     if (s->jobs[i].read_frac > 0.0)
       reads = 1;
     if (s->jobs[i].read_frac < 1.0)

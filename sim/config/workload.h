@@ -31,6 +31,9 @@ enum job_meta {
   JOB_META_STAT,   /* filestat, dirstat: stat() */
   JOB_META_DELETE, /* filedelete, dirdelete: unlink() / rmdir() */
   JOB_META_TRUNC,  /* ftruncate: ftruncate(fd, offset + len) on each write */
+  JOB_META_FALLOC, /* falloc: fallocate() per I/O, a trim = PUNCH_HOLE|KEEP_SIZE (SMB2
+                      FSCTL_SET_ZERO_DATA, NFS 4.2 DEALLOCATE), others allocate: no data,
+                      an extent update of the file (engines/falloc.c) */
 };
 #define JOB_META_UPDATE_BYTES 4096.0 /* the NAS filesystem's metadata (journal) block a create,
                                         delete or truncate writes */
@@ -134,6 +137,10 @@ struct job {
   double lat_window_s;      /* latency_window: how long each depth is tried */
   double lat_pct;           /* latency_percentile: share (%) of I/Os that must meet the target */
   int lat_run;              /* latency_run: keep searching after the depth is found */
+  /* Additive (s8h1, fio's trim direction): */
+  int trim;                 /* 0: none; 1: every I/O trims (rw=trim, randtrim); 2: each block
+                               trimmed then written (trimwrite, randtrimwrite) */
+  char engine[24];          /* fio ioengine as given ("" = fio's default, psync) */
 };
 
 struct workload_step {

@@ -22,7 +22,7 @@ void workload_job_set_bs(struct job *j, double bs_bytes);
 char *workload_format_bytes(double bytes, char *buf, size_t len);
 
 /* Metric a step of plain jobs reports: "read_MBps" when its measured jobs
- * only read, "write_MBps" when they only write, "MBps" otherwise. */
+ * only read, "write_MBps" when they only write, "MBps" otherwise (trims). */
 const char *workload_default_metric(const struct workload_step *s);
 
 #endif

@@ -341,7 +341,7 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
       e->proc_runnable--;
     /* A file operation (create, stat, delete) is a system call the
      * process waits in; a read blocks unless cached or asynchronous. */
-    int blocks = r->meta != JOB_META_NONE ||
+    int blocks = r->meta != JOB_META_NONE || r->trim ||
                  (!r->write && e->ops->read_blocks(&e->s->proto) &&
                   !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes));
     if (blocks) {

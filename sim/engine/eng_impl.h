@@ -49,7 +49,9 @@ struct eng_req {
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
   int opens;        /* files opened (and closed) before this I/O: file copies */
-  enum job_meta meta; /* a metadata operation (no data on the wire): eng_submit */
+  enum job_meta meta; /* a metadata operation (no data on the wire): submit.c */
+  int trim;           /* a trim: no data on the wire (submit.c: a discard, or a hole punch) */
+  uint64_t range_bytes; /* a trim or fallocate: the bytes it covers (len_bytes 0) */
   double rx_cycles, tx_cycles; /* daemon CPU per direction, set by eng_cycles */
   double softirq_cycles;       /* receive packet processing, set by eng_cycles */
   uint64_t nsegs;              /* pieces its reply streams in (1: one message), set by eng_cycles */
@@ -165,13 +167,13 @@ struct eng {
   uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
   struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
   int npaths;
-  struct stats_hist *h_read, *h_write, *h_all;
+  struct stats_hist *h_read, *h_write, *h_trim, *h_all;
   struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */
   int nreplay_lat, replay_cap;
-  double bytes_read, bytes_write;
-  uint64_t ios_read, ios_write;
-  uint64_t err_read, err_write; /* I/Os ended with an error in the window */
+  double bytes_read, bytes_write, bytes_trim;
+  uint64_t ios_read, ios_write, ios_trim;
+  uint64_t err_read, err_write, err_trim; /* I/Os ended with an error in the window */
   double ramp_s, t_end_s, last_done_s;
   /* Warm-up (run.c): a time-based closed loop measures from the moment
    * every I/O of the jobs' first round has completed (not before the
@@ -186,7 +188,7 @@ struct eng {
   double dirty_first, dirty_last; /* dirty page-cache bytes at the window's first and last completion */
   struct stats_series win_ios[3], win_lat[3]; /* in-window completions and their latency sum per bin */
   struct stats_series series;
-  struct stats_series fio_samples[4]; /* read bytes, read I/Os, write bytes, write I/Os per RES_SAMPLE_S */
+  struct stats_series fio_samples[6]; /* bytes and I/Os of reads, writes, trims per RES_SAMPLE_S */
   struct eng_req *free_reqs;
   int op_running;
   double header_bytes;
@@ -225,8 +227,16 @@ struct eng_req *eng_queue_pop(struct eng_queue *q);
 /* Start an actor on host with data; daemon 1: it does not keep the run alive. */
 sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data, int daemon);
 
-/* Storage: submit a request, reply to its client, the stack's hooks. */
+/* Storage: submit a request (submit.c), reply to its client, the stack's hooks. */
 void eng_submit(struct eng *e, struct eng_req *r);
+/* Wake the storage event source if the stack now has an earlier event. */
+void eng_wake_storage(struct eng *e);
+/* A job's writes are stable before they complete; its I/O bypasses the
+ * NAS page cache (submit.c). */
+int eng_job_sync(const struct eng *e, const struct job *spec);
+int eng_job_direct(const struct eng *e, const struct job *spec);
+/* 1 when the client's page cache takes buffered write r (submit.c). */
+int eng_client_absorb(struct eng_job *j, struct eng_req *r);
 void eng_send_reply(struct eng *e, struct eng_req *r);
 void eng_hook_done(void *ctx, double now_s, uint64_t tag);
 void eng_hook_error(void *ctx, double now_s, uint64_t tag);

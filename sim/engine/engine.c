@@ -1,7 +1,8 @@
 /* engine.c - the engine's core: thread accounting and occupancy, request
  * queues, the storage event source and its hooks, the client jobs (issue,
  * complete, flush), background operations and fault injection.  The
- * daemons are in daemon.c, setting up and collecting a run in run.c. */
+ * daemons are in daemon.c, the way into the storage stack in submit.c,
+ * setting up and collecting a run in run.c. */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <simgrid/actor.h>
@@ -224,7 +225,7 @@ void eng_follow_route(const struct eng_conn *c)
 
 /* ---- storage event source ---------------------------------------------- */
 
-static void eng_wake_storage(struct eng *e)
+void eng_wake_storage(struct eng *e)
 {
   if (stack_next_event_s(e->stack) < e->storage_deadline) {
     e->storage_deadline = -1.0; /* one wake is enough until it sleeps again */
@@ -361,20 +362,6 @@ void eng_hook_error(void *ctx, double now_s, uint64_t tag)
   eng_hook_done(ctx, now_s, tag);
 }
 
-/* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
- * export without async). */
-static int eng_job_sync(const struct eng *e, const struct job *spec)
-{
-  return spec->sync || e->ops->sync_writes(&e->s->proto);
-}
-
-/* A job's I/O bypasses the storage stack's page cache: O_DIRECT on a local
- * drive (a remote client's flag never reaches the server's cache). */
-static int eng_job_direct(const struct eng *e, const struct job *spec)
-{
-  return e->ops->direct_io && spec->direct;
-}
-
 /* Steady state before measuring (StorageReview preconditions for hours):
  * the caches hold what a long run of all the step's jobs together leaves.
  * A job's write rate is taken as its outstanding write bytes (depth x mean
@@ -407,20 +394,6 @@ int eng_precondition(struct eng *e)
   return rc;
 }
 
-void eng_submit(struct eng *e, struct eng_req *r)
-{
-  struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
-                        .write = r->write, .tag = (uint64_t)(uintptr_t)r};
-  if (r->meta != JOB_META_NONE) { /* the NAS filesystem's own block below a file operation */
-    io.len_bytes = (uint64_t)JOB_META_UPDATE_BYTES;
-    io.write = workgen_meta_writes(r->meta);
-  }
-  io.sync = eng_job_sync(e, r->job->spec);
-  io.direct = eng_job_direct(e, r->job->spec);
-  stack_submit(e->stack, simgrid_get_clock(), &io);
-  eng_wake_storage(e);
-}
-
 /* ---- client jobs --------------------------------------------------------- */
 
 /* May the job issue another I/O now? */
@@ -438,6 +411,8 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   r->write = io.write;
   r->opens = io.opens;
   r->meta = io.meta;
+  r->trim = io.trim;
+  r->range_bytes = io.range_bytes;
   r->rec = io.rec;
   r->offset_bytes = io.offset_bytes;
   r->len_bytes = io.len_bytes;
@@ -456,20 +431,6 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
   }
   j->rr = (j->rr + 1) % j->nconns; /* SMB multichannel: round robin */
   return j->rr;
-}
-
-/* A buffered write the client's page cache can take (below its dirty
- * limit): it completes after a memory copy, on the client. */
-static int eng_client_absorb(struct eng_job *j, struct eng_req *r)
-{
-  struct eng_client *cl = &j->e->clients[j->client];
-  if (!cl->cache || j->spec->direct || !r->write || r->flush || r->meta != JOB_META_NONE ||
-      pcache_dirty_bytes(cl->cache) + r->len_bytes > cl->dirty_limit_bytes)
-    return 0;
-  if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
-    return 0;
-  r->absorbed = 1;
-  return 1;
 }
 
 /* Send a request on its connection from the actor of lane `self` (a
@@ -547,24 +508,21 @@ static void eng_account(struct eng *e, struct eng_req *r)
       e->last_done_s = now; /* the close is part of the timed work */
   } else if (r->error) { /* counted, not timed */
     if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
-      *(r->write ? &e->err_write : &e->err_read) += 1;
+      *(r->trim ? &e->err_trim : r->write ? &e->err_write : &e->err_read) += 1;
   } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
     double lat = now - r->t_issue_s;
     if (j->spec->replay && r->rec >= 0 && e->nreplay_lat < e->replay_cap)
       e->replay_lat[e->nreplay_lat++] = lat;
-    stats_hist_add(r->write ? e->h_write : e->h_read, lat);
+    int d = r->trim ? 2 : r->write ? 1 : 0;                /* fio's read, write, trim */
+    double bytes = (double)(r->len_bytes + r->range_bytes); /* a trim's, fallocate's range */
+    stats_hist_add(d == 2 ? e->h_trim : d ? e->h_write : e->h_read, lat);
     stats_hist_add(e->h_all, lat);
-    if (r->write) {
-      e->bytes_write += (double)r->len_bytes;
-      e->ios_write++;
-    } else {
-      e->bytes_read += (double)r->len_bytes;
-      e->ios_read++;
-    }
-    stats_series_add(&e->series, now, (double)r->len_bytes);
+    *(d == 2 ? &e->bytes_trim : d ? &e->bytes_write : &e->bytes_read) += bytes;
+    *(d == 2 ? &e->ios_trim : d ? &e->ios_write : &e->ios_read) += 1;
+    stats_series_add(&e->series, now, bytes);
     /* fio's slices count from the window's start */
-    stats_series_add(&e->fio_samples[r->write ? 2 : 0], now - e->ramp_s, (double)r->len_bytes);
-    stats_series_add(&e->fio_samples[r->write ? 3 : 1], now - e->ramp_s, 1.0);
+    stats_series_add(&e->fio_samples[2 * d], now - e->ramp_s, bytes);
+    stats_series_add(&e->fio_samples[2 * d + 1], now - e->ramp_s, 1.0);
     if (!e->local && !r->absorbed) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];

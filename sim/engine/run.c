@@ -357,6 +357,7 @@ static void eng_destroy(struct eng *e)
   }
   stats_hist_destroy(e->h_read);
   stats_hist_destroy(e->h_write);
+  stats_hist_destroy(e->h_trim);
   stats_hist_destroy(e->h_all);
   free(e->replay_lat);
   stats_series_free(&e->series);
@@ -364,7 +365,7 @@ static void eng_destroy(struct eng *e)
     stats_series_free(&e->win_ios[k]);
     stats_series_free(&e->win_lat[k]);
   }
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 6; k++)
     stats_series_free(&e->fio_samples[k]);
   for (int i = 0; i < e->nowned; i++)
     free(e->owned[i]);
@@ -454,6 +455,7 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   e->storage_deadline = -1.0;
   e->h_read = stats_hist_create();
   e->h_write = stats_hist_create();
+  e->h_trim = stats_hist_create();
   e->h_all = stats_hist_create();
   if (with_workload && s->workload.replay) {
     int copies = 0;
@@ -469,7 +471,7 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
     stats_series_init(&e->win_ios[k], 1e-4);
     stats_series_init(&e->win_lat[k], 1e-4);
   }
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 6; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
   double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
   static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk", "ssdcache"};
@@ -510,14 +512,18 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
   const struct scenario *s = e->s;
   eng_totals(&out->read, e->h_read, e->bytes_read, e->ios_read, out->window_s);
   eng_totals(&out->write, e->h_write, e->bytes_write, e->ios_write, out->window_s);
-  eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write, e->ios_read + e->ios_write, out->window_s);
+  eng_totals(&out->trim, e->h_trim, e->bytes_trim, e->ios_trim, out->window_s);
+  eng_totals(&out->all, e->h_all, e->bytes_read + e->bytes_write + e->bytes_trim,
+             e->ios_read + e->ios_write + e->ios_trim, out->window_s);
   eng_samples(&out->read, &e->fio_samples[0], &e->fio_samples[1], 0.0, out->window_s);
   eng_samples(&out->write, &e->fio_samples[2], &e->fio_samples[3], 0.0, out->window_s);
+  eng_samples(&out->trim, &e->fio_samples[4], &e->fio_samples[5], 0.0, out->window_s);
   if (e->replay_lat && s->workload.replay->traced && e->nreplay_lat > 0)
     eng_replay_result(e, out);
   out->read.errors = e->err_read;
   out->write.errors = e->err_write;
-  out->all.errors = e->err_read + e->err_write;
+  out->trim.errors = e->err_trim;
+  out->all.errors = e->err_read + e->err_write + e->err_trim;
   struct stack_volume_state vol;
   stack_volume_get(e->stack, &vol);
   out->volume_failed = vol.failed;

@@ -11,7 +11,7 @@
  * bwavgtime/iopsavgtime).  What is not modelled is written as 0 and named
  * in the man page: slat (submission is not separated, lat_ns = clat_ns),
  * the client's usr/sys CPU, context switches and page faults, short and
- * dropped I/Os, trim and sync sections.  No wall time: timestamp 0. */
+ * dropped I/Os, the sync section.  No wall time: timestamp 0. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -225,7 +225,7 @@ static void fj_job(FILE *out, const struct scenario *s, const struct run_result 
   struct res_totals none;
   memset(&none, 0, sizeof none);
   fputs(",\n     \"trim\": ", out);
-  fj_dir(out, &none, 0.0, plus);
+  fj_dir(out, &r->trim, r->window_s, plus);
   fputs(",\n     \"sync\": {\"total_ios\": 0, ", out);
   fj_lat_open(out, "lat_ns", &none, 0);
   fprintf(out, "}},\n     \"job_runtime\": %.0f, \"usr_cpu\": 0.000000, \"sys_cpu\": 0.000000, \"ctx\": 0, "

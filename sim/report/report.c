@@ -129,6 +129,10 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_totals_json(out, &r->read);
   fputs(", \"write\": ", out);
   report_totals_json(out, &r->write);
+  if (r->trim.ios > 0) { /* a trim job's direction (fio's trim section), only when one ran */
+    fputs(", \"trim\": ", out);
+    report_totals_json(out, &r->trim);
+  }
   fputs(", \"all\": ", out);
   report_totals_json(out, &r->all);
   fprintf(out, "},\n%s\"utilization\": [", indent);
@@ -263,7 +267,9 @@ static void report_step_text(FILE *out, const struct run_result *r)
             (unsigned long long)r->all.ios, r->window_s, r->all.lat_mean_s);
   report_dir_text(out, "read", &r->read);
   report_dir_text(out, "write", &r->write);
-  if (r->read.ios && r->write.ios)
+  if (r->trim.ios)
+    report_dir_text(out, "trim", &r->trim);
+  if ((r->read.ios > 0) + (r->write.ios > 0) + (r->trim.ios > 0) > 1)
     report_dir_text(out, "all", &r->all);
   fprintf(out, "  utilization (busy share of the window; demand = busy time per client I/O):\n");
   fprintf(out, "    %-26s %7s %12s  %s\n", "resource", "busy", "demand/IO", "what");

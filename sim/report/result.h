@@ -99,6 +99,7 @@ struct run_result {
   double mser_s;       /* MSER-5 truncation of the window's throughput series (s), < 0 none */
   int few_ios;         /* 1: under 1,000 I/Os or a window shorter than one round of requests */
   struct res_totals read, write, all;
+  struct res_totals trim; /* fio's trim direction (rw=trim, randtrim, trimwrite): in all */
   int nres;
   struct res_resource res[RES_MAX_RESOURCES];
   int bottleneck;               /* index into res, -1 when idle: the resource with the

@@ -1,0 +1,59 @@
+/* submit.c - a client request's way into the NAS storage stack: the
+ * block it becomes (a metadata operation's own filesystem block, its
+ * direction; a trim's discard), the sync and direct flags of its job, and whether the
+ * client's page cache takes a buffered write instead (engine.c sends,
+ * daemon.c submits). */
+#include <simgrid/engine.h>
+
+#include "models/storage/pcache.h"
+#include "sim/engine/eng_impl.h"
+
+/* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
+ * export without async). */
+int eng_job_sync(const struct eng *e, const struct job *spec)
+{
+  return spec->sync || e->ops->sync_writes(&e->s->proto);
+}
+
+/* A job's I/O bypasses the storage stack's page cache: O_DIRECT on a local
+ * drive (a remote client's flag never reaches the server's cache). */
+int eng_job_direct(const struct eng *e, const struct job *spec)
+{
+  return e->ops->direct_io && spec->direct;
+}
+
+void eng_submit(struct eng *e, struct eng_req *r)
+{
+  struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
+                        .write = r->write, .tag = (uint64_t)(uintptr_t)r};
+  /* a trace's discard replayed on a share: the file's hole punch, as falloc's */
+  int punch = r->trim && r->meta == JOB_META_NONE && e->ops->opens_files;
+  if (r->meta != JOB_META_NONE || punch) { /* the NAS filesystem's own block below a file operation */
+    io.len_bytes = (uint64_t)JOB_META_UPDATE_BYTES;
+    io.write = punch || workgen_meta_writes(r->meta);
+    if (punch || r->meta == JOB_META_FALLOC) /* the extent block of the range allocated or punched */
+      io.offset_bytes = r->offset_bytes / (uint64_t)JOB_META_UPDATE_BYTES * (uint64_t)JOB_META_UPDATE_BYTES;
+  } else if (r->trim) { /* a LUN's UNMAP (a block target): a discard of the range */
+    io.len_bytes = r->range_bytes;
+    io.write = 1;
+    io.discard = 1;
+  }
+  io.sync = eng_job_sync(e, r->job->spec);
+  io.direct = eng_job_direct(e, r->job->spec);
+  stack_submit(e->stack, simgrid_get_clock(), &io);
+  eng_wake_storage(e);
+}
+
+/* A buffered write the client's page cache can take (below its dirty
+ * limit): it completes after a memory copy, on the client. */
+int eng_client_absorb(struct eng_job *j, struct eng_req *r)
+{
+  struct eng_client *cl = &j->e->clients[j->client];
+  if (!cl->cache || j->spec->direct || !r->write || r->flush || r->meta != JOB_META_NONE ||
+      pcache_dirty_bytes(cl->cache) + r->len_bytes > cl->dirty_limit_bytes)
+    return 0;
+  if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
+    return 0;
+  r->absorbed = 1;
+  return 1;
+}
