@@ -1,7 +1,6 @@
 /* Linux's on-demand read-ahead in the page cache (models/storage/stack_ra.c):
  * the window's ramp, the next window issued a whole window ahead of a
- * reader that waits for each read, windows landing bio by bio, and the
- * copy out of the page cache every buffered read pays.
+ * reader that waits for each read, and windows landing bio by bio.
  * Devices are the FIFO fake of storage_harness.c.inc (latency + bytes/rate). */
 #include <check.h>
 #include "ck_run.h"
@@ -135,36 +134,6 @@ START_TEST(test_window_lands_bio_by_bio)
 }
 END_TEST
 
-/* A buffered read copies its bytes out of the page cache (copy_to_user)
- * whether its pages were cached or had to be read: a cold 64 KiB read
- * completes its disk read plus the copy later, a re-read (a hit) after the
- * copy alone; the memory bus carries the reader's bytes once per read (the
- * read-ahead behind the first one is not copied until read). */
-START_TEST(test_read_copies_as_a_hit)
-{
-  struct stack_cfg c;
-  env_volume(&c, RAID_1, (uint64_t)1 << 30);
-  c.pcache.ram_bytes = 64.0 * MiB;
-  c.disk_request_cycles = 0;
-  struct accel bus;
-  accel_init(&bus, "memory", 1e9, 0);
-  c.mem_bus = &bus;
-  struct env *e = env_new(&c, 2, 1e-3, 100e6);
-  const double copy_s = 65536.0 / 1e9, disk_s = 1e-3 + 65536.0 / 100e6;
-  env_submit(e, 0, 64 * KiB, 0, 0);
-  env_run(e, INFINITY);
-  ck_assert_msg(fabs(e->done_s[0] - (disk_s + copy_s)) < 1e-9, "cold read done at %.9f s, want %.9f",
-                e->done_s[0], disk_s + copy_s);
-  ck_assert_double_eq(bus.bytes, 65536.0);
-  e->now_s = 1.0;
-  env_submit(e, 0, 64 * KiB, 0, 0);
-  env_run(e, INFINITY);
-  ck_assert_msg(fabs(e->done_s[1] - (1.0 + copy_s)) < 1e-9, "hit done at %.9f s", e->done_s[1]);
-  ck_assert_double_eq(bus.bytes, 2 * 65536.0);
-  env_free(e);
-}
-END_TEST
-
 int main(void)
 {
   Suite *s = suite_create("readahead");
@@ -172,7 +141,6 @@ int main(void)
   tcase_add_test(tc, test_async_window_ahead_of_a_blocking_reader);
   tcase_add_test(tc, test_window_ramp);
   tcase_add_test(tc, test_window_lands_bio_by_bio);
-  tcase_add_test(tc, test_read_copies_as_a_hit);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -254,10 +254,7 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
     if (!r->write && s->pc != NULL && r->len > 0)
       pcache_insert(s->pc, r->off, r->len, 0, t);
     stk_ra_landed(s, r);
-    if (r->kind == RQ_CLIENT && r->copy_bytes > 0 && r->rider == NULL)
-      stk_immediate(s, r->tag, t, r->copy_bytes); /* then copy_to_user, as for a hit */
-    else
-      stk_client_done(s, r, t);
+    stk_client_done(s, r, t);
     while (r->waiters != NULL) {
       struct stk_wait *n = r->waiters;
       struct stk_req *w = n->r;

@@ -163,8 +163,7 @@ struct stack_cfg {
                                   md_stripe_cycles, reference cycles); 0: free */
   double stripe_dev_cycles;    /* ... and per member device of the stripe_head (soc
                                   md_stripe_dev_cycles) */
-  struct accel *mem_bus;       /* page-cache hits, buffered reads from the disks (once
-                                  their pages are in) and absorbed writes copy their bytes
+  struct accel *mem_bus;       /* page-cache hits and absorbed writes copy their bytes
                                   through it (FIFO at the memory bandwidth); NULL: free */
   struct disk **members;       /* volume members, volume.members of them */
   struct disk **cache_devs;    /* SSD cache devices (mirrored in read-write mode) */

@@ -77,8 +77,6 @@ struct stk_req {
   struct stk_wait *waiters; /* reads that also need this read-ahead's pages */
   int waits;              /* read-ahead bios in flight this read still needs (see waiters) */
   int parked;             /* 1: reached FINISH while waits > 0 */
-  uint64_t copy_bytes;    /* buffered read: bytes its reader copies out of the page cache
-                             once its pages are up to date (copy_to_user) */
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
   int op_index;           /* RQ_BG: the operation (index into ops) it works for */

@@ -211,7 +211,6 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
     if (r == NULL || stk_wait_for(r, wait, nw) != 0)
       return;
     r->tag = io->tag;
-    r->copy_bytes = io->len_bytes; /* copied to the reader as a hit is (stk_finish) */
     if (a < b) {
       miss_a = a;
       miss_b = b;
