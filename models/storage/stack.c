@@ -99,6 +99,11 @@ void stk_req_free1(struct stack *s, struct stk_req *r)
   if (r->lnext != NULL)
     r->lnext->lprev = r->lprev;
   raid_plan_free(&r->plan);
+  while (r->waiters != NULL) {
+    struct stk_wait *n = r->waiters;
+    r->waiters = n->next;
+    free(n);
+  }
   free(r);
 }
 
@@ -248,19 +253,18 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
   case RQ_RA:
     if (!r->write && s->pc != NULL && r->len > 0)
       pcache_insert(s->pc, r->off, r->len, 0, t);
-    for (int k = 0; k < STK_RA_STREAMS; k++)
-      if (s->ra[k].req == r)
-        s->ra[k].req = NULL;
+    stk_ra_landed(s, r);
     stk_client_done(s, r, t);
-    for (struct stk_req *w = r->waiters, *wn; w != NULL; w = wn) {
-      wn = w->wnext;
-      w->wnext = NULL;
+    while (r->waiters != NULL) {
+      struct stk_wait *n = r->waiters;
+      struct stk_req *w = n->r;
+      r->waiters = n->next;
+      free(n);
       if (--w->waits == 0 && w->parked) {
         w->parked = 0;
         stk_run(s, w, t);
       }
     }
-    r->waiters = NULL;
     break;
   case RQ_FLUSH:
     s->flush_inflight_bytes -= r->len;
@@ -437,6 +441,7 @@ void stack_destroy(struct stack *s)
   stk_elv_free(s);
   free(s->heap);
   free(s->blocked);
+  free(s->ra_fly);
   pcache_destroy(s->pc);
   pcache_destroy(s->sc);
   free(s);

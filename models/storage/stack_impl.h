@@ -35,6 +35,9 @@
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */
 #define STK_RA_STREAMS 32 /* sequential readers tracked at once */
+/* A read-ahead window goes down as bios of at most BIO_MAX_PAGES (256 pages,
+ * include/linux/bio.h of 4.4); a page is up to date when its bio completes. */
+#define STK_RA_BIO_BYTES (256u * RAID_PAGE_BYTES)
 #define STK_FLUSH_MAX_BYTES (4u << 20) /* one write-back request (MAX_WRITEBACK_PAGES 1024) */
 /* Write-back in flight: the flusher submits a pass of pages without
  * waiting for them (fs-writeback.c), so scattered dirty pages are many
@@ -56,6 +59,11 @@ enum stk_step {
 enum stk_kind { RQ_CLIENT, RQ_RA, RQ_FLUSH, RQ_BG, RQ_DESTAGE, RQ_FILL, RQ_ROWS };
 enum stk_tm { TM_REQ, TM_OP, TM_FLUSH, TM_DESTAGE };
 
+struct stk_wait { /* a read waiting for a read-ahead bio (one node per bio it needs) */
+  struct stk_req *r;
+  struct stk_wait *next;
+};
+
 struct stk_req {
   int kind, step, pending, write, sync;
   int discard;            /* a discard: its plan's writes go to the members as discards */
@@ -68,9 +76,8 @@ struct stk_req {
   double pre_cycles;
   struct raid_plan plan;
   struct stk_req *rider;  /* client requests completed with this one */
-  struct stk_req *waiters; /* reads that also need this read-ahead's pages (linked by wnext) */
-  struct stk_req *wnext;
-  int waits;              /* read-aheads in flight this read still needs (see waiters) */
+  struct stk_wait *waiters; /* reads that also need this read-ahead's pages */
+  int waits;              /* read-ahead bios in flight this read still needs (see waiters) */
   int parked;             /* 1: reached FINISH while waits > 0 */
   struct stk_req *next;   /* wait queue link */
   uint64_t op_units;      /* RQ_BG: progress units of this window */
@@ -163,12 +170,18 @@ struct stack {
   int flush_timer;
   struct blocked_write *blocked;
   int nblocked, blocked_cap;
-  /* read-ahead state per sequential stream (Linux keeps it per open file) */
+  /* read-ahead state per sequential stream (Linux keeps it per open file:
+   * struct file_ra_state), stack_ra.c */
   struct stk_ra {
-    uint64_t last_end, ra_end;
-    struct stk_req *req; /* read-ahead in flight */
-    uint64_t used;       /* LRU clock */
+    uint64_t last_end;     /* end of the stream's last read (prev_pos) */
+    uint64_t start;        /* current window: its first byte, */
+    uint64_t size, async;  /* its length and asynchronous part in pages */
+    int marked;            /* its PG_readahead page not yet reached */
+    uint64_t used;         /* LRU clock */
   } ra[STK_RA_STREAMS];
+  struct stk_req **ra_fly; /* reads into the page cache in flight: read-ahead bios and
+                              client reads of missing pages (disjoint ranges) */
+  int nra_fly, ra_fly_cap;
   uint64_t ra_clock;
   uint64_t ra_bytes;     /* effective read-ahead window */
   /* ssd cache */
@@ -214,6 +227,15 @@ void stk_elv_free(struct stack *s);
 /* stack_crypt.c */
 void stk_crypt_write(struct stack *s, struct stk_req *r, double t);
 void stk_crypt_read(struct stack *s, struct stk_req *r, double t);
+/* read-ahead (stack_ra.c) */
+struct stk_req *stk_ra_holding(struct stack *s, uint64_t x);
+int stk_ra_track(struct stack *s, struct stk_req *r);
+void stk_ra_landed(struct stack *s, const struct stk_req *r);
+struct stk_ra *stk_ra_stream(struct stack *s, uint64_t off, uint64_t len, int *seq);
+void stk_ra_read(struct stack *s, struct stk_ra *st, int seq, uint64_t off, uint64_t end,
+                 uint64_t miss_a, uint64_t miss_b, double t);
+#define STK_TRIM_WAITS 16 /* read-ahead bios one read waits for at most */
+int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wait);
 
 /* stack_md.c */
 void stk_plan(struct stack *s, struct stk_req *r);

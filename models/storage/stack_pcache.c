@@ -1,7 +1,7 @@
 /* stack_pcache.c - the NAS page cache in the storage stack: buffered
  * writes absorbed up to the dirty limit (writers beyond it wait), the
- * write-back flusher, reads trimmed to the pages not cached nor under a
- * read-ahead in flight, and per-stream read-ahead.  stack_submit is the
+ * write-back flusher, and reads trimmed to the pages neither cached nor
+ * being read in (read-ahead itself: stack_ra.c).  stack_submit is the
  * entry of every client request. */
 #include "models/storage/stack_impl.h"
 
@@ -91,17 +91,6 @@ void stk_flush_kick(struct stack *s, double t)
   }
 }
 
-/* The read-ahead in flight holding byte x, NULL if none. */
-static struct stk_req *stk_ra_holding(struct stack *s, uint64_t x)
-{
-  for (int k = 0; k < STK_RA_STREAMS; k++) {
-    struct stk_req *q = s->ra[k].req;
-    if (q != NULL && x >= q->off && x < q->off + q->len)
-      return q;
-  }
-  return NULL;
-}
-
 /* 1 if the page holding byte x is cached (no LRU touch). */
 static int stk_page_cached(struct stack *s, uint64_t x)
 {
@@ -111,18 +100,21 @@ static int stk_page_cached(struct stack *s, uint64_t x)
 }
 
 /* Shrink the read [*a, *b) to the part that must come from the disks:
- * cached pages and pages under one read-ahead in flight are cut from
- * both ends (what is read is what becomes cached, stk_finish).  Returns that read-ahead (the read must wait for it too) or
- * NULL; *a >= *b when nothing is left to read. */
-static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
+ * cached pages and pages under read-ahead bios in flight are cut from both
+ * ends (what is read is what becomes cached, stk_finish; in-flight pages
+ * in the middle are read again).  The bios cut are stored in wait[] (at
+ * most STK_TRIM_WAITS; the read must wait for them too) and counted in
+ * the return value; *a >= *b when nothing is left to read. */
+int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wait)
 {
   uint64_t pg = pcache_unit_bytes(s->pc);
-  struct stk_req *wait = NULL, *q;
+  int n = 0;
+  struct stk_req *q;
   while (*a < *b) {
     if (stk_page_cached(s, *a)) {
       *a = *a - *a % pg + pg;
-    } else if ((q = stk_ra_holding(s, *a)) != NULL && (wait == NULL || wait == q)) {
-      wait = q;
+    } else if (n < STK_TRIM_WAITS && (q = stk_ra_holding(s, *a)) != NULL) {
+      wait[n++] = q;
       *a = q->off + q->len;
     } else {
       break;
@@ -131,14 +123,29 @@ static struct stk_req *stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b)
   while (*a < *b) {
     if (stk_page_cached(s, *b - 1)) {
       *b = (*b - 1) - (*b - 1) % pg;
-    } else if ((q = stk_ra_holding(s, *b - 1)) != NULL && (wait == NULL || wait == q)) {
-      wait = q;
+    } else if (n < STK_TRIM_WAITS && (q = stk_ra_holding(s, *b - 1)) != NULL) {
+      wait[n++] = q;
       *b = q->off;
     } else {
       break;
     }
   }
-  return wait;
+  return n;
+}
+
+/* r completes only once each of the n read-ahead bios in wait[] has landed. */
+static int stk_wait_for(struct stk_req *r, struct stk_req **wait, int n)
+{
+  for (int k = 0; k < n; k++) {
+    struct stk_wait *w = malloc(sizeof *w);
+    if (w == NULL)
+      return -1;
+    w->r = r;
+    w->next = wait[k]->waiters;
+    wait[k]->waiters = w;
+    r->waits++;
+  }
+  return 0;
 }
 
 void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
@@ -192,88 +199,34 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io)
   }
   uint64_t hit, total;
   pcache_lookup(s->pc, off, len, 1, &hit, &total);
-  /* the stream this read continues, else the least recently used slot */
-  struct stk_ra *st = NULL, *lru = &s->ra[0];
-  for (int k = 0; k < STK_RA_STREAMS; k++) {
-    if (s->ra[k].last_end == off && s->ra[k].used > 0) {
-      st = &s->ra[k];
-      break;
-    }
-    if (s->ra[k].used < lru->used)
-      lru = &s->ra[k];
-  }
-  int seq = st != NULL;
-  if (!seq) {
-    st = lru;
-    if (st->req == NULL) /* a slot with read-ahead in flight keeps it until it lands */
-      st->ra_end = off + len;
-  }
-  st->last_end = off + len;
-  st->used = ++s->ra_clock;
-  uint64_t ra = s->ra_bytes;
-  struct stk_req *inflight = NULL;
-  for (int k = 0; k < STK_RA_STREAMS && inflight == NULL; k++)
-    if (s->ra[k].req != NULL && off >= s->ra[k].req->off && off + len <= s->ra[k].req->off + s->ra[k].req->len)
-      inflight = s->ra[k].req;
-  struct stk_req *r = NULL;
-  if (hit == total) {
+  int seq;
+  struct stk_ra *st = stk_ra_stream(s, off, len, &seq);
+  uint64_t miss_a = 0, miss_b = 0;
+  uint64_t a = off, b = off + len;
+  struct stk_req *wait[STK_TRIM_WAITS];
+  /* read from the disks only the pages neither cached nor being read
+   * ahead (Linux reads, and eCryptfs decrypts, each missing page once;
+   * pages under read-ahead are waited on, not read again) */
+  int nw = hit == total ? 0 : stk_read_trim(s, &a, &b, wait);
+  if (hit == total || (a >= b && nw == 0)) {
     stk_immediate(s, io->tag, now_s, io->len_bytes);
-  } else if (inflight != NULL) {
-    r = stk_req_new(s, RQ_CLIENT, off, len, 0); /* wait for the read-ahead in flight */
-    if (r == NULL)
-      return;
-    r->tag = io->tag;
-    r->step = ST_DONE;
-    struct stk_req **tail = &inflight->rider;
-    while (*tail != NULL)
-      tail = &(*tail)->rider;
-    *tail = r;
-    r = NULL;
   } else {
-    /* read from the disks only the pages neither cached nor being read
-     * ahead (Linux reads, and eCryptfs decrypts, each missing page once;
-     * pages under read-ahead are waited on, not read again) */
-    uint64_t a = off, b = off + len;
-    struct stk_req *wait = stk_read_trim(s, &a, &b);
-    r = stk_req_new(s, RQ_CLIENT, a < b ? a : off, a < b ? b - a : 0, 0);
-    if (r == NULL)
+    struct stk_req *r = stk_req_new(s, RQ_CLIENT, a < b ? a : off, a < b ? b - a : 0, 0);
+    if (r == NULL || stk_wait_for(r, wait, nw) != 0)
       return;
     r->tag = io->tag;
-    if (a >= b && wait != NULL) { /* everything missing is in flight: ride on it */
-      r->step = ST_DONE;
-      struct stk_req **tail = &wait->rider;
-      while (*tail != NULL)
-        tail = &(*tail)->rider;
-      *tail = r;
-      r = NULL;
-    } else if (a >= b) {
-      stk_req_free1(s, r);
-      stk_immediate(s, io->tag, now_s, io->len_bytes);
-      r = NULL;
-    } else {
-      if (wait != NULL) {
-        r->waits = 1;
-        r->wnext = wait->waiters;
-        wait->waiters = r;
-      }
+    if (a < b) {
+      miss_a = a;
+      miss_b = b;
+      if (stk_ra_track(s, r) != 0) /* its pages are in the cache, locked, until read */
+        return;
       stk_lower(s, r, now_s);
+    } else { /* every missing page is being read ahead: done when they land */
+      r->step = ST_FINISH;
+      r->parked = 1;
     }
   }
-  /* asynchronous read-ahead (mm/readahead.c, simplified to a fixed window
-   * per stream): a sequential reader that gets within half a window of the
-   * end of its read-ahead issues the next window */
-  if (ra > 0 && seq && st->req == NULL && st->ra_end < off + len + ra / 2 && st->ra_end < s->capacity) {
-    uint64_t start = st->ra_end > off + len ? st->ra_end : off + len;
-    uint64_t rlen = ra;
-    if (start + rlen > s->capacity)
-      rlen = s->capacity - start;
-    struct stk_req *a = stk_req_new(s, RQ_RA, start, rlen, 0);
-    if (a != NULL) {
-      st->req = a;
-      st->ra_end = start + rlen;
-      stk_lower(s, a, now_s);
-    }
-  }
+  stk_ra_read(s, st, seq, off, off + len, miss_a, miss_b, now_s);
 }
 
 int stack_read_cached(struct stack *s, uint64_t offset_bytes, uint64_t len_bytes)
