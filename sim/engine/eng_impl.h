@@ -9,7 +9,6 @@
 #include <gsl/gsl_rng.h>
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
-#include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
 
 #include "models/net/mpio.h"
@@ -71,6 +70,20 @@ struct eng_req {
   struct eng_req *next;
 };
 
+/* One direction of a connection's socket on the flow model (chan.c):
+ * messages on the wire (at most ENG_SOCKET_POSTED), those waiting for
+ * a receive, and the receiver's inbox. */
+struct eng_xfer;
+struct eng_msg;
+struct eng_chan {
+  struct eng_net *net;
+  int busy;                               /* messages on the wire */
+  struct eng_xfer *wait_head, *wait_tail; /* messages waiting for a receive */
+  struct eng_msg *in_head, *in_tail;      /* arrived, not yet taken */
+  sg_sem_t in_sem;
+  sg_actor_t receiver;                    /* its receiving actor (set at its first receive) */
+};
+
 /* A FIFO of requests plus a semaphore: hand-offs between actors. */
 struct eng_queue {
   struct eng_req *head, *tail;
@@ -80,7 +93,7 @@ struct eng_queue {
 struct eng_conn {
   const struct plat_conn *pc;
   sg_host_t host;
-  sg_mailbox_t srv;             /* where the daemon receives (SMB, iSCSI) */
+  struct eng_chan srv;          /* client->NAS: where the NAS socket receives */
   struct eng_queue txq;         /* PROTO_SHAPE_RXTX: completions waiting for the tx thread */
   struct eng_queue rxq;         /* requests received on this connection's socket */
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
@@ -107,7 +120,7 @@ struct eng_job {
   uint64_t issued, completed;
   int nconns;
   int conn0;                /* first connection (global index) of the client */
-  sg_mailbox_t reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS];
+  struct eng_chan reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS]; /* NAS->client, per lane */
   struct eng_queue sendq[16]; /* requests another lane must send */
   struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
   struct mpio *mpio;
@@ -142,6 +155,7 @@ struct eng {
   const struct scenario *s;
   const struct workload_step *step;
   struct plat_map map;
+  struct eng_net *net;      /* the client<->NAS transfers (chan.c), NULL in local mode */
   const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
   int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
   sg_host_t nas;            /* where daemons and the storage run */
@@ -269,6 +283,22 @@ uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r);
 /* A request record (zeroed, its seg_ready kept) and its return (engine.c). */
 struct eng_req *eng_req_new(struct eng *e);
 void eng_req_free(struct eng *e, struct eng_req *r);
+
+/* The network (chan.c): the flow model and its scheduler actor (0, or -1
+ * out of memory), its release; a channel; a message of `bytes` from the
+ * calling actor on c's socket (up: client->NAS), started in order as the
+ * receiver's posted receives allow, its wait (once per message), both in
+ * one; a zero-cost hand-over into ch's inbox (the client cache's
+ * completions); the receiver's next message. */
+int eng_net_setup(struct eng *e);
+void eng_net_destroy(struct eng *e);
+void eng_chan_init(struct eng *e, struct eng_chan *ch);
+struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
+                                     void *payload, double bytes);
+void eng_xfer_wait(struct eng *e, struct eng_xfer *x);
+void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes);
+void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
+void *eng_chan_recv(struct eng_chan *ch);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */
