@@ -3,17 +3,21 @@
  * A channel is one direction of a connection's socket as SimGrid's
  * mailboxes made it: the receiving end keeps ENG_SOCKET_POSTED receives
  * posted, and a message holds one from the moment it matches it (it
- * goes on the wire) until the receiver has taken it (its wait_any
- * returned it and it posted a new one); the others wait in order.  A
- * receiver busy with the previous message (the NAS socket in its
- * softirq work) so leaves a message that has arrived holding its
- * receive.  Its route is its connection's: towards the NAS
+ * goes on the wire; the oldest posted receive first) until the receiver
+ * has taken it (its wait_any returned it and it posted that receive
+ * again); the others wait in order.  A receiver busy with the previous
+ * message (the NAS socket in its softirq work) so leaves one that has
+ * arrived holding its receive, and when it comes back with several
+ * arrived it takes the lowest receive's (wait_any scans in order: a
+ * message can wait there while the other receive turns over); when it
+ * was waiting, the first to arrive (ties: the last started).  Its route is its connection's: towards the NAS
  * over the links of the host its sender is on, back over those of the
  * host its receiver is on when it starts (an actor follows an LACP
  * rehash only when it wakes, eng_follow_route), as SimGrid routed a
  * comm between its two actors' hosts.  One scheduler actor sleeps until
  * the model's next event or a new message. */
 #include <math.h>
+#include <string.h>
 #include <simgrid/engine.h>
 #include <xbt/asserts.h>
 
@@ -26,15 +30,11 @@ struct eng_xfer {
   int up;          /* client->NAS */
   int route;       /* towards the NAS: the sender's route (-1: as hashed, M: without member M) */
   int detached;    /* a zero-cost hand-over: no wire, no sender waiting */
+  int slot;        /* the receive it holds */
   void *payload;
   double bytes;
   sg_sem_t sem;    /* released when its last byte is through */
   struct eng_xfer *next;
-};
-
-struct eng_msg {
-  void *payload;
-  struct eng_msg *next;
 };
 
 struct eng_net {
@@ -47,7 +47,6 @@ struct eng_net {
   int sw_link;     /* the routes cross a switch link (blocking, or latency only) */
   double hop_s, sw_s, sw_bw, gamma;
   struct eng_xfer *free_x;
-  struct eng_msg *free_m;
 };
 
 /* Constraint indices: NAS port M client->NAS (its link's DOWN direction)
@@ -135,12 +134,12 @@ void eng_net_destroy(struct eng *e)
 
 void eng_chan_init(struct eng *e, struct eng_chan *ch)
 {
+  memset(ch, 0, sizeof *ch);
   ch->net = e->net;
-  ch->busy = 0;
-  ch->wait_head = ch->wait_tail = NULL;
-  ch->in_head = ch->in_tail = NULL;
-  ch->in_sem = eng_sem(e);
-  ch->receiver = NULL;
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    ch->posted[ch->nposted++] = i;
+  ch->woke = -1;
+  ch->sem = eng_sem(e);
 }
 
 /* Connection c's route whose client end is host h. */
@@ -156,13 +155,18 @@ static int eng_net_route(const struct eng_conn *c, sg_host_t h)
 
 /* x goes on the wire: its route's constraints, latency (summed in route
  * order, as SimGrid does), bound and weight (CM02, flow.h). */
-static void eng_chan_put_inbox(struct eng_net *n, struct eng_chan *ch, void *payload);
+static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload);
 
 static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
 {
-  x->ch->busy++;
+  struct eng_chan *ch = x->ch;
+  x->slot = ch->posted[0];
+  ch->nposted--;
+  for (int i = 0; i < ch->nposted; i++)
+    ch->posted[i] = ch->posted[i + 1];
+  ch->slot[x->slot] = 1;
   if (x->detached) {
-    eng_chan_put_inbox(n, x->ch, x->payload);
+    eng_chan_arrive(ch, x->slot, x->payload);
     x->next = n->free_x;
     n->free_x = x;
     return;
@@ -205,7 +209,7 @@ static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
 /* Start the next waiting message of ch if a receive is free. */
 static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
 {
-  while (ch->wait_head && ch->busy < ENG_SOCKET_POSTED) {
+  while (ch->wait_head && ch->nposted > 0) {
     struct eng_xfer *x = ch->wait_head;
     ch->wait_head = x->next;
     if (!ch->wait_head)
@@ -214,29 +218,23 @@ static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
   }
 }
 
-static void eng_chan_put_inbox(struct eng_net *n, struct eng_chan *ch, void *payload)
+/* A message is in receive slot's buffer; the receiver, if it waits, wakes for it. */
+static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload)
 {
-  struct eng_msg *m = n->free_m;
-  if (m)
-    n->free_m = m->next;
-  else if (!(m = eng_own(n->e, sizeof *m)))
-    xbt_die("out of memory");
-  m->payload = payload;
-  m->next = NULL;
-  if (ch->in_tail)
-    ch->in_tail->next = m;
-  else
-    ch->in_head = m;
-  ch->in_tail = m;
-  sg_sem_release(ch->in_sem);
+  ch->slot[slot] = 2;
+  ch->arrived[slot] = payload;
+  if (ch->blocked && ch->woke < 0) {
+    ch->woke = slot;
+    sg_sem_release(ch->sem);
+  }
 }
 
-/* x's last byte is through: to the receiver's inbox; its sender wakes. */
+/* x's last byte is through: it has arrived; its sender wakes. */
 static void eng_net_done(void *ctx, void *tag)
 {
-  struct eng_net *n = ctx;
+  (void)ctx;
   struct eng_xfer *x = tag;
-  eng_chan_put_inbox(n, x->ch, x->payload);
+  eng_chan_arrive(x->ch, x->slot, x->payload);
   sg_sem_release(x->sem);
 }
 
@@ -299,15 +297,19 @@ void *eng_chan_recv(struct eng_chan *ch)
 {
   if (!ch->receiver)
     ch->receiver = sg_actor_self();
-  sg_sem_acquire(ch->in_sem);
-  struct eng_msg *m = ch->in_head;
-  ch->in_head = m->next;
-  if (!ch->in_head)
-    ch->in_tail = NULL;
-  void *p = m->payload;
-  m->next = ch->net->free_m;
-  ch->net->free_m = m;
-  ch->busy--; /* its receive is posted again: the next waiting message matches it */
+  int i = 0;
+  while (i < ENG_SOCKET_POSTED && ch->slot[i] != 2)
+    i++;
+  if (i == ENG_SOCKET_POSTED) {
+    ch->blocked = 1;
+    ch->woke = -1;
+    sg_sem_acquire(ch->sem);
+    ch->blocked = 0;
+    i = ch->woke;
+  }
+  void *p = ch->arrived[i];
+  ch->slot[i] = 0;
+  ch->posted[ch->nposted++] = i; /* posted again: the next waiting message matches it */
   eng_chan_pump(ch->net, ch);
   return p;
 }

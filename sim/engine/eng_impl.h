@@ -70,17 +70,23 @@ struct eng_req {
   struct eng_req *next;
 };
 
-/* One direction of a connection's socket on the flow model (chan.c):
- * messages on the wire (at most ENG_SOCKET_POSTED), those waiting for
- * a receive, and the receiver's inbox. */
+/* One direction of a connection's socket on the flow model (chan.c): the
+ * receiver's ENG_SOCKET_POSTED posted receives (each free, carrying a
+ * message, or holding one arrived), the messages waiting for one, and
+ * the receiver's wake-up.  Two receives stay posted (at the NAS socket
+ * and at each lane) so back-to-back messages of one TCP stream do not pay
+ * the route latency between them; as many client senders. */
+#define ENG_SOCKET_POSTED 2
 struct eng_xfer;
-struct eng_msg;
 struct eng_chan {
   struct eng_net *net;
-  int busy;                               /* messages on the wire */
+  int slot[ENG_SOCKET_POSTED];            /* 0 posted and free, 1 a message on the wire, 2 arrived */
+  void *arrived[ENG_SOCKET_POSTED];       /* the arrived messages' payloads */
+  int posted[ENG_SOCKET_POSTED], nposted; /* the free receives, oldest posted first */
   struct eng_xfer *wait_head, *wait_tail; /* messages waiting for a receive */
-  struct eng_msg *in_head, *in_tail;      /* arrived, not yet taken */
-  sg_sem_t in_sem;
+  int blocked;                            /* the receiver waits for an arrival */
+  int woke;                               /* the receive whose arrival woke it */
+  sg_sem_t sem;
   sg_actor_t receiver;                    /* its receiving actor (set at its first receive) */
 };
 
@@ -264,10 +270,6 @@ void eng_faults_main(int argc, char **argv);
  * and the bond has not yet moved, wait (the frames would be lost). */
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
-/* Receives the NAS socket keeps posted (so back-to-back messages of one
- * TCP stream do not pay the route latency between them), and as many
- * client senders. */
-#define ENG_SOCKET_POSTED 2
 /* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);
 /* A lane's reply sender streams read r's pieces as its process copies them (daemon.c). */

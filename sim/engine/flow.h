@@ -20,7 +20,8 @@
  *
  * Only the constraints whose flow set changed are re-solved, with the
  * flows they are connected to (progressive filling over that component);
- * events (latency paid, flow done) sit in one heap, ties in start order. */
+ * events (latency paid, flow done) sit in one heap, ties the last started
+ * first (as SimGrid). */
 #ifndef NASTWIN_FLOW_H
 #define NASTWIN_FLOW_H
 
@@ -46,7 +47,7 @@ double flow_next_s(const struct flow_net *n);
 
 /* Process every event at or before now: flows whose latency is paid start
  * sharing, flows through end; then done(ctx, tag) for each ended flow,
- * in end time, then start order.  done may start flows. */
+ * in end time, ties the last started first.  done may start flows. */
 void flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx);
 
 /* The current rate of the flow started with tag (bytes/s; 0 while it pays
