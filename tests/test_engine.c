@@ -695,6 +695,36 @@ END_TEST
  * (TCP-gamma): D 0.1e9, A 0.3e9 by its NIC, B and C half of NIC 2 each,
  * the port then has 0.1e9 spare.  A lone flow under a bound takes latency
  * + size / bound. */
+/* Transfers due at one instant end the last started first, as SimGrid's
+ * (three 8000 B puts started 0, 1, 2 at one instant woke their senders
+ * 2, 1, 0): the actors downstream then run in SimGrid's order. */
+struct flow_order {
+  int got[3], n;
+};
+
+static void flow_order_done(void *ctx, void *tag)
+{
+  struct flow_order *o = ctx;
+  o->got[o->n++] = *(int *)tag;
+}
+
+START_TEST(test_flow_ties_last_started_first)
+{
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  int ids[3] = {0, 1, 2};
+  const int c0[1] = {0};
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(flow_start(fn, 0.0, 8000, c0, 1, 2e-5, 2e-5, 1e9, &ids[i]), 0);
+  struct flow_order o = {0};
+  while (!isinf(flow_next_s(fn)))
+    flow_advance(fn, flow_next_s(fn), flow_order_done, &o);
+  ck_assert_int_eq(o.n, 3);
+  ck_assert_msg(o.got[0] == 2 && o.got[1] == 1 && o.got[2] == 0, "ended %d %d %d", o.got[0], o.got[1], o.got[2]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
 START_TEST(test_flow_maxmin_star)
 {
   struct flow_net *fn = flow_net_create(3);
@@ -753,6 +783,7 @@ int main(void)
   tcase_add_test(tc, test_lacp_failover);
   tcase_add_test(tc, test_flow_matches_cm02);
   tcase_add_test(tc, test_flow_maxmin_star);
+  tcase_add_test(tc, test_flow_ties_last_started_first);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }
