@@ -72,7 +72,8 @@ static void eng_net_main(int argc, char **argv)
   struct eng_net *n = sg_actor_self_get_data();
   double at = simgrid_get_clock();
   for (;;) {
-    flow_advance(n->fn, at, eng_net_done, n);
+    if (flow_advance(n->fn, at, eng_net_done, n) < 0)
+      xbt_die("out of memory");
     double now = simgrid_get_clock();
     double t = flow_next_s(n->fn);
     if (t <= now) {

@@ -373,20 +373,21 @@ static void flow_solve(struct flow_net *n, double now)
   }
 }
 
-static void flow_ended(struct flow_net *n, void *tag)
+static int flow_ended(struct flow_net *n, void *tag)
 {
   if (n->nended == n->capended) {
     int cap = n->capended ? n->capended * 2 : 16;
     void **v = realloc(n->ended, (size_t)cap * sizeof *v);
     if (!v)
-      abort(); /* out of memory in the middle of an event: nothing sane to return */
+      return -1;
     n->ended = v;
     n->capended = cap;
   }
   n->ended[n->nended++] = tag;
+  return 0;
 }
 
-void flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx)
+int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx)
 {
   n->nended = 0;
   while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
@@ -396,10 +397,11 @@ void flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *
       if (f->state == FLOW_LATENCY && f->rem > 0) {
         f->t_upd = f->t_ev;
         if (flow_activate(n, fi) < 0)
-          abort();
+          return -1;
         continue;
       }
-      flow_ended(n, f->tag);
+      if (flow_ended(n, f->tag) < 0)
+        return -1;
       flow_remove(n, fi);
     }
     if (n->ndirty > 0)
@@ -408,6 +410,7 @@ void flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *
   int k = n->nended; /* done() may start flows, not advance */
   for (int i = 0; i < k; i++)
     done(ctx, n->ended[i]);
+  return 0;
 }
 
 double flow_rate_of(const struct flow_net *n, const void *tag)

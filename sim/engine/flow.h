@@ -47,8 +47,9 @@ double flow_next_s(const struct flow_net *n);
 
 /* Process every event at or before now: flows whose latency is paid start
  * sharing, flows through end; then done(ctx, tag) for each ended flow,
- * in end time, ties the last started first.  done may start flows. */
-void flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx);
+ * in end time, ties the last started first.  done may start flows.  0, or
+ * -1 out of memory (the model is then unusable). */
+int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx);
 
 /* The current rate of the flow started with tag (bytes/s; 0 while it pays
  * its latency, -1 if not in flight): for tests. */
