@@ -1,7 +1,8 @@
 /* eng_impl.h - the engine's private records and the helpers its files
  * share (engine.c: accounting, queues, storage hooks, client jobs, faults;
- * daemon.c: the network receive path and the protocol daemons; run.c:
- * setting up a run and collecting its results).  Only sim/engine/ uses
+ * daemon.c: the network receive path and the protocol daemons; chan.c:
+ * the sockets' byte streams on the flow model (flow.h); run.c: setting up
+ * a run and collecting its results).  Only sim/engine/ uses
  * it: it includes SimGrid. */
 #ifndef NASTWIN_ENG_IMPL_H
 #define NASTWIN_ENG_IMPL_H
