@@ -71,8 +71,8 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "DS2015xs serving one CIFS client a 1 MiB sequential read.\n"
           "\n"
           "Limits: clients.count 1..1024 finish a 4 s window of iSCSI 64k QD16 on a\n"
-          "DS2015xs within 60 s on 2 cores: 128 take ~3 CPU s, 512 ~11, 1024 ~31 (the\n"
-          "first round of 16,384 I/Os and the drain make that 15 s simulated; 35 s\n"
+          "DS2015xs within 60 s on 2 cores: 128 take ~4 CPU s, 512 ~13, 1024 ~33 (the\n"
+          "first round of 16,384 I/Os and the drain make that 15 s simulated; 34-45 s\n"
           "wall on a busy machine).  Past 256 the cost grows faster than the client\n"
           "count: SimGrid shares the NAS cores among every daemon's execution.\n",
           cmd);
