@@ -14,6 +14,7 @@
 #include "cli_util.c.inc"
 #include "sim/config/config.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/flow.h"
 #include "sim/study/runpool.h"
 
 /* In-process results (what the JSON does not print): the scenario run by
@@ -635,6 +636,125 @@ START_TEST(test_thread_occupancy)
 }
 END_TEST
 
+/* ---- the flow model of the client<->NAS transfers (sim/engine/flow.h) ---- */
+
+struct flow_probe {
+  double now, end[8];
+};
+
+static void flow_probe_done(void *ctx, void *tag)
+{
+  struct flow_probe *p = ctx;
+  p->end[*(int *)tag] = p->now;
+}
+
+/* Start flow i of sizes/starts over constraints cons at its time, process
+ * every event: the end times into p->end. */
+static void flow_probe_run(struct flow_net *fn, struct flow_probe *p, int n, const double *size, const double *start,
+                           const int *cons, int ncons, double lat, double bound)
+{
+  static int ids[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  int next = 0;
+  for (;;) {
+    double t = flow_next_s(fn), ts = next < n ? start[next] : INFINITY;
+    if (isinf(t) && isinf(ts))
+      break;
+    p->now = ts <= t ? ts : t;
+    if (ts <= t) {
+      ck_assert_int_eq(flow_start(fn, ts, size[next], cons, ncons, lat, lat, bound, &ids[next]), 0);
+      next++;
+    } else
+      flow_advance(fn, t, flow_probe_done, p);
+  }
+}
+
+/* CM02 as SimGrid 3.32 computes it (network/model CM02, crosstraffic off):
+ * hosts a -> b over two 1e9 B/s SPLITDUPLEX links of 10 us each, six
+ * transfers started at the times below; the end times SimGrid printed
+ * (a probe with sg_mailbox_put per transfer).  Latency first, then max-min
+ * sharing; a 0-byte transfer takes the latency. */
+START_TEST(test_flow_matches_cm02)
+{
+  struct flow_net *fn = flow_net_create(2);
+  ck_assert_ptr_nonnull(fn);
+  flow_cons_set(fn, 0, 1e9);
+  flow_cons_set(fn, 1, 1e9);
+  const double size[6] = {1e6, 5e5, 2e5, 0, 8000, 3e6}, start[6] = {0, 1e-4, 3e-4, 4e-4, 4.1e-4, 5e-4};
+  const double simgrid[6] = {0.002464, 0.001664, 0.001064, 0.00042, 0.000462, 0.004728};
+  const int cons[2] = {0, 1};
+  struct flow_probe p = {0};
+  flow_probe_run(fn, &p, 6, size, start, cons, 2, 2e-5, 4194304.0 / (2 * 2e-5) < 1e9 ? 4194304.0 / (2 * 2e-5) : 1e9);
+  for (int i = 0; i < 6; i++)
+    ck_assert_msg(fabs(p.end[i] - simgrid[i]) < 1e-12, "flow %d ends at %.12g s, SimGrid %.12g s", i, p.end[i], simgrid[i]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
+/* Max-min over a star: A crosses the port (0) and a slow NIC (1, 0.3e9),
+ * B the port and a NIC (2) it shares with C; D on the port has its own cap
+ * (TCP-gamma): D 0.1e9, A 0.3e9 by its NIC, B and C half of NIC 2 each,
+ * the port then has 0.1e9 spare.  A lone flow under a bound takes latency
+ * + size / bound. */
+/* Transfers due at one instant end the last started first, as SimGrid's
+ * (three 8000 B puts started 0, 1, 2 at one instant woke their senders
+ * 2, 1, 0): the actors downstream then run in SimGrid's order. */
+struct flow_order {
+  int got[3], n;
+};
+
+static void flow_order_done(void *ctx, void *tag)
+{
+  struct flow_order *o = ctx;
+  o->got[o->n++] = *(int *)tag;
+}
+
+START_TEST(test_flow_ties_last_started_first)
+{
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  int ids[3] = {0, 1, 2};
+  const int c0[1] = {0};
+  for (int i = 0; i < 3; i++)
+    ck_assert_int_eq(flow_start(fn, 0.0, 8000, c0, 1, 2e-5, 2e-5, 1e9, &ids[i]), 0);
+  struct flow_order o = {0};
+  while (!isinf(flow_next_s(fn)))
+    flow_advance(fn, flow_next_s(fn), flow_order_done, &o);
+  ck_assert_int_eq(o.n, 3);
+  ck_assert_msg(o.got[0] == 2 && o.got[1] == 1 && o.got[2] == 0, "ended %d %d %d", o.got[0], o.got[1], o.got[2]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
+START_TEST(test_flow_maxmin_star)
+{
+  struct flow_net *fn = flow_net_create(3);
+  flow_cons_set(fn, 0, 1e9);
+  flow_cons_set(fn, 1, 0.3e9);
+  flow_cons_set(fn, 2, 1e9);
+  int ids[4];
+  const int ca[2] = {0, 1}, cb[2] = {0, 2}, cc[1] = {2}, cd[1] = {0};
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e9, ca, 2, 0.0, 1.0, -1.0, &ids[0]), 0);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e9, cb, 2, 0.0, 1.0, -1.0, &ids[1]), 0);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e9, cc, 1, 0.0, 1.0, -1.0, &ids[2]), 0);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e9, cd, 1, 0.0, 1.0, 0.1e9, &ids[3]), 0);
+  struct flow_probe p = {0};
+  flow_advance(fn, 0.0, flow_probe_done, &p);
+  const double want[4] = {0.3e9, 0.5e9, 0.5e9, 0.1e9};
+  for (int i = 0; i < 4; i++)
+    ck_assert_msg(fabs(flow_rate_of(fn, &ids[i]) - want[i]) < 1e-3, "flow %d at %.6g B/s, want %.6g", i,
+                  flow_rate_of(fn, &ids[i]), want[i]);
+  flow_net_destroy(fn);
+  fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  const double size[1] = {1e6}, start[1] = {0.0};
+  const int c0[1] = {0};
+  struct flow_probe q = {0};
+  flow_probe_run(fn, &q, 1, size, start, c0, 1, 1e-3, 2e8);
+  ck_assert_msg(fabs(q.end[0] - (1e-3 + 1e6 / 2e8)) < 1e-12, "bounded flow ends at %.12g s", q.end[0]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -661,6 +781,9 @@ int main(void)
   tcase_add_test(tc, test_fio_file_fio_json);
   tcase_add_test(tc, test_thread_occupancy);
   tcase_add_test(tc, test_lacp_failover);
+  tcase_add_test(tc, test_flow_matches_cm02);
+  tcase_add_test(tc, test_flow_maxmin_star);
+  tcase_add_test(tc, test_flow_ties_last_started_first);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -2,7 +2,6 @@
  * receives whatever the daemon is doing, receive softirq processing, and
  * the protocol daemons as one family of threads keyed by the protocol's
  * thread shape (models/soc/proto.h). */
-#include <simgrid/comm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <xbt/log.h>
@@ -70,19 +69,19 @@ static void eng_wire_stream(struct eng *e, struct eng_conn *c, struct eng_req *r
 {
   uint64_t n = r->nsegs;
   double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
-  sg_comm_t flight[2] = {NULL, NULL};
+  struct eng_xfer *flight[2] = {NULL, NULL};
   for (uint64_t k = 0; k < n; k++) {
     double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
     double size = (k == 0 ? e->header_bytes : 0.0) + piece;
     if (flight[k % 2])
-      sg_comm_wait(flight[k % 2]);
+      eng_xfer_wait(e, flight[k % 2]);
     eng_bond_wait(e, c, 1);
     eng_follow_route(c);
-    flight[k % 2] = sg_mailbox_put_async(c->srv, r, (long)size);
+    flight[k % 2] = eng_chan_send_async(e, &c->srv, c, 1, r, (double)(long)size);
   }
   for (uint64_t k = n; k < n + 2; k++)
     if (flight[k % 2])
-      sg_comm_wait(flight[k % 2]);
+      eng_xfer_wait(e, flight[k % 2]);
 }
 
 /* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
@@ -104,7 +103,7 @@ static void eng_wire_main(int argc, char **argv)
     eng_bond_wait(e, c, 1);
     eng_follow_route(c);
     double size = e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-    sg_mailbox_put(c->srv, r, (long)size);
+    eng_chan_send(e, &c->srv, c, 1, r, (double)(long)size);
   }
 }
 
@@ -125,19 +124,20 @@ void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r)
   uint64_t n = r->nsegs;
   double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
   sg_sem_t ready = r->seg_ready;
-  sg_comm_t flight[2] = {NULL, NULL};
+  struct eng_conn *c = &e->conns[j->conn0 + conn];
+  struct eng_xfer *flight[2] = {NULL, NULL};
   for (uint64_t k = 0; k < n; k++) {
     sg_sem_acquire(ready);
     double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
     double size = (k == 0 ? e->header_bytes : 0.0) + piece;
-    eng_bond_wait(e, &e->conns[j->conn0 + conn], 0);
+    eng_bond_wait(e, c, 0);
     if (flight[k % 2])
-      sg_comm_wait(flight[k % 2]);
-    flight[k % 2] = sg_mailbox_put_async(j->reply[conn], r, (long)size);
+      eng_xfer_wait(e, flight[k % 2]);
+    flight[k % 2] = eng_chan_send_async(e, &j->reply[conn], c, 0, r, (double)(long)size);
   }
   for (uint64_t k = n; k < n + 2; k++)
     if (flight[k % 2])
-      sg_comm_wait(flight[k % 2]);
+      eng_xfer_wait(e, flight[k % 2]);
 }
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
@@ -196,14 +196,8 @@ static void eng_socket_main(int argc, char **argv)
   (void)argc;
   (void)argv;
   struct eng_conn *c = sg_actor_self_get_data();
-  void *data[ENG_SOCKET_POSTED];
-  sg_comm_t comms[ENG_SOCKET_POSTED];
-  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
-    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
   for (;;) {
-    ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
-    struct eng_req *r = data[i];
-    comms[i] = sg_mailbox_get_async(c->srv, &data[i]);
+    struct eng_req *r = eng_chan_recv(&c->srv);
     struct eng *e = r->job->e;
     if (r->write && r->nsegs > 1)
       r = eng_piece(e, r);
@@ -476,6 +470,8 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
       cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
     }
   }
+  if (!local && eng_net_setup(e) < 0)
+    return nw_fail(err, e->s->path, 0, 0, "out of memory");
   eng_queue_init(e, &e->poolq);
   eng_queue_init(e, &e->softirqq);
   e->softirq_single = !local && s->soc.irq_core >= 0;
@@ -507,8 +503,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
         snprintf(name, sizeof name, "%sx%d", c->pc->host, m);
         c->alt_host[m] = sg_host_by_name(name);
       }
-    snprintf(name, sizeof name, "srv-%s", c->pc->host);
-    c->srv = sg_mailbox_by_name(name);
+    eng_chan_init(e, &c->srv);
     eng_queue_init(e, &c->txq);
     eng_queue_init(e, &c->rxq);
     eng_queue_init(e, &c->cacheq);

@@ -1,7 +1,8 @@
 /* eng_impl.h - the engine's private records and the helpers its files
  * share (engine.c: accounting, queues, storage hooks, client jobs, faults;
- * daemon.c: the network receive path and the protocol daemons; run.c:
- * setting up a run and collecting its results).  Only sim/engine/ uses
+ * daemon.c: the network receive path and the protocol daemons; chan.c:
+ * the sockets' byte streams on the flow model (flow.h); run.c: setting up
+ * a run and collecting its results).  Only sim/engine/ uses
  * it: it includes SimGrid. */
 #ifndef NASTWIN_ENG_IMPL_H
 #define NASTWIN_ENG_IMPL_H
@@ -9,7 +10,6 @@
 #include <gsl/gsl_rng.h>
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
-#include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
 
 #include "models/net/mpio.h"
@@ -73,6 +73,26 @@ struct eng_req {
   struct eng_req *next;
 };
 
+/* One direction of a connection's socket on the flow model (chan.c): the
+ * receiver's ENG_SOCKET_POSTED posted receives (each free, carrying a
+ * message, or holding one arrived), the messages waiting for one, and
+ * the receiver's wake-up.  Two receives stay posted (at the NAS socket
+ * and at each lane) so back-to-back messages of one TCP stream do not pay
+ * the route latency between them; as many client senders. */
+#define ENG_SOCKET_POSTED 2
+struct eng_xfer;
+struct eng_chan {
+  struct eng_net *net;
+  int slot[ENG_SOCKET_POSTED];            /* 0 posted and free, 1 a message on the wire, 2 arrived */
+  void *arrived[ENG_SOCKET_POSTED];       /* the arrived messages' payloads */
+  int posted[ENG_SOCKET_POSTED], nposted; /* the free receives, oldest posted first */
+  struct eng_xfer *wait_head, *wait_tail; /* messages waiting for a receive */
+  int blocked;                            /* the receiver waits for an arrival */
+  int woke;                               /* the receive whose arrival woke it */
+  sg_sem_t sem;
+  sg_actor_t receiver;                    /* its receiving actor (set at its first receive) */
+};
+
 /* A FIFO of requests plus a semaphore: hand-offs between actors. */
 struct eng_queue {
   struct eng_req *head, *tail;
@@ -82,7 +102,7 @@ struct eng_queue {
 struct eng_conn {
   const struct plat_conn *pc;
   sg_host_t host;
-  sg_mailbox_t srv;             /* where the daemon receives (SMB, iSCSI) */
+  struct eng_chan srv;          /* client->NAS: where the NAS socket receives */
   struct eng_queue txq;         /* PROTO_SHAPE_RXTX: completions waiting for the tx thread */
   struct eng_queue rxq;         /* requests received on this connection's socket */
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
@@ -109,7 +129,7 @@ struct eng_job {
   uint64_t issued, completed;
   int nconns;
   int conn0;                /* first connection (global index) of the client */
-  sg_mailbox_t reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS];
+  struct eng_chan reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS]; /* NAS->client, per lane */
   struct eng_queue sendq[16]; /* requests another lane must send */
   struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
   struct mpio *mpio;
@@ -144,6 +164,7 @@ struct eng {
   const struct scenario *s;
   const struct workload_step *step;
   struct plat_map map;
+  struct eng_net *net;      /* the client<->NAS transfers (chan.c), NULL in local mode */
   const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
   int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
   sg_host_t nas;            /* where daemons and the storage run */
@@ -260,10 +281,6 @@ void eng_faults_main(int argc, char **argv);
  * and the bond has not yet moved, wait (the frames would be lost). */
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
-/* Receives the NAS socket keeps posted (so back-to-back messages of one
- * TCP stream do not pay the route latency between them), and as many
- * client senders. */
-#define ENG_SOCKET_POSTED 2
 /* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);
 /* A lane's reply sender streams read r's pieces as its process copies them (daemon.c). */
@@ -279,6 +296,22 @@ uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r);
 /* A request record (zeroed, its seg_ready kept) and its return (engine.c). */
 struct eng_req *eng_req_new(struct eng *e);
 void eng_req_free(struct eng *e, struct eng_req *r);
+
+/* The network (chan.c): the flow model and its scheduler actor (0, or -1
+ * out of memory), its release; a channel; a message of `bytes` from the
+ * calling actor on c's socket (up: client->NAS), started in order as the
+ * receiver's posted receives allow, its wait (once per message), both in
+ * one; a zero-cost hand-over into ch's inbox (the client cache's
+ * completions); the receiver's next message. */
+int eng_net_setup(struct eng *e);
+void eng_net_destroy(struct eng *e);
+void eng_chan_init(struct eng *e, struct eng_chan *ch);
+struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
+                                     void *payload, double bytes);
+void eng_xfer_wait(struct eng *e, struct eng_xfer *x);
+void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes);
+void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
+void *eng_chan_recv(struct eng_chan *ch);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */

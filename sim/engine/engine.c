@@ -6,11 +6,9 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <simgrid/actor.h>
-#include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/link.h>
-#include <simgrid/mailbox.h>
 #include <simgrid/semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,7 +317,7 @@ static void eng_reply_main(int argc, char **argv)
     }
     double size = j->e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
     eng_bond_wait(j->e, &j->e->conns[j->conn0 + l->conn], 0);
-    sg_mailbox_put(j->reply[l->conn], r, (long)size);
+    eng_chan_send(j->e, &j->reply[l->conn], &j->e->conns[j->conn0 + l->conn], 0, r, (double)(long)size);
   }
 }
 
@@ -588,20 +586,8 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_flush(j, 0);
     eng_maybe_finish(j);
   }
-  /* Two receives posted, as a socket: a streamed reply's pieces overlap. */
-  void *data[ENG_SOCKET_POSTED];
-  sg_comm_t comms[ENG_SOCKET_POSTED];
-  for (int i = 0; i < ENG_SOCKET_POSTED && !j->e->local; i++)
-    comms[i] = sg_mailbox_get_async(j->reply[l->conn], &data[i]);
-  for (;;) {
-    struct eng_req *r;
-    if (j->e->local) {
-      r = eng_queue_pop(&j->localq);
-    } else {
-      ssize_t i = sg_comm_wait_any(comms, ENG_SOCKET_POSTED);
-      r = data[i];
-      comms[i] = sg_mailbox_get_async(j->reply[l->conn], &data[i]);
-    }
+  for (;;) { /* two receives posted, as a socket (chan.c): a streamed reply's pieces overlap */
+    struct eng_req *r = j->e->local ? eng_queue_pop(&j->localq) : eng_chan_recv(&j->reply[l->conn]);
     eng_follow_route(c);
     if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
       continue; /* more pieces of a streamed reply to come */
@@ -643,7 +629,7 @@ void eng_client_copy_main(int argc, char **argv)
     eng_follow_route(c);
     struct eng_client *cl = &r->job->e->clients[r->job->client];
     sg_actor_sleep_until(accel_submit(&cl->bus, simgrid_get_clock(), (double)r->len_bytes));
-    sg_comm_detach(sg_mailbox_put_init(r->job->reply[r->conn], r, 0), NULL);
+    eng_chan_deliver(r->job->e, &r->job->reply[r->conn], r);
   }
 }
 
@@ -743,7 +729,6 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
 {
   const struct scenario *s = e->s;
   int local = e->local;
-  char name[96];
   const struct workload_step *st = e->step;
   int per_client = 0;
   for (int i = 0; i < st->njobs; i++)
@@ -795,8 +780,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
             return nw_fail(err, e->s->path, 0, 0, "out of memory");
           l->job = j;
           l->conn = q;
-          snprintf(name, sizeof name, "reply-%d-%d", idx, q);
-          j->reply[q] = sg_mailbox_by_name(name);
+          eng_chan_init(e, &j->reply[q]);
           eng_queue_init(e, &j->sendq[q]);
           sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
           eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);

@@ -90,45 +90,14 @@ int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *er
   return 0;
 }
 
-static void plat_link(FILE *f, const char *id, double rate, double lat, const char *policy)
+/* The failover hosts of every connection: its client end while the bond
+ * runs without member M. */
+static void plat_write_failover(FILE *f, const struct plat_map *map)
 {
-  fprintf(f, "    <link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"%s\"/>\n",
-          id, rate, lat, policy);
-}
-
-/* The failover hosts of every connection and the zero-cost link between
- * its hosts (routes = 0), or their routes: over the survivors to the NAS,
- * and over that link between the connection's hosts (routes = 1).  The
- * DTD wants every host and link before the first route. */
-static void plat_write_failover(FILE *f, const struct plat_map *map, int sw, int routes)
-{
-  const char *swl = sw ? "<link_ctn id=\"switch\"/>" : "";
-  for (int i = 0; i < map->nconns; i++) {
-    const struct plat_conn *pc = &map->conns[i];
-    char id[64];
-    snprintf(id, sizeof id, "%sl", pc->host);
-    if (!routes)
-      plat_link(f, id, 1e15, 0.0, "FATPIPE");
-    for (int m = 0; m < map->nas_ports && m < PLAT_MAX_BOND; m++) {
-      if (!(map->failover & (1u << m)))
-        continue;
-      if (!routes) {
-        fprintf(f, "    <host id=\"%sx%d\" speed=\"1e12f\" core=\"64\"/>\n", pc->host, m);
-        continue;
-      }
-      fprintf(f, "    <route src=\"%sx%d\" dst=\"nas\" symmetrical=\"NO\">"
-                 "<link_ctn id=\"c%dn%d\" direction=\"UP\"/>%s<link_ctn id=\"nas%d\" direction=\"DOWN\"/></route>\n",
-              pc->host, m, pc->client, pc->client_tx, swl, pc->alt_rx[m]);
-      fprintf(f, "    <route src=\"nas\" dst=\"%sx%d\" symmetrical=\"NO\">"
-                 "<link_ctn id=\"nas%d\" direction=\"UP\"/>%s<link_ctn id=\"c%dn%d\" direction=\"DOWN\"/></route>\n",
-              pc->host, m, pc->alt_tx[m], swl, pc->client, pc->client_rx);
-      fprintf(f, "    <route src=\"%s\" dst=\"%sx%d\"><link_ctn id=\"%s\"/></route>\n", pc->host, pc->host, m, id);
-      for (int n = m + 1; n < map->nas_ports && n < PLAT_MAX_BOND; n++)
-        if (map->failover & (1u << n))
-          fprintf(f, "    <route src=\"%sx%d\" dst=\"%sx%d\"><link_ctn id=\"%s\"/></route>\n", pc->host, m,
-                  pc->host, n, id);
-    }
-  }
+  for (int i = 0; i < map->nconns; i++)
+    for (int m = 0; m < map->nas_ports && m < PLAT_MAX_BOND; m++)
+      if (map->failover & (1u << m))
+        fprintf(f, "    <host id=\"%sx%d\" speed=\"1e12f\" core=\"64\"/>\n", map->conns[i].host, m);
 }
 
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
@@ -144,8 +113,6 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
     unlink(path);
     return nw_fail(err, path, 0, 0, "cannot write the platform file");
   }
-  double hop_s = s->net.link_latency_s;
-  double sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
   int cores = map->nas_cores;
   double pidle = soc_power_idle_W(&s->soc), pcore = soc_power_core_busy_W(&s->soc);
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -159,34 +126,8 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
     fprintf(f, "    <host id=\"c%d\" speed=\"1e12f\" core=\"64\"/>\n", c);
   for (int i = 0; i < map->nconns; i++)
     fprintf(f, "    <host id=\"%s\" speed=\"1e12f\" core=\"64\"/>\n", map->conns[i].host);
-  char id[64];
-  for (int m = 0; m < map->nas_ports; m++) {
-    snprintf(id, sizeof id, "nas%d", m);
-    plat_link(f, id, map->nas_port_payload_bytes_per_s, hop_s, "SPLITDUPLEX");
-  }
-  for (int c = 0; c < s->nclients; c++)
-    for (int j = 0; j < map->client_nics; j++) {
-      snprintf(id, sizeof id, "c%dn%d", c, j);
-      plat_link(f, id, map->client_nic_payload_bytes_per_s, hop_s, "SPLITDUPLEX");
-    }
-  if (map->blocking_switch)
-    plat_link(f, "switch", s->net.switch_backplane_bytes_per_s, sw_s, "SHARED");
-  else if (sw_s > 0)
-    plat_link(f, "switch", 1e15, sw_s, "FATPIPE");
-  int sw = map->blocking_switch || sw_s > 0;
   if (map->failover)
-    plat_write_failover(f, map, sw, 0);
-  for (int i = 0; i < map->nconns; i++) {
-    const struct plat_conn *pc = &map->conns[i];
-    fprintf(f, "    <route src=\"%s\" dst=\"nas\" symmetrical=\"NO\">"
-               "<link_ctn id=\"c%dn%d\" direction=\"UP\"/>%s<link_ctn id=\"nas%d\" direction=\"DOWN\"/></route>\n",
-            pc->host, pc->client, pc->client_tx, sw ? "<link_ctn id=\"switch\"/>" : "", pc->nas_rx);
-    fprintf(f, "    <route src=\"nas\" dst=\"%s\" symmetrical=\"NO\">"
-               "<link_ctn id=\"nas%d\" direction=\"UP\"/>%s<link_ctn id=\"c%dn%d\" direction=\"DOWN\"/></route>\n",
-            pc->host, pc->nas_tx, sw ? "<link_ctn id=\"switch\"/>" : "", pc->client, pc->client_rx);
-  }
-  if (map->failover)
-    plat_write_failover(f, map, sw, 1);
+    plat_write_failover(f, map);
   fprintf(f, "  </zone>\n</platform>\n");
   if (fclose(f) != 0) {
     unlink(path);

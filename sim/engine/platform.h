@@ -1,26 +1,24 @@
-/* platform.h - the scenario's hosts, links and routes as a SimGrid platform.
+/* platform.h - the scenario's hosts as a SimGrid platform, and the links
+ * each connection's traffic takes.
  *
- * SimGrid 3.32's C API cannot create hosts or routes, so the platform is
- * written as XML (DTD 4.1) to a temporary file and loaded.  Topology:
+ * SimGrid 3.32's C API cannot create hosts, so the platform is written as
+ * XML (DTD 4.1) to a temporary file and loaded.  Hosts:
  *
  *   host "nas"       the SoC: one core per SoC core, speed = clock x
  *                    work_per_cycle (SimGrid flops = reference cycles)
  *   host "cI"        client I (compute is not modelled: fast host)
- *   host "cIkK"      client I's connection K: one host per TCP connection,
- *                    so each connection gets its own route (SimGrid allows
- *                    one route per host pair) and LACP/MPIO can pin it to a
- *                    member link
- *   link "nasM"      NAS port M, full duplex (SPLITDUPLEX), payload rate at
- *                    the scenario's MTU
- *   link "cInJ"      client I's NIC J
- *   link "switch"    the switch backplane (only when it is blocking)
+ *   host "cIkK"      client I's connection K: where its client actors run
+ *   host "cIkKxM"    its client end while LACP member M is out of the
+ *                    bond (a fault takes it down): the engine moves the
+ *                    connection's actors there at the rehash
  *
- * Route cIkK -> nas: cInJ (UP), [switch], nasM (DOWN) with M chosen by the
- * switch's hash (or the MPIO path), the reverse by the NAS bond's hash.
- * When a fault takes LACP member M down, each connection also gets a host
- * "cIkKxM" routed over the survivors (the bond's rehash), joined to its
- * other hosts by a zero-cost link "cIkKl" (a migrating actor may talk to
- * one not yet moved). */
+ * The links are not SimGrid's: the transfers run on the engine's own flow
+ * model (flow.h, chan.c), over NAS port M (full duplex, payload rate at
+ * the scenario's MTU), client I's NIC J and the switch backplane (when it
+ * is blocking).  Towards the NAS: the client NIC the client's bond hashes
+ * to, the NAS port the switch's hash (or the MPIO path) picks; back: the
+ * NAS bond's hash and the switch's towards the client.  plat_build pins
+ * every connection to them, and to the survivors' for each failover. */
 #ifndef NASTWIN_PLATFORM_H
 #define NASTWIN_PLATFORM_H
 
@@ -65,7 +63,7 @@ int plat_conns_per_client(const struct scenario *s);
 /* Decide the topology and pin every connection to its links. */
 int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *err);
 
-/* Write the platform XML to a new temporary file; path receives its name
+/* Write the platform XML (its hosts) to a new temporary file; path receives its name
  * (caller unlinks).  0 or -1. */
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
                struct nw_err *err);

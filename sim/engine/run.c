@@ -325,6 +325,7 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
 
 static void eng_destroy(struct eng *e)
 {
+  eng_net_destroy(e);
   stack_destroy(e->stack);
   for (int i = 0; e->disks && i < e->s->ndisks; i++)
     disk_destroy(e->disks[i]);

@@ -1,0 +1,316 @@
+/* chan.c - the client<->NAS byte streams on the flow model (flow.h).
+ *
+ * A channel is one direction of a connection's socket as SimGrid's
+ * mailboxes made it: the receiving end keeps ENG_SOCKET_POSTED receives
+ * posted, and a message holds one from the moment it matches it (it
+ * goes on the wire; the oldest posted receive first) until the receiver
+ * has taken it (its wait_any returned it and it posted that receive
+ * again); the others wait in order.  A receiver busy with the previous
+ * message (the NAS socket in its softirq work) so leaves one that has
+ * arrived holding its receive, and when it comes back with several
+ * arrived it takes the lowest receive's (wait_any scans in order: a
+ * message can wait there while the other receive turns over); when it
+ * was waiting, the first to arrive (ties: the last started).  Its route is its connection's: towards the NAS
+ * over the links of the host its sender is on, back over those of the
+ * host its receiver is on when it starts (an actor follows an LACP
+ * rehash only when it wakes, eng_follow_route), as SimGrid routed a
+ * comm between its two actors' hosts.  One scheduler actor sleeps until
+ * the model's next event or a new message. */
+#include <math.h>
+#include <string.h>
+#include <simgrid/engine.h>
+#include <xbt/asserts.h>
+
+#include "sim/engine/eng_impl.h"
+#include "sim/engine/flow.h"
+
+struct eng_xfer {
+  struct eng_chan *ch;
+  struct eng_conn *c;
+  int up;          /* client->NAS */
+  int route;       /* towards the NAS: the sender's route (-1: as hashed, M: without member M) */
+  int detached;    /* a zero-cost hand-over: no wire, no sender waiting */
+  int slot;        /* the receive it holds */
+  void *payload;
+  double bytes;
+  sg_sem_t sem;    /* released when its last byte is through */
+  struct eng_xfer *next;
+};
+
+struct eng_net {
+  struct eng *e;
+  struct flow_net *fn;
+  sg_sem_t wake;
+  double deadline; /* the scheduler sleeps until then (-1: it is running) */
+  int np, nc;      /* NAS ports, NICs per client */
+  int sw;          /* constraint index of a blocking switch, -1 if none */
+  int sw_link;     /* the routes cross a switch link (blocking, or latency only) */
+  double hop_s, sw_s, sw_bw, gamma;
+  struct eng_xfer *free_x;
+};
+
+/* Constraint indices: NAS port M client->NAS (its link's DOWN direction)
+ * and NAS->client (UP); client C's NIC N towards the NAS (UP), from it
+ * (DOWN); the switch backplane last. */
+static int eng_net_nas(int m, int up)
+{
+  return 2 * m + (up ? 0 : 1);
+}
+
+static int eng_net_nic(const struct eng_net *n, int client, int nic, int up)
+{
+  return 2 * n->np + 2 * (client * n->nc + nic) + (up ? 0 : 1);
+}
+
+static void eng_net_done(void *ctx, void *tag);
+
+/* The scheduler: processes the model's events at their times. */
+static void eng_net_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_net *n = sg_actor_self_get_data();
+  double at = simgrid_get_clock();
+  for (;;) {
+    if (flow_advance(n->fn, at, eng_net_done, n) < 0)
+      xbt_die("out of memory");
+    double now = simgrid_get_clock();
+    double t = flow_next_s(n->fn);
+    if (t <= now) {
+      at = now;
+      continue;
+    }
+    n->deadline = t;
+    int timed_out = 0;
+    if (isinf(t))
+      sg_sem_acquire(n->wake);
+    else
+      timed_out = sg_sem_acquire_timeout(n->wake, t - now) != 0;
+    n->deadline = -1.0;
+    now = simgrid_get_clock();
+    at = timed_out && t > now ? t : now; /* the clock may land an ulp short of t */
+  }
+}
+
+int eng_net_setup(struct eng *e)
+{
+  const struct scenario *s = e->s;
+  struct eng_net *n = eng_own(e, sizeof *n);
+  if (!n)
+    return -1;
+  e->net = n;
+  n->e = e;
+  n->np = e->map.nas_ports;
+  n->nc = e->map.client_nics;
+  n->hop_s = s->net.link_latency_s;
+  n->sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
+  n->sw_link = e->map.blocking_switch || n->sw_s > 0;
+  n->sw_bw = e->map.blocking_switch ? s->net.switch_backplane_bytes_per_s : 1e15; /* else a fat pipe */
+  n->gamma = s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : 4194304.0; /* SimGrid's default */
+  int ncons = 2 * n->np + 2 * s->nclients * n->nc + 1;
+  n->sw = e->map.blocking_switch ? ncons - 1 : -1;
+  n->fn = flow_net_create(ncons);
+  if (!n->fn)
+    return -1;
+  for (int m = 0; m < n->np; m++)
+    for (int up = 0; up < 2; up++)
+      flow_cons_set(n->fn, eng_net_nas(m, up), e->map.nas_port_payload_bytes_per_s);
+  for (int c = 0; c < s->nclients; c++)
+    for (int k = 0; k < n->nc; k++)
+      for (int up = 0; up < 2; up++)
+        flow_cons_set(n->fn, eng_net_nic(n, c, k, up), e->map.client_nic_payload_bytes_per_s);
+  if (n->sw >= 0)
+    flow_cons_set(n->fn, n->sw, n->sw_bw);
+  n->wake = eng_sem(e);
+  n->deadline = -1.0;
+  eng_spawn("network", e->nas, eng_net_main, n, 1);
+  return 0;
+}
+
+void eng_net_destroy(struct eng *e)
+{
+  if (e->net)
+    flow_net_destroy(e->net->fn);
+}
+
+void eng_chan_init(struct eng *e, struct eng_chan *ch)
+{
+  memset(ch, 0, sizeof *ch);
+  ch->net = e->net;
+  for (int i = 0; i < ENG_SOCKET_POSTED; i++)
+    ch->posted[ch->nposted++] = i;
+  ch->woke = -1;
+  ch->sem = eng_sem(e);
+}
+
+/* Connection c's route whose client end is host h. */
+static int eng_net_route(const struct eng_conn *c, sg_host_t h)
+{
+  if (h == c->host)
+    return -1;
+  for (int m = 0; m < PLAT_MAX_BOND; m++)
+    if (c->alt_host[m] && c->alt_host[m] == h)
+      return m;
+  return -1;
+}
+
+/* x goes on the wire: its route's constraints, latency (summed in route
+ * order, as SimGrid does), bound and weight (CM02, flow.h). */
+static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload);
+
+static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
+{
+  struct eng_chan *ch = x->ch;
+  x->slot = ch->posted[0];
+  ch->nposted--;
+  for (int i = 0; i < ch->nposted; i++)
+    ch->posted[i] = ch->posted[i + 1];
+  ch->slot[x->slot] = 1;
+  if (x->detached) {
+    eng_chan_arrive(ch, x->slot, x->payload);
+    x->next = n->free_x;
+    n->free_x = x;
+    return;
+  }
+  const struct plat_conn *pc = x->c->pc;
+  int route = x->route;
+  if (!x->up)
+    route = eng_net_route(x->c, x->ch->receiver ? sg_actor_get_host(x->ch->receiver) : x->c->host);
+  int cons[3], k = 0;
+  if (x->up) {
+    cons[k++] = eng_net_nic(n, pc->client, pc->client_tx, 1);
+    if (n->sw >= 0)
+      cons[k++] = n->sw;
+    cons[k++] = eng_net_nas(route < 0 ? pc->nas_rx : pc->alt_rx[route], 1);
+  } else {
+    cons[k++] = eng_net_nas(route < 0 ? pc->nas_tx : pc->alt_tx[route], 0);
+    if (n->sw >= 0)
+      cons[k++] = n->sw;
+    cons[k++] = eng_net_nic(n, pc->client, pc->client_rx, 0);
+  }
+  double lat = 0.0 + n->hop_s;
+  if (n->sw_link)
+    lat += n->sw_s;
+  lat += n->hop_s;
+  const struct plat_map *map = &n->e->map;
+  double bw = map->nas_port_payload_bytes_per_s;
+  if (map->client_nic_payload_bytes_per_s < bw)
+    bw = map->client_nic_payload_bytes_per_s;
+  if (n->sw_link && n->sw_bw < bw)
+    bw = n->sw_bw;
+  double bound = lat > 0 && n->gamma / (2.0 * lat) < bw ? n->gamma / (2.0 * lat) : bw;
+  if (flow_start(n->fn, simgrid_get_clock(), x->bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, x) < 0)
+    xbt_die("out of memory");
+  if (flow_next_s(n->fn) < n->deadline) { /* an earlier event than the scheduler sleeps for */
+    n->deadline = -1.0;
+    sg_sem_release(n->wake);
+  }
+}
+
+/* Start the next waiting message of ch if a receive is free. */
+static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
+{
+  while (ch->wait_head && ch->nposted > 0) {
+    struct eng_xfer *x = ch->wait_head;
+    ch->wait_head = x->next;
+    if (!ch->wait_head)
+      ch->wait_tail = NULL;
+    eng_xfer_begin(n, x);
+  }
+}
+
+/* A message is in receive slot's buffer; the receiver, if it waits, wakes for it. */
+static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload)
+{
+  ch->slot[slot] = 2;
+  ch->arrived[slot] = payload;
+  if (ch->blocked && ch->woke < 0) {
+    ch->woke = slot;
+    sg_sem_release(ch->sem);
+  }
+}
+
+/* x's last byte is through: it has arrived; its sender wakes. */
+static void eng_net_done(void *ctx, void *tag)
+{
+  (void)ctx;
+  struct eng_xfer *x = tag;
+  eng_chan_arrive(x->ch, x->slot, x->payload);
+  sg_sem_release(x->sem);
+}
+
+static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
+                                       void *payload, double bytes, int detached)
+{
+  struct eng_net *n = e->net;
+  struct eng_xfer *x = n->free_x;
+  if (x) {
+    n->free_x = x->next;
+  } else {
+    if (!(x = eng_own(e, sizeof *x)))
+      xbt_die("out of memory");
+    x->sem = eng_sem(e);
+  }
+  x->ch = ch;
+  x->c = c;
+  x->up = up;
+  x->route = up ? eng_net_route(c, sg_host_self()) : -1;
+  x->detached = detached;
+  x->payload = payload;
+  x->bytes = bytes;
+  x->next = NULL;
+  if (ch->wait_tail)
+    ch->wait_tail->next = x;
+  else
+    ch->wait_head = x;
+  ch->wait_tail = x;
+  eng_chan_pump(n, ch);
+  return x;
+}
+
+struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
+                                     void *payload, double bytes)
+{
+  return eng_chan_queue(e, ch, c, up, payload, bytes, 0);
+}
+
+void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
+{
+  sg_sem_acquire(x->sem);
+  x->next = e->net->free_x;
+  e->net->free_x = x;
+}
+
+void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes)
+{
+  eng_xfer_wait(e, eng_chan_send_async(e, ch, c, up, payload, bytes));
+}
+
+/* SimGrid's detached 0-byte comm between the client cache's actor and the
+ * lane's receiver (same host, or hosts joined by a free link): it took a
+ * posted receive like any message, in order, and arrived at once. */
+void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload)
+{
+  (void)eng_chan_queue(e, ch, NULL, 0, payload, 0.0, 1);
+}
+
+void *eng_chan_recv(struct eng_chan *ch)
+{
+  if (!ch->receiver)
+    ch->receiver = sg_actor_self();
+  int i = 0;
+  while (i < ENG_SOCKET_POSTED && ch->slot[i] != 2)
+    i++;
+  if (i == ENG_SOCKET_POSTED) {
+    ch->blocked = 1;
+    ch->woke = -1;
+    sg_sem_acquire(ch->sem);
+    ch->blocked = 0;
+    i = ch->woke;
+  }
+  void *p = ch->arrived[i];
+  ch->slot[i] = 0;
+  ch->posted[ch->nposted++] = i; /* posted again: the next waiting message matches it */
+  eng_chan_pump(ch->net, ch);
+  return p;
+}

@@ -1,0 +1,422 @@
+/* flow.c - the fluid network model (flow.h): weighted max-min sharing by
+ * progressive filling over the component of the changed constraints, an
+ * indexed binary heap of the flows' next events. */
+#include "sim/engine/flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING };
+
+struct flow {
+  double rem;    /* bytes still to go (at t_upd) */
+  double rate;   /* bytes/s while sharing */
+  double weight; /* sharing penalty: rate = level / weight */
+  double bound;  /* rate cap (<= 0: none) */
+  double t_upd;  /* when rem was last brought up to date */
+  double t_ev;   /* its next event: latency paid, or the end */
+  unsigned long long seq; /* start order: ties (the last started first) */
+  void *tag;
+  int ncons, cons[FLOW_MAX_CONS], pos[FLOW_MAX_CONS]; /* its constraints, its place in their lists */
+  int heap;      /* index in the heap, -1 if not in it */
+  int state;
+  int mark;      /* solve: the stamp of the component it was put in */
+  int fixed;     /* solve: its rate is decided */
+  int next_free;
+};
+
+struct flow_cons {
+  double cap;
+  int *fl, n, capn; /* the sharing flows crossing it */
+  int mark;         /* solve: stamp of the component, or of the dirty list */
+  int dirty;
+  double rem, usage; /* solve: capacity left, sum of 1/weight of the undecided flows */
+  int unfixed;       /* solve: undecided flows */
+};
+
+struct flow_net {
+  int ncons;
+  struct flow_cons *c;
+  struct flow *f;
+  int nf, capf, free_head;
+  int *heap, nheap;
+  int *dirty, ndirty;
+  int *comp_c, *comp_f; /* solve scratch: the component */
+  int ncomp_c, ncomp_f;
+  void **ended;
+  int nended, capended;
+  unsigned long long seq;
+  int stamp;
+};
+
+struct flow_net *flow_net_create(int ncons)
+{
+  struct flow_net *n = calloc(1, sizeof *n);
+  if (!n)
+    return NULL;
+  n->ncons = ncons;
+  n->c = calloc((size_t)(ncons > 0 ? ncons : 1), sizeof *n->c);
+  n->dirty = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->dirty);
+  n->comp_c = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->comp_c);
+  n->free_head = -1;
+  if (!n->c || !n->dirty || !n->comp_c) {
+    flow_net_destroy(n);
+    return NULL;
+  }
+  return n;
+}
+
+void flow_net_destroy(struct flow_net *n)
+{
+  if (!n)
+    return;
+  for (int j = 0; n->c && j < n->ncons; j++)
+    free(n->c[j].fl);
+  free(n->c);
+  free(n->f);
+  free(n->heap);
+  free(n->dirty);
+  free(n->comp_c);
+  free(n->comp_f);
+  free(n->ended);
+  free(n);
+}
+
+void flow_cons_set(struct flow_net *n, int j, double cap)
+{
+  if (j >= 0 && j < n->ncons)
+    n->c[j].cap = cap;
+}
+
+/* ---- the event heap: t_ev ascending, ties last started first ------------ */
+
+/* SimGrid 3.32 ends transfers due at the same instant last started first
+ * (measured: three 8000 B puts started in the order 0, 1, 2 at one instant
+ * wake their senders 2, 1, 0; its LMM lists a newly enabled variable
+ * first and its heap updates them in that order, ties in update order):
+ * the same here, so the actors downstream run in the same order. */
+static int flow_before(const struct flow_net *n, int a, int b)
+{
+  const struct flow *x = &n->f[a], *y = &n->f[b];
+  return x->t_ev < y->t_ev || (x->t_ev == y->t_ev && x->seq > y->seq);
+}
+
+static void flow_heap_set(struct flow_net *n, int at, int fi)
+{
+  n->heap[at] = fi;
+  n->f[fi].heap = at;
+}
+
+static void flow_heap_up(struct flow_net *n, int at)
+{
+  int fi = n->heap[at];
+  while (at > 0) {
+    int p = (at - 1) / 2;
+    if (!flow_before(n, fi, n->heap[p]))
+      break;
+    flow_heap_set(n, at, n->heap[p]);
+    at = p;
+  }
+  flow_heap_set(n, at, fi);
+}
+
+static void flow_heap_down(struct flow_net *n, int at)
+{
+  int fi = n->heap[at];
+  for (;;) {
+    int l = 2 * at + 1, r = l + 1, m = at;
+    int best = fi;
+    if (l < n->nheap && flow_before(n, n->heap[l], best))
+      m = l, best = n->heap[l];
+    if (r < n->nheap && flow_before(n, n->heap[r], best))
+      m = r, best = n->heap[r];
+    if (m == at)
+      break;
+    flow_heap_set(n, at, n->heap[m]);
+    at = m;
+  }
+  flow_heap_set(n, at, fi);
+}
+
+/* fi's t_ev changed (or it is new): restore the heap. */
+static void flow_heap_fix(struct flow_net *n, int fi)
+{
+  int at = n->f[fi].heap;
+  if (at < 0) {
+    at = n->nheap++;
+    flow_heap_set(n, at, fi);
+  }
+  flow_heap_up(n, at);
+  flow_heap_down(n, n->f[fi].heap);
+}
+
+static int flow_heap_pop(struct flow_net *n)
+{
+  int fi = n->heap[0];
+  n->f[fi].heap = -1;
+  if (--n->nheap > 0) {
+    flow_heap_set(n, 0, n->heap[n->nheap]);
+    flow_heap_down(n, 0);
+  }
+  return fi;
+}
+
+double flow_next_s(const struct flow_net *n)
+{
+  return n->nheap > 0 ? n->f[n->heap[0]].t_ev : INFINITY;
+}
+
+/* ---- flows ------------------------------------------------------------- */
+
+int flow_start(struct flow_net *n, double now, double bytes, const int *cons, int ncons, double latency_s,
+               double weight, double bound, void *tag)
+{
+  if (n->free_head < 0) {
+    int cap = n->capf ? n->capf * 2 : 64;
+    struct flow *f = realloc(n->f, (size_t)cap * sizeof *f);
+    int *h = realloc(n->heap, (size_t)cap * sizeof *h);
+    int *cf = realloc(n->comp_f, (size_t)cap * sizeof *cf);
+    if (f)
+      n->f = f;
+    if (h)
+      n->heap = h;
+    if (cf)
+      n->comp_f = cf;
+    if (!f || !h || !cf)
+      return -1;
+    for (int i = cap - 1; i >= n->capf; i--) {
+      n->f[i].state = FLOW_FREE;
+      n->f[i].next_free = n->free_head;
+      n->free_head = i;
+    }
+    n->capf = cap;
+  }
+  int fi = n->free_head;
+  struct flow *f = &n->f[fi];
+  n->free_head = f->next_free;
+  memset(f, 0, sizeof *f);
+  f->rem = bytes > 0 ? bytes : 0.0;
+  f->weight = weight > 0 ? weight : 1.0;
+  f->bound = bound;
+  f->t_upd = now;
+  f->t_ev = now + (latency_s > 0 ? latency_s : 0.0);
+  f->seq = n->seq++;
+  f->tag = tag;
+  f->ncons = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
+  for (int k = 0; k < f->ncons; k++)
+    f->cons[k] = cons[k];
+  f->heap = -1;
+  f->state = FLOW_LATENCY;
+  f->mark = -1;
+  flow_heap_fix(n, fi);
+  return 0;
+}
+
+static void flow_dirty(struct flow_net *n, int j)
+{
+  if (!n->c[j].dirty) {
+    n->c[j].dirty = 1;
+    n->dirty[n->ndirty++] = j;
+  }
+}
+
+/* Latency paid: fi takes its place in its constraints. */
+static int flow_activate(struct flow_net *n, int fi)
+{
+  struct flow *f = &n->f[fi];
+  f->state = FLOW_SHARING;
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    if (c->n == c->capn) {
+      int cap = c->capn ? c->capn * 2 : 8;
+      int *v = realloc(c->fl, (size_t)cap * sizeof *v);
+      if (!v)
+        return -1;
+      c->fl = v;
+      c->capn = cap;
+    }
+    f->pos[k] = c->n;
+    c->fl[c->n++] = fi;
+    flow_dirty(n, f->cons[k]);
+  }
+  return 0;
+}
+
+/* fi leaves its constraints (they are re-solved) and the model. */
+static void flow_remove(struct flow_net *n, int fi)
+{
+  struct flow *f = &n->f[fi];
+  for (int k = 0; f->state == FLOW_SHARING && k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    int at = f->pos[k], last = c->fl[--c->n];
+    if (last != fi) {
+      c->fl[at] = last;
+      struct flow *g = &n->f[last];
+      for (int q = 0; q < g->ncons; q++)
+        if (g->cons[q] == f->cons[k])
+          g->pos[q] = at;
+    }
+    flow_dirty(n, f->cons[k]);
+  }
+  f->state = FLOW_FREE;
+  f->next_free = n->free_head;
+  n->free_head = fi;
+}
+
+/* ---- solve: progressive filling over the dirty constraints' component --- */
+
+/* The constraints reachable from the dirty ones through sharing flows,
+ * and those flows, brought up to date at now. */
+static void flow_component(struct flow_net *n, double now)
+{
+  int stamp = ++n->stamp;
+  n->ncomp_c = n->ncomp_f = 0;
+  for (int d = 0; d < n->ndirty; d++) {
+    struct flow_cons *c = &n->c[n->dirty[d]];
+    c->dirty = 0;
+    if (c->mark != stamp) {
+      c->mark = stamp;
+      n->comp_c[n->ncomp_c++] = n->dirty[d];
+    }
+  }
+  n->ndirty = 0;
+  for (int q = 0; q < n->ncomp_c; q++) {
+    const struct flow_cons *c = &n->c[n->comp_c[q]];
+    for (int i = 0; i < c->n; i++) {
+      struct flow *f = &n->f[c->fl[i]];
+      if (f->mark == stamp)
+        continue;
+      f->mark = stamp;
+      n->comp_f[n->ncomp_f++] = c->fl[i];
+      f->rem -= f->rate * (now - f->t_upd);
+      if (f->rem < 0)
+        f->rem = 0.0;
+      f->t_upd = now;
+      f->fixed = 0;
+      for (int k = 0; k < f->ncons; k++) {
+        struct flow_cons *o = &n->c[f->cons[k]];
+        if (o->mark != stamp) {
+          o->mark = stamp;
+          n->comp_c[n->ncomp_c++] = f->cons[k];
+        }
+      }
+    }
+  }
+}
+
+static void flow_fix(struct flow_net *n, int fi, double rate)
+{
+  struct flow *f = &n->f[fi];
+  f->fixed = 1;
+  f->rate = rate;
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->rem -= rate;
+    c->usage -= 1.0 / f->weight;
+    c->unfixed--;
+  }
+}
+
+/* Levels within this relative distance are one (float noise of the sums). */
+#define FLOW_LEVEL_EPS 1e-12
+
+static void flow_solve(struct flow_net *n, double now)
+{
+  flow_component(n, now);
+  for (int q = 0; q < n->ncomp_c; q++) {
+    struct flow_cons *c = &n->c[n->comp_c[q]];
+    c->rem = c->cap;
+    c->usage = 0.0;
+    c->unfixed = c->n;
+    for (int i = 0; i < c->n; i++)
+      c->usage += 1.0 / n->f[c->fl[i]].weight;
+  }
+  int left = n->ncomp_f;
+  while (left > 0) {
+    double level = INFINITY;
+    for (int q = 0; q < n->ncomp_c; q++) {
+      const struct flow_cons *c = &n->c[n->comp_c[q]];
+      if (c->unfixed > 0) {
+        double l = (c->rem > 0 ? c->rem : 0.0) / c->usage;
+        level = l < level ? l : level;
+      }
+    }
+    for (int i = 0; i < n->ncomp_f; i++) {
+      const struct flow *f = &n->f[n->comp_f[i]];
+      if (!f->fixed && f->bound > 0 && f->bound * f->weight < level)
+        level = f->bound * f->weight;
+    }
+    double top = level * (1.0 + FLOW_LEVEL_EPS);
+    for (int q = 0; q < n->ncomp_c; q++) {
+      const struct flow_cons *c = &n->c[n->comp_c[q]];
+      if (c->unfixed <= 0 || (c->rem > 0 ? c->rem : 0.0) / c->usage > top)
+        continue;
+      for (int i = 0; i < c->n; i++)
+        if (!n->f[c->fl[i]].fixed) {
+          flow_fix(n, c->fl[i], level / n->f[c->fl[i]].weight);
+          left--;
+        }
+    }
+    for (int i = 0; i < n->ncomp_f; i++) {
+      const struct flow *f = &n->f[n->comp_f[i]];
+      if (!f->fixed && f->bound > 0 && f->bound * f->weight <= top) {
+        flow_fix(n, n->comp_f[i], f->bound);
+        left--;
+      }
+    }
+  }
+  for (int i = 0; i < n->ncomp_f; i++) {
+    struct flow *f = &n->f[n->comp_f[i]];
+    f->t_ev = f->rate > 0 ? now + f->rem / f->rate : INFINITY;
+    flow_heap_fix(n, n->comp_f[i]);
+  }
+}
+
+static int flow_ended(struct flow_net *n, void *tag)
+{
+  if (n->nended == n->capended) {
+    int cap = n->capended ? n->capended * 2 : 16;
+    void **v = realloc(n->ended, (size_t)cap * sizeof *v);
+    if (!v)
+      return -1;
+    n->ended = v;
+    n->capended = cap;
+  }
+  n->ended[n->nended++] = tag;
+  return 0;
+}
+
+int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx)
+{
+  n->nended = 0;
+  while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
+    while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
+      int fi = flow_heap_pop(n);
+      struct flow *f = &n->f[fi];
+      if (f->state == FLOW_LATENCY && f->rem > 0) {
+        f->t_upd = f->t_ev;
+        if (flow_activate(n, fi) < 0)
+          return -1;
+        continue;
+      }
+      if (flow_ended(n, f->tag) < 0)
+        return -1;
+      flow_remove(n, fi);
+    }
+    if (n->ndirty > 0)
+      flow_solve(n, now);
+  }
+  int k = n->nended; /* done() may start flows, not advance */
+  for (int i = 0; i < k; i++)
+    done(ctx, n->ended[i]);
+  return 0;
+}
+
+double flow_rate_of(const struct flow_net *n, const void *tag)
+{
+  for (int i = 0; i < n->capf; i++)
+    if (n->f[i].state != FLOW_FREE && n->f[i].tag == tag)
+      return n->f[i].state == FLOW_SHARING ? n->f[i].rate : 0.0;
+  return -1.0;
+}
