@@ -495,6 +495,109 @@ START_TEST(test_soc_kernel_stall)
 }
 END_TEST
 
+/* The Armada 370's memory system (catalog/socs.yaml): 256 KiB 4-way
+ * Aurora L2 with 32 B lines behind a 16-bit DDR3-1333 bus at ~110 ns. */
+static struct soc_params test_armada(void)
+{
+  struct soc_params p = test_soc();
+  p.cores = 1;
+  p.clock_hz = 1.2e9;
+  p.l2_cache_bytes = 256.0 * 1024;
+  p.l2_ways = 4;
+  p.cache_line_bytes = 32;
+  p.dram_latency_s = 110e-9;
+  p.dram_bus_bits = 16;
+  p.dram_transfer_rate = 1.333e9;
+  p.kernel_working_set_bytes = 64.0 * 1024;
+  return p;
+}
+
+/* The refill rate from the memory system: one 32 B line per (latency +
+ * burst over the 16-bit bus), ~0.26 GB/s, not a fitted figure; a 64 B
+ * line over a 64-bit bus moves more per miss; many misses in flight end
+ * at the bus's peak; without cache_line the given cache_refill_rate. */
+START_TEST(test_soc_refill_rate_from_dram)
+{
+  struct soc_params p = test_armada();
+  double line_s = 110e-9 + 32.0 / (2.0 * 1.333e9); /* 12 ns burst: 16 beats of 2 B */
+  ck_assert_msg(fabs(soc_cache_refill_rate(&p) - 32.0 / line_s) < 1.0, "%g B/s", soc_cache_refill_rate(&p));
+  ck_assert_msg(soc_cache_refill_rate(&p) > 2.6e8 && soc_cache_refill_rate(&p) < 2.7e8, "Armada 370: %g B/s",
+                soc_cache_refill_rate(&p));
+  struct soc_params w = p;
+  w.cache_line_bytes = 64;
+  w.dram_bus_bits = 64;
+  ck_assert_msg(soc_cache_refill_rate(&w) > 1.9 * soc_cache_refill_rate(&p), "64 B lines, 64-bit bus: %g B/s",
+                soc_cache_refill_rate(&w));
+  w = p;
+  w.misses_in_flight = 16;
+  ck_assert_double_eq(soc_cache_refill_rate(&w), 2.0 * 1.333e9); /* the bus's peak */
+  w = p;
+  w.cache_line_bytes = 0;
+  w.cache_refill_bytes_per_s = 7e8;
+  ck_assert_double_eq(soc_cache_refill_rate(&w), 7e8);
+  /* A line size without the DRAM figures, or a fractional way count, is refused. */
+  struct nw_err err = {0};
+  ck_assert_int_eq(soc_check(&p, &err), 0);
+  w = p;
+  w.dram_latency_s = 0;
+  ck_assert_int_eq(soc_check(&w, &err), -1);
+  ck_assert_msg(strstr(err.msg, "dram_latency") != NULL, "%s", err.msg);
+  w = p;
+  w.l2_ways = 4.5;
+  ck_assert_int_eq(soc_check(&w, &err), -1);
+  ck_assert_msg(strstr(err.msg, "l2_ways") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* Share of lines in sets beyond their A ways, summed over k ~ Poisson
+ * directly (the model sums the complement below A). */
+static double test_overflow_share(int ways, double lambda)
+{
+  double pk = exp(-lambda), sum = 0.0;
+  for (int k = 1; k < 400; k++) {
+    pk *= lambda / k;
+    if (k > ways)
+      sum += (k - ways) * pk;
+  }
+  return sum / lambda;
+}
+
+/* Competing kernel paths on the Armada 370: every path (softirq, nfsd,
+ * block layer, flusher, md) brings its 64 KiB into the 4-way L2, so the
+ * next one refills the lines that landed in overflowing sets: 3 paths
+ * (a 4K read) ~27 us per item, 5 (a 4K write behind the flusher) ~72 us,
+ * 2 already a little (a fully associative L2 would hold both).  The same
+ * work on a 1 MiB 16-way L2 pays almost nothing; alone, nothing. */
+START_TEST(test_soc_kernel_stall_paths_share_l2)
+{
+  struct soc_params p = test_armada();
+  double rate = soc_cache_refill_rate(&p), ws = 65536;
+  ck_assert_double_eq(soc_kernel_stall_s(&p, 0), 0.0);
+  double two = soc_kernel_stall_s(&p, 1), three = soc_kernel_stall_s(&p, 2), five = soc_kernel_stall_s(&p, 4);
+  ck_assert_msg(fabs(three - ws * test_overflow_share(4, 3.0) / rate) < 1e-12, "3 paths: %g s", three);
+  ck_assert_msg(fabs(five - ws * test_overflow_share(4, 5.0) / rate) < 1e-12, "5 paths: %g s", five);
+  ck_assert_msg(three > 20e-6 && three < 35e-6, "3 paths: %g us per item", three * 1e6);
+  ck_assert_msg(five > 60e-6 && five < 85e-6, "5 paths: %g us per item", five * 1e6);
+  ck_assert_msg(two > 0 && two < three, "2 paths: %g us", two * 1e6);
+  struct soc_params fa = p;
+  fa.l2_ways = 0;
+  ck_assert_double_eq(soc_kernel_stall_s(&fa, 1), 0.0); /* 128 KiB fits a fully associative 256 KiB */
+  /* Far beyond the L2 the set model tends to the fully associative share. */
+  double far = soc_kernel_stall_s(&p, 1023), far_fa = soc_kernel_stall_s(&fa, 1023);
+  ck_assert_msg(fabs(far - far_fa) < 0.01 * far_fa, "1024 paths: %g vs %g s", far, far_fa);
+  struct soc_params big = p;
+  big.l2_cache_bytes = 1048576;
+  big.l2_ways = 16;
+  ck_assert_msg(soc_kernel_stall_s(&big, 4) < 1e-3 * five, "1 MiB 16-way: %g s", soc_kernel_stall_s(&big, 4));
+  /* Twice the clock does not shorten a stall: the DRAM sets it. */
+  struct soc_params fast = p;
+  fast.clock_hz = 2.4e9;
+  ck_assert_double_eq(soc_kernel_stall_s(&fast, 4), five);
+  fast.dram_latency_s = 55e-9;
+  ck_assert_msg(soc_kernel_stall_s(&fast, 4) < 0.6 * five, "halved DRAM latency: %g s", soc_kernel_stall_s(&fast, 4));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("soc");
@@ -504,6 +607,8 @@ int main(void)
   tcase_add_test(tc, test_soc_power_follows_silicon);
   tcase_add_test(tc, test_soc_engines_and_checks);
   tcase_add_test(tc, test_soc_cache_refill);
+  tcase_add_test(tc, test_soc_refill_rate_from_dram);
+  tcase_add_test(tc, test_soc_kernel_stall_paths_share_l2);
   tcase_add_test(tc, test_soc_kernel_stall);
   suite_add_tcase(s, tc);
   tc = tcase_create("proto");

@@ -1,5 +1,7 @@
 #include "models/soc/soc.h"
 
+#include <math.h>
+
 #define SOC_OFF(field) offsetof(struct soc_params, field)
 
 /* Ranges: embedded/server SoCs of NAS units (1..64 cores, 0.1..5 GHz);
@@ -103,6 +105,27 @@ const struct param_desc soc_param_table[] = {
      .min = 0, .max = 4.0 * 1048576, .optional = 1, .def = 0,
      .help = "cache footprint of one work item of a NAS path: daemon, softirq, flusher, "
              "block layer, md (bytes); 0B = not modelled"},
+    /* Ways of the L2: 4..16 on these SoCs (Aurora L2 4/8, Cortex-A15
+     * 16, Atom 8).  0 = fully associative (overflow only past the size). */
+    {.key = "l2_ways", .dim = UNITS_NUMBER, .offset = SOC_OFF(l2_ways), .min = 0, .max = 64, .optional = 1,
+     .def = 0, .help = "L2 associativity (ways, count); 0 = treated as fully associative"},
+    /* The memory system behind the L2, for the refill rate
+     * (soc_cache_refill_rate): line 32 B (Marvell PJ4B / Aurora L2) or
+     * 64 B (Cortex-A15, Atom); DRAM load latency ~50..250 ns on these
+     * SoCs; buses 16..128 bits at 400..3200 MT/s; a core keeps 1..~10
+     * line fills outstanding.  cache_line 0B = use cache_refill_rate. */
+    {.key = "cache_line", .dim = UNITS_BYTES, .offset = SOC_OFF(cache_line_bytes), .min = 0, .max = 256,
+     .optional = 1, .def = 0,
+     .help = "L2 cache line (bytes); 0B = refill at cache_refill_rate instead of from the DRAM figures"},
+    {.key = "dram_latency", .dim = UNITS_TIME, .offset = SOC_OFF(dram_latency_s), .min = 0, .max = 500e-9,
+     .optional = 1, .def = 0, .help = "time from an L2 miss to its data: controller, DRAM row and column (s)"},
+    {.key = "dram_bus_width", .dim = UNITS_NUMBER, .offset = SOC_OFF(dram_bus_bits), .min = 0, .max = 128,
+     .optional = 1, .def = 0, .help = "DRAM data bus width (bits)"},
+    {.key = "dram_transfer_rate", .dim = UNITS_FREQ, .offset = SOC_OFF(dram_transfer_rate), .min = 0,
+     .max = 6.4e9, .optional = 1, .def = 0,
+     .help = "DRAM data transfers per second (DDR3-1333: 1333MHz)"},
+    {.key = "misses_in_flight", .dim = UNITS_NUMBER, .offset = SOC_OFF(misses_in_flight), .min = 1, .max = 16,
+     .optional = 1, .def = 1, .help = "cache line fills one core keeps outstanding at once (count)"},
 };
 const size_t soc_param_count = PARAM_COUNT(soc_param_table);
 
@@ -118,6 +141,8 @@ int soc_check(const struct soc_params *p, struct nw_err *err)
   if (!soc_is_integer(p->threads_per_core))
     return nw_fail(err, NULL, 0, 0, "soc: threads_per_core must be a whole number, got %g",
                    p->threads_per_core);
+  if (!soc_is_integer(p->l2_ways))
+    return nw_fail(err, NULL, 0, 0, "soc: l2_ways must be a whole number of ways, got %g", p->l2_ways);
   if (!soc_is_integer(p->irq_core))
     return nw_fail(err, NULL, 0, 0, "soc: irq_core must be a whole number, got %g", p->irq_core);
   if (p->power_ref_clock_hz > 0 &&
@@ -126,6 +151,11 @@ int soc_check(const struct soc_params *p, struct nw_err *err)
                    "soc: power_core_leak %g W x %g reference cores exceeds power_idle %g W (the idle figure "
                    "includes the leakage)", p->power_core_leak_W,
                    p->power_ref_cores > 0 ? p->power_ref_cores : p->cores, p->power_idle_W);
+  if (p->cache_line_bytes > 0 && (p->dram_latency_s <= 0 || p->dram_bus_bits <= 0 || p->dram_transfer_rate <= 0))
+    return nw_fail(err, NULL, 0, 0,
+                   "soc: cache_line %g B needs dram_latency, dram_bus_width and dram_transfer_rate above 0 "
+                   "(got %g s, %g bits, %g transfers/s) to give the refill rate",
+                   p->cache_line_bytes, p->dram_latency_s, p->dram_bus_bits, p->dram_transfer_rate);
   if (p->irq_core >= p->cores)
     return nw_fail(err, NULL, 0, 0,
                    "soc: irq_core %g is not a core of this SoC: must be between -1 and %g "
@@ -190,13 +220,45 @@ double soc_mem_copy_s(const struct soc_params *p, double bytes)
   return 2.0 * bytes / p->mem_bandwidth_bytes_per_s;
 }
 
+double soc_cache_refill_rate(const struct soc_params *p)
+{
+  if (p->cache_line_bytes <= 0)
+    return p->cache_refill_bytes_per_s;
+  double peak_bytes_per_s = p->dram_bus_bits / 8.0 * p->dram_transfer_rate;
+  double line_s = p->dram_latency_s + p->cache_line_bytes / peak_bytes_per_s;
+  double rate = p->misses_in_flight * p->cache_line_bytes / line_s;
+  return rate < peak_bytes_per_s ? rate : peak_bytes_per_s;
+}
+
+/* Share of a footprint's lines an A-way L2 cannot keep: a set holds k ~
+ * Poisson(lambda) of them, lambda = A x footprint / L2; the k - A beyond
+ * its ways take turns (random replacement).  E[(k - A)+] / lambda, with
+ * E[(k - A)+] = lambda - A + sum_{k < A} (A - k) P(k). */
+static double soc_set_overflow_share(double ways, double footprint_over_l2)
+{
+  double lambda = ways * footprint_over_l2;
+  double pk = exp(-lambda), below = 0.0;
+  for (int k = 0; k < (int)ways; k++) {
+    below += (ways - k) * pk;
+    pk *= lambda / (k + 1);
+  }
+  double share = (lambda - ways + below) / lambda;
+  return share > 0.0 ? share : 0.0;
+}
+
 double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable)
 {
+  /* Alone, a path's misses on its own lines are part of its measured
+   * cost (its cycles); only the others' lines evict. */
   double footprint_bytes = runnable * working_set_bytes;
-  if (p->l2_cache_bytes <= 0.0 || working_set_bytes <= 0.0 || footprint_bytes <= p->l2_cache_bytes)
+  if (p->l2_cache_bytes <= 0.0 || working_set_bytes <= 0.0 || runnable <= 1)
     return 0.0;
-  double missing_bytes = working_set_bytes * (1.0 - p->l2_cache_bytes / footprint_bytes);
-  return missing_bytes / p->cache_refill_bytes_per_s;
+  double share;
+  if (p->l2_ways > 0)
+    share = soc_set_overflow_share(p->l2_ways, footprint_bytes / p->l2_cache_bytes);
+  else
+    share = footprint_bytes <= p->l2_cache_bytes ? 0.0 : 1.0 - p->l2_cache_bytes / footprint_bytes;
+  return working_set_bytes * share / soc_cache_refill_rate(p);
 }
 
 double soc_kernel_stall_s(const struct soc_params *p, double items_since)

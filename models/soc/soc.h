@@ -50,6 +50,12 @@ struct soc_params {
   double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */
   double kernel_working_set_bytes;    /* lines one work item of a NAS path (protocol daemon,
                                          softirq, flusher, block layer, md) touches; 0 = not modelled */
+  double l2_ways;                     /* L2 associativity; 0 = treated as fully associative */
+  double cache_line_bytes;            /* L2 line; 0 = refill at cache_refill_bytes_per_s */
+  double dram_latency_s;              /* L2 miss to data: controller, DRAM row + column, return */
+  double dram_bus_bits;               /* DRAM data bus width (bits) */
+  double dram_transfer_rate;          /* DRAM transfers per second (DDR3-1333: 1.333e9) */
+  double misses_in_flight;            /* line fills one core keeps outstanding at once */
 };
 
 extern const struct param_desc soc_param_table[];
@@ -84,6 +90,14 @@ double soc_power_W(const struct soc_params *p, double busy_cores);
 /* Time to copy `bytes` in memory (s): it reads and writes them, 2 * bytes / bandwidth. */
 double soc_mem_copy_s(const struct soc_params *p, double bytes);
 
+/* Rate one core refills evicted lines from DRAM (bytes/s).  With
+ * cache_line set, from the memory system: each demand miss waits the DRAM
+ * latency plus the line's burst over the bus (line / (bus_bits / 8 x
+ * transfer rate)); misses_in_flight of them overlap; at most the bus's
+ * peak.  A 32 B line over a 16-bit DDR3-1333 bus at ~110 ns: ~0.26 GB/s.
+ * Without cache_line: cache_refill_rate as given. */
+double soc_cache_refill_rate(const struct soc_params *p);
+
 /* Stall of one daemon request refilling its working set from DRAM (s).
  * working_set_bytes: what one request of a daemon process touches (code,
  * heap, stack); runnable: daemon processes with work at once (count,
@@ -91,7 +105,14 @@ double soc_mem_copy_s(const struct soc_params *p, double bytes);
  * (runnable * working_set <= L2) nothing is refilled; beyond, a process
  * finds the share L2 / (runnable * working_set) of its own lines still
  * cached (random replacement, which the Cortex-A15's L2 uses) and refills
- * the rest at cache_refill_rate.  0 when l2_cache_bytes or
+ * the rest at soc_cache_refill_rate.  With l2_ways A set, the L2 is A-way
+ * set associative: the lines of scattered 4 KiB pages (slab objects,
+ * stacks, sk_buffs, page-cache pages) fall into its sets at random, so a
+ * set holds k ~ Poisson(lambda = A x footprint / L2) of them and the ones
+ * beyond A take turns: the share refilled is E[(k - A)+] / lambda, which
+ * starts below the full L2 (a few sets overflow first) and tends to
+ * 1 - L2 / footprint far beyond it.  0 when alone (runnable <= 1: its
+ * own conflicts are in its cycles) and when l2_cache_bytes or
  * working_set_bytes is 0 (mechanism not modelled). */
 double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable);
 
@@ -101,7 +122,7 @@ double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, 
  * `items_since` touched kernel_working_set bytes of its own, so with
  * random replacement the path finds L2 / ((items_since + 1) x working
  * set) of its lines still cached and refills the rest at
- * cache_refill_rate (soc_cache_refill_s).  A small L2 behind a narrow
+ * soc_cache_refill_rate (soc_cache_refill_s).  A small L2 behind a narrow
  * DRAM bus pays it on every small I/O, as all paths take turns on the
  * core.  0 when l2_cache or kernel_working_set is 0. */
 double soc_kernel_stall_s(const struct soc_params *p, double items_since);
