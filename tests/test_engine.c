@@ -553,7 +553,11 @@ START_TEST(test_lacp_failover)
          mu = cli_json_number(u.out, "\"all\": {", "MBps");
   double busy0 = cli_json_number(a.out, "\"resource\": \"net.nas0.tx\"", "busy");
   double busy1 = cli_json_number(a.out, "\"resource\": \"net.nas1.tx\"", "busy");
-  ck_assert_msg(busy0 > 0.97 && busy1 > 0.97, "faultless run not link-bound: ports busy %.3f, %.3f", busy0, busy1);
+  /* Link-bound: both ports nearly always busy (the first round and the
+   * read-ahead's 1 MiB bios leave a few % idle) and a port the bottleneck. */
+  ck_assert_msg(busy0 > 0.95 && busy1 > 0.95, "faultless run not link-bound: ports busy %.3f, %.3f", busy0, busy1);
+  ck_assert_msg(strstr(a.out, "\"bottleneck\": {\"resource\": \"net.nas") != NULL,
+                "faultless run's bottleneck is not a NAS port");
   ck_assert_msg(fabs(md / ma - 0.625) < 0.03, "port 0 down at 0.5 s: %.1f of %.1f MB/s (%.3f), want 0.625", md, ma,
                 md / ma);
   ck_assert_msg(fabs(mu / ma - 0.85) < 0.04, "down 0.5..1 s: %.1f of %.1f MB/s (%.3f), want about 0.85", mu, ma,
