@@ -14,6 +14,18 @@
 #define KiB 1024u
 #define MiB (1024u * 1024u)
 
+/* A 1 GiB RAID-0 over ndev fake disks (latency_s + bytes/rate), 256 MiB of
+ * page cache, read-ahead windows up to ra_bytes, no block-layer CPU. */
+static struct env *ra_env(double ra_bytes, int ndev, double latency_s, double rate)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_0, (uint64_t)1 << 30);
+  c.pcache.ram_bytes = 256.0 * MiB;
+  c.pcache.readahead_bytes = ra_bytes;
+  c.disk_request_cycles = 0;
+  return env_new(&c, ndev, latency_s, rate);
+}
+
 /* Run until request `tag` has completed, in steps of dt (the reader's clock). */
 static void run_until_done(struct env *e, uint64_t tag, double dt)
 {
@@ -34,12 +46,7 @@ static void run_until_done(struct env *e, uint64_t tag, double dt)
  * half a window ahead (6 ms < 7.6 ms) would make every eighth read wait. */
 START_TEST(test_async_window_ahead_of_a_blocking_reader)
 {
-  struct stack_cfg c;
-  env_volume(&c, RAID_0, (uint64_t)1 << 30);
-  c.pcache.ram_bytes = 256.0 * MiB;
-  c.pcache.readahead_bytes = 1.0 * MiB;
-  c.disk_request_cycles = 0;
-  struct env *e = env_new(&c, 4, 5e-3, 100e6);
+  struct env *e = ra_env(1.0 * MiB, 4, 5e-3, 100e6);
   const uint64_t n = 256, bs = 128 * KiB; /* 32 MiB, 32 windows */
   int waited = 0, waited_ramp = 0;
   for (uint64_t i = 0; i < n; i++) {
@@ -74,12 +81,7 @@ END_TEST
  * disk: it grows by exactly one window at those reads and at no other. */
 START_TEST(test_window_ramp)
 {
-  struct stack_cfg c;
-  env_volume(&c, RAID_0, (uint64_t)1 << 30);
-  c.pcache.ram_bytes = 256.0 * MiB;
-  c.pcache.readahead_bytes = 1.0 * MiB;
-  c.disk_request_cycles = 0;
-  struct env *e = env_new(&c, 2, 1e-3, 1e9);
+  struct env *e = ra_env(1.0 * MiB, 2, 1e-3, 1e9);
   const uint64_t bs = 16 * KiB, want[] = {64, 128, 256, 512, 1024, 1024, 1024};
   const uint64_t at[] = {0, 16, 64, 192, 448, 960, 1984}; /* KiB: where each window is issued */
   uint64_t before = 0;
@@ -109,12 +111,7 @@ END_TEST
  * 128 KiB with the fourth, 3 bios' service (3 x 3.6 ms) later. */
 START_TEST(test_window_lands_bio_by_bio)
 {
-  struct stack_cfg c;
-  env_volume(&c, RAID_0, (uint64_t)1 << 30);
-  c.pcache.ram_bytes = 256.0 * MiB;
-  c.pcache.readahead_bytes = 4.0 * MiB;
-  c.disk_request_cycles = 0;
-  struct env *e = env_new(&c, 4, 1e-3, 100e6);
+  struct env *e = ra_env(4.0 * MiB, 4, 1e-3, 100e6);
   env_submit(e, 0, 4 * MiB, 0, 0);           /* tag 0 */
   env_submit(e, 4 * MiB, 128 * KiB, 0, 0);   /* tag 1: in the first read-ahead bio */
   env_submit(e, 7 * MiB, 128 * KiB, 0, 0);   /* tag 2: in the fourth */
