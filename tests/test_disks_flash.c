@@ -1,0 +1,204 @@
+/* SATA SSD and NVMe: die parallelism, the channel bus, read stalls behind
+ * programs, link caps, steady-state write amplification, the active
+ * range. */
+#include <check.h>
+#include "ck_run.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "models/disks/disk.h"
+#include "models/disks/iface.h"
+#include "disks_harness.c.inc"
+
+/* ---- flash ---- */
+
+/* Random 4K reads on 8 dies (4 channels x 2): pages sit on die (page
+ * index mod 8), so a closed loop of qd reads collides on dies.  IOPS rise
+ * with QD but saturate gradually: the dies busy at QD32 (IOPS x die time
+ * per read) stay below balls-into-bins N (1 - (1 - 1/N)^q) = 7.88 (the
+ * no-queueing snapshot) and above the product-form closed network
+ * N q / (N + q - 1) = 6.56 (exponential service), never the ideal 8.  One
+ * die serves one read at a time: on a single die QD32 is QD1. */
+START_TEST(test_ssd_parallelism)
+{
+  struct pbuf pb;
+  int n = 6000;
+  double prev = 0.0, iops = 0.0, qd1 = 0.0;
+  double die_s = 80e-6 + 4096 / 4e9; /* sense + channel transfer */
+  for (int qd = 1; qd <= 32; qd *= 2) {
+    struct disk *d = make_flash("sata_ssd", &pb, 550e6);
+    iops = n / run_qd(d, n, qd, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+    ck_assert_msg(iops >= prev * 0.999, "IOPS fell from %.0f to %.0f at QD%d", prev, iops, qd);
+    if (qd == 1)
+      qd1 = iops;
+    prev = iops;
+  }
+  ck_assert_msg(fabs(qd1 * die_s - 1) < 0.1, "QD1 %.0f IOPS, one die time %.1f us", qd1, die_s * 1e6);
+  double busy = iops * die_s, bins = 8 * (1 - pow(7.0 / 8.0, 32)), mva = 8.0 * 32 / 39;
+  ck_assert_msg(busy < bins && busy > mva, "QD32: %.2f dies busy, want within (%.2f, %.2f)", busy, mva, bins);
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  set_param(m, &pb, "channels", 1);
+  set_param(m, &pb, "dies_per_channel", 1);
+  struct disk *d = make_disk(m, &pb, 7);
+  double one = n / run_qd(d, n, 32, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+  disk_destroy(d);
+  ck_assert_msg(fabs(one * die_s - 1) < 0.02, "one die at QD32: %.0f IOPS, want 1 / %.1f us", one, die_s * 1e6);
+}
+END_TEST
+
+/* A channel moves one transfer at a time: 8 dies on one channel at
+ * 50 MB/s cap sequential 1 MiB reads at 50 MB/s (64 pages striped over
+ * the dies, sensed in parallel, all crossing the one bus); 8 channels of
+ * 8 dies reach 8 x. */
+START_TEST(test_ssd_channel_bus)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  uint64_t len = 1 << 20;
+  int n = 200;
+  double rate[2];
+  for (int k = 0; k < 2; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 3e9)); /* its parameters */
+    set_param(m, &pb, "channels", k ? 8 : 1);
+    set_param(m, &pb, "dies_per_channel", 8);
+    set_param(m, &pb, "channel_rate", 50e6);
+    struct disk *d = make_disk(m, &pb, 7);
+    rate[k] = (double)n * len / run_qd(d, n, 4, len, SEQ_READ, 0, 0, 1);
+    disk_destroy(d);
+  }
+  ck_assert_msg(fabs(rate[0] / 50e6 - 1) < 0.02, "one channel: %.1f MB/s, want 50", rate[0] / 1e6);
+  ck_assert_msg(fabs(rate[1] / 400e6 - 1) < 0.05, "eight channels: %.1f MB/s, want 400", rate[1] / 1e6);
+}
+END_TEST
+
+/* Read stalls: a read waits behind its busy die with probability
+ * read_stall_fraction for an exponential time of mean read_stall_time.
+ * QD1: mean service = die time + fraction x mean; one die at QD32: the
+ * stall holds the die, so the same (reads behind it wait); the stream
+ * repeats with the seed and changes with it; writes never stall. */
+START_TEST(test_ssd_read_stalls)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 20000;
+  double die_s = 80e-6 + 4096 / 4e9, want = die_s + 0.05 * 2e-3;
+  double t[5];
+  for (int k = 0; k < 5; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "read_stall_fraction", k == 4 ? 0.0 : 0.05);
+    set_param(m, &pb, "read_stall_time", 2e-3);
+    if (k == 1)
+      set_param(m, &pb, "channels", 1), set_param(m, &pb, "dies_per_channel", 1);
+    struct disk *d = make_disk(m, &pb, k == 3 ? 8 : 7);
+    int qd = k == 1 ? 32 : 1;
+    t[k] = k == 4 ? 0.0 : run_qd(d, n, qd, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+  }
+  ck_assert_msg(fabs(t[0] / n / want - 1) < 0.06, "QD1: %.1f us per read, want %.1f", t[0] / n * 1e6, want * 1e6);
+  ck_assert_msg(fabs(t[1] / n / want - 1) < 0.06, "one die, QD32: %.1f us per read, want %.1f", t[1] / n * 1e6,
+                want * 1e6);
+  set_param(m, &pb, "read_stall_fraction", 0.05); /* k = 0 again: its parameters and seed */
+  struct disk *d = make_disk(m, &pb, 7);
+  t[2] = run_qd(d, n, 1, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+  disk_destroy(d);
+  ck_assert_msg(t[2] == t[0], "same seed, other run: %.9g s vs %.9g s", t[2], t[0]);
+  ck_assert_msg(t[3] != t[0], "another seed draws other stalls");
+  double w[2];
+  for (int k = 0; k < 2; k++) {
+    set_param(m, &pb, "read_stall_fraction", k ? 0.05 : 0.0);
+    d = make_disk(m, &pb, 7);
+    w[k] = run_qd(d, 2000, 4, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+  }
+  ck_assert_msg(w[0] == w[1], "writes stalled: %.9g s vs %.9g s", w[1], w[0]);
+}
+END_TEST
+
+START_TEST(test_ssd_link_caps)
+{
+  struct pbuf pb;
+  uint64_t len = 1 << 20;
+  int n = 400;
+  struct disk *d = make_flash("sata_ssd", &pb, 3e9);
+  double rate = (double)n * len / run_qd(d, n, 32, len, SEQ_READ, 0, 0, 1);
+  disk_destroy(d);
+  double sata = 6e9 / 8 * 0.8; /* 6 Gbit/s, 8b/10b */
+  ck_assert_msg(rate <= sata * 1.0001 && rate > 0.95 * sata, "SATA read %.1f MB/s, cap %.1f",
+                rate / 1e6, sata / 1e6);
+  d = make_flash("nvme", &pb, 8e9);
+  rate = (double)n * len / run_qd(d, n, 64, len, SEQ_READ, 0, 0, 1);
+  disk_destroy(d);
+  double pcie = 4 * 8e9 * 128 / 130 / 8; /* gen3 x4 */
+  ck_assert_msg(rate <= pcie * 1.0001 && rate > 0.9 * pcie, "NVMe read %.1f MB/s, cap %.1f",
+                rate / 1e6, pcie / 1e6);
+}
+END_TEST
+
+START_TEST(test_ssd_steady_state)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 6000;
+  struct disk *d = make_flash("sata_ssd", &pb, 550e6);
+  double steady = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)256e9, 3);
+  disk_destroy(d);
+  set_param(m, &pb, "preconditioned", 0);
+  d = make_disk(m, &pb, 7);
+  double fresh = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)256e9, 3);
+  disk_destroy(d);
+  /* fresh: 8 units x 4 pages-per-16KiB / 400 us = 80k; steady: / 3 */
+  ck_assert_msg(fabs(fresh / 80e3 - 1.0) < 0.05, "fresh random write %.0f IOPS, want 80k", fresh);
+  ck_assert_msg(fabs(steady * 3 / fresh - 1.0) < 0.05, "steady %.0f vs fresh %.0f IOPS, want 1/3",
+                steady, fresh);
+}
+END_TEST
+
+/* Steady state depends on the active range.  Factor 8 for random writes
+ * over the whole drive means a = 1.068 (LRW cleaning: victim valid share x =
+ * exp(-a (1 - x)), WA = 1 / (1 - x); reached here by fixed point, the model
+ * bisects).  Writes in 1 % of a preconditioned drive have the spare area to
+ * themselves: fresh rate; half of it: 1 / WA at a_f = 1 + (a - 1) / 0.5; a
+ * drive preconditioned over all of it (disk_precondition) runs a burst in
+ * 1 % at the whole-drive factor. */
+START_TEST(test_ssd_active_range)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 6000;
+  double r[4], share[4] = {0.01, 0.5, 1.0, 0.01}, a = -log(1.0 - 1.0 / 8) / (1.0 / 8), x = 0;
+  for (int i = 0; i < 20000; i++)
+    x = exp(-(1.0 + (a - 1.0) / 0.5) * (1.0 - x));
+  double want[4] = {1, 1 / (1 - x), 8, 8};
+  for (int k = 0; k < 4; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "steady_state_write_factor", 8);
+    struct disk *d = make_disk(m, &pb, 7);
+    struct disk_precond pc = {.len_bytes = (uint64_t)256e9, .run_bytes = 4096, .write_fraction = 1};
+    if (k == 3)
+      disk_precondition(d, &pc);
+    r[k] = n / run_qd(d, n, 32, 4096, RANDOM_WRITE, 0, (uint64_t)(share[k] * 256e9), 3);
+    disk_destroy(d);
+    ck_assert_msg(fabs(r[k] * want[k] / 80e3 - 1) < 0.05,
+                  "case %d (%g of the drive): %.0f IOPS, want 80k / %.2f", k, share[k], r[k], want[k]);
+  }
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("disks_flash");
+  TCase *tc;
+  tc = tcase_create("flash");
+  tcase_add_test(tc, test_ssd_parallelism);
+  tcase_add_test(tc, test_ssd_channel_bus);
+  tcase_add_test(tc, test_ssd_link_caps);
+  tcase_add_test(tc, test_ssd_read_stalls);
+  tcase_add_test(tc, test_ssd_steady_state);
+  tcase_add_test(tc, test_ssd_active_range);
+  suite_add_tcase(s, tc);
+  return ck_run(s);
+}
