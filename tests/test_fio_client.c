@@ -65,6 +65,13 @@ START_TEST(test_client_parse)
   fc_refused("[c]\nioengine=cpuio\n", "cpu thread needs rate (cpuload=)");
   fc_refused("[n]\nioengine=null\nsize=1m\n[m]\nsize=1m\n", "put stonewall between them");
   fc_refused("[z]\nrw=randrw\nzonemode=zbd\nzonesize=256m\n", "give read_beyond_wp=1");
+  struct nw_err e2;
+  struct workload w2;
+  char *warn2 = NULL; /* beside a refused engine the mix is not said again (fio.c) */
+  ck_assert_int_eq(fio_parse_string("[e]\nioengine=exec\n[c]\nioengine=cpuio\ncpuload=5\n", "c.fio", &w2, &warn2,
+                                    &e2), -1);
+  ck_assert_msg(strstr(e2.msg, "ioengine=exec does no block I/O") && !strstr(e2.msg, "stonewall"), "%s", e2.msg);
+  free(warn2);
   struct workload w;
   struct nw_err err;
   char *warn = NULL;

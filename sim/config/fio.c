@@ -669,8 +669,9 @@ static int fio_finish_job(struct fio_parse_ctx *c)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
     snprintf(s->name, sizeof s->name, "%s", c->cur.name);
   }
-  for (int i = 0; i < s->njobs; i++)
-    if ((s->jobs[i].client_only == JOB_CLIENT_NAS) != (c->cur.client_only == JOB_CLIENT_NAS))
+  for (int i = 0; i < s->njobs && !fio_engine_refused(c->cur.engine); i++) /* a refused engine: said already */
+    if ((s->jobs[i].client_only == JOB_CLIENT_NAS) != (c->cur.client_only == JOB_CLIENT_NAS) &&
+        !fio_engine_refused(s->jobs[i].engine))
       return fio_err(c, c->job_file, c->job_line, 1,
                      "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS (the other "
                      "stays inside the client: ioengine=null or cpuio, or a read of emulated zbd zones); "

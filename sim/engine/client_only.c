@@ -180,6 +180,10 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
       out->res[x].occupied_s = cp[i].busy_s;
   }
   analysis_finish(out);
+  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio: no background operation either */
+    snprintf(out->bottleneck_reason, sizeof out->bottleneck_reason,
+             "thread %s (%s) busy %.0f%% of the time: no I/O, cpuio's share of a client core; the NAS idles",
+             out->res[out->bottleneck].name, out->res[out->bottleneck].who, out->bottleneck_util * 100.0);
   eng_idle_power(s, end_s, out);
   out->nseries = T > 0 ? (int)fmin(ceil(T), RES_MAX_SERIES) : 0;
   for (int k = 0; k < out->nseries; k++)
