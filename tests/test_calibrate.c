@@ -677,7 +677,7 @@ START_TEST(test_own_twin_bad_input)
   static const char *const cases[][2] = {
       {NULL, "{\"fio version\": \"fio-3.33\", \"jobs\": []}\n"},                        /* no job file */
       {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [ {\"jobname\": \"j\",\n"}, /* cut */
-      {"[j]\nrw=read\nbs=4k\nioengine=null\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": 1, "
+      {"[j]\nrw=read\nbs=4k\nioengine=rdma\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"io_bytes\": 1, "
                                 "\"iops\": 1, \"bw_bytes\": 1, \"lat_ns\": {\"mean\": 1}}, \"write\": {\"io_bytes\": 0, "
                                 "\"iops\": 0, \"bw_bytes\": 0, \"lat_ns\": {\"mean\": 0}}}]}\n"}, /* a job it cannot run */
       {"[j]\nrw=randread\nbs=4k\n", "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"read\": {\"iops\": 1}}]}\n"},

@@ -285,7 +285,7 @@ START_TEST(test_zbd_emulated)
   ck_assert_msg(strstr(m, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and needs zonesize"),
                 "%s", m);
   free(m);
-  m = fd_fail("[j]\nrw=read\nzonemode=zbd\nzonesize=256m\n");
+  m = fd_fail("[j]\nrw=randrw\nzonemode=zbd\nzonesize=256m\n");
   ck_assert_msg(strstr(m, "give read_beyond_wp=1"), "%s", m);
   free(m);
   m = fd_fail("[j]\nsize=8z\n");

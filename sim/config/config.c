@@ -67,6 +67,15 @@ const struct param_desc client_param_table[] = {
     {.key = "copy_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_bytes_per_s),
      .min = 1e8, .max = 1e12, .optional = 1, .def = 0,
      .help = "client memory copy rate (bytes/s), required with a client cache"},
+    {.key = "fio_io_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, fio_io_s), .min = 1e-9,
+     .max = 1e-4, .optional = 1, .def = 0,
+     .help = "fio's own CPU time per I/O with gtod_reduce, an engine that completes at once (s)"},
+    {.key = "fio_queue_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, fio_queue_s), .min = 0,
+     .max = 1e-4, .optional = 1, .def = 0,
+     .help = "fio's added CPU time per I/O at iodepth > 1 (queue, commit, reap) (s)"},
+    {.key = "fio_clock_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, fio_clock_s), .min = 0,
+     .max = 1e-4, .optional = 1, .def = 0,
+     .help = "fio's added CPU time per I/O for its clock reads (without gtod_reduce) (s)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 
@@ -672,7 +681,8 @@ static int cfg_resolve_network(const struct ynode *R, const struct cfg_catalog *
 }
 
 /* Clients, time and seed. */
-static int cfg_resolve_clients(const struct ynode *R, struct scenario *s, struct nw_err *err)
+static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                               struct nw_err *err)
 {
   /* Clients */
   const struct ynode *cl = ytree_get(R, "clients");
@@ -684,6 +694,9 @@ static int cfg_resolve_clients(const struct ynode *R, struct scenario *s, struct
       return -1;
   }
   params_defaults(client_param_table, client_param_count, &s->client);
+  const struct ynode *own = ytree_get(ytree_get(cat->protocols, "client"), "params"); /* fio's own costs */
+  if (cfg_fill(own, "client", client_param_table, client_param_count, &s->client, NULL, s, "clients", err) < 0)
+    return -1;
   if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client, (const char *const[]){"count", NULL},
                s, "clients", err) < 0)
     return -1;
@@ -829,7 +842,7 @@ static int cfg_check_meta(const struct ynode *R, const struct scenario *s, struc
     for (int k = 0; k < w->steps[i].njobs; k++) {
       const struct job *j = &w->steps[i].jobs[k];
       int meta = j->meta_op != JOB_META_NONE, discard = j->trim && !meta;
-      if (files ? !discard : !meta)
+      if ((files ? !discard : !meta) || j->client_only != JOB_CLIENT_NAS) /* a null engine's trim stays in fio */
         continue;
       const struct ynode *n = ytree_path(R, "protocol.kind");
       n = n ? n : R;
@@ -859,7 +872,7 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
     return -1;
   if (cfg_resolve_chassis(R, sys, sysname, s, err) < 0 || cfg_resolve_soc(R, cat, sys, sysname, s, err) < 0 ||
       cfg_resolve_storage(R, cat, s, err) < 0 || cfg_resolve_network(R, cat, s, err) < 0 ||
-      cfg_resolve_clients(R, s, err) < 0 || cfg_resolve_faults(R, s, err) < 0 ||
+      cfg_resolve_clients(R, cat, s, err) < 0 || cfg_resolve_faults(R, s, err) < 0 ||
       cfg_resolve_operation(R, s, err) < 0)
     return -1;
   return 0;

@@ -51,6 +51,12 @@ struct client_params {
   double ram_bytes;         /* client RAM for the page cache; 0 = no client cache */
   double dirty_ratio;       /* fraction of RAM that may be dirty before writes go through */
   double copy_bytes_per_s;  /* memory copy rate of the client (needed when ram > 0) */
+  /* fio's own CPU time per I/O on the client (catalog/protocols.yaml
+   * `client:`): the whole time of an I/O that never leaves fio's thread
+   * (ioengine=null, cpp_null; sim/engine/client_only.c). */
+  double fio_io_s;          /* one I/O with gtod_reduce, the engine completing it at once */
+  double fio_queue_s;       /* added at iodepth > 1: queue, commit and reap the completion */
+  double fio_clock_s;       /* added without gtod_reduce: the clock reads for slat, clat, lat */
 };
 extern const struct param_desc client_param_table[];
 extern const size_t client_param_count;

@@ -40,7 +40,8 @@ static const char *const fio_modelled_keys[] = {
     "description", "filename",   "offset_increment", "io_size", "io_limit", "number_ios",
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
-    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run", NULL,
+    "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run",
+    "cpuload", "gtod_reduce", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -265,8 +266,15 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);
+    j->client_only = fio_engine_client(v);
     snprintf(j->engine, sizeof j->engine, "%s", v);
-    *unmodelled = j->meta_op == JOB_META_NONE; /* the scenario's protocol carries the I/O */
+    /* the scenario's protocol carries the I/O */
+    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
+  } else if (!strcmp(key, "cpuload")) {
+    long n = 0;
+    if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
+      *rc = fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: integer >= 0, a percentage of a core)", key, v);
+    j->cpuload = (n > 100 ? 100 : (double)n) / 100.0; /* fio's cpuio caps it at 100 */
   } else if (!strncmp(key, "latency_", 8)) {
     *rc = fio_set_latency(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "nrfiles")) {
@@ -291,7 +299,8 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   /* Flags: bare or 0/1. */
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
-      !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only")) {
+      !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only") ||
+      !strcmp(key, "gtod_reduce")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -306,6 +315,8 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->no_verify = !b;
     else if (!strcmp(key, "verify_only"))
       j->verify_only = b;
+    else if (!strcmp(key, "gtod_reduce"))
+      j->gtod_reduce = b; /* fio's own per-I/O work: a null job's whole time */
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }
@@ -454,6 +465,12 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
   if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0)
     return -1;
+  if (j->client_only == JOB_CLIENT_NULL && !(j->size_bytes > 0)) /* fio filesetup.c total_file_size */
+    return fio_msg(msg, msg_len, "ioengine=%s needs size=BYTES: its file is fio's own, with no size to take a "
+                   "share of (fio: \"you need to specify size=\")", j->engine);
+  if (j->client_only == JOB_CLIENT_CPU && j->cpuload <= 0.0) /* fio cpu.c fio_cpuio_init */
+    return fio_msg(msg, msg_len, "ioengine=cpuio needs cpuload=N, the percentage of a core each copy burns "
+                   "(fio: \"cpu thread needs rate (cpuload=)\")");
   if (j->number_ios > 0) {
     double bytes = j->number_ios * mean_bs;
     j->io_bytes = j->io_bytes > 0 && j->io_bytes < bytes ? j->io_bytes : bytes;
@@ -652,6 +669,14 @@ static int fio_finish_job(struct fio_parse_ctx *c)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
     snprintf(s->name, sizeof s->name, "%s", c->cur.name);
   }
+  for (int i = 0; i < s->njobs && !fio_engine_refused(c->cur.engine); i++) /* a refused engine: said already */
+    if ((s->jobs[i].client_only == JOB_CLIENT_NAS) != (c->cur.client_only == JOB_CLIENT_NAS) &&
+        !fio_engine_refused(s->jobs[i].engine))
+      return fio_err(c, c->job_file, c->job_line, 1,
+                     "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS (the other "
+                     "stays inside the client: ioengine=null or cpuio, or a read of emulated zbd zones); "
+                     "nastwin times client-only jobs apart from the NAS simulation and cannot merge the two "
+                     "in one step: put stonewall between them", c->cur.name, s->jobs[i].name);
   if (workload_step_add_job(s, &c->cur) != 0)
     return fio_err(c, c->job_file, c->job_line, 1,
                    "job '%s': more than %d jobs run at once (between two stonewalls); add "

@@ -293,15 +293,22 @@ int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
   if (j->zone_size_bytes < 512.0)
     return fio_msg(msg, msg_len, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and "
                    "needs zonesize (at least 512 B; fio: \"Specifying the zone size is mandatory\")");
-  if (j->read_frac > 0.0 && !j->read_beyond_wp)
-    return fio_msg(msg, msg_len, "zonemode=zbd: reads with read_beyond_wp=0 read only below the zones' write "
-                   "pointers, which start empty on the zones fio emulates on a NAS file or LUN (fio reads "
-                   "nothing); give read_beyond_wp=1");
+  /* zbd.c zbd_adjust_block: a read needs written data below a write
+   * pointer; on emulated zones (init_zone_info: wp = start, all empty) a
+   * read-only job finds none (zbd_find_zone fails), so fio ends it at
+   * once (io_u_eof) with no I/O. */
+  if (j->read_frac >= 1.0 && !j->read_beyond_wp && !j->trim)
+    j->client_only = JOB_CLIENT_EOF;
+  else if (j->read_frac > 0.0 && !j->read_beyond_wp)
+    return fio_msg(msg, msg_len, "zonemode=zbd: a job that reads and writes with read_beyond_wp=0 reads only "
+                   "what it wrote below the zones' write pointers, which is not modelled; give read_beyond_wp=1");
   if (j->trim == 1) /* fio io_u.c do_io_u_trim -> zbd_do_io_u_trim: __zbd_reset_zone issues nothing for
-                       an emulated zone (ZBD_NONE) and the trim completes at once */
+                       an emulated zone (ZBD_NONE) and the trim completes at once; zbd_adjust_block sends a
+                       random trim only to a zone with data, paced by what the writers (flow) fill */
     return fio_msg(msg, msg_len, "zonemode=zbd: a trim resets its zone's write pointer, which on the zones "
-                   "fio emulates on a NAS file or LUN is fio's own bookkeeping: no I/O reaches the NAS and "
-                   "the trim completes at once, so there is nothing to simulate (not supported)");
+                   "fio emulates on a NAS file or LUN is fio's own bookkeeping: no I/O reaches the NAS, and "
+                   "how many trims fio makes depends on the zones its writers fill at the same time (flow), "
+                   "which is not modelled (not supported)");
   j->zbd_zone_bytes = j->zone_size_bytes;
   if (j->size_zones > 0)
     j->size_bytes = j->size_zones * j->zone_size_bytes, j->size_frac = 0.0;

@@ -74,6 +74,9 @@ const char *fio_option_refused(const char *key);
 /* ioengine=NAME: NULL when it does block or file I/O (modelled as the
  * scenario's protocol), else why it is refused. */
 const char *fio_engine_refused(const char *name);
+/* fio's null, cpp_null (no I/O: fio's own per-I/O work) and cpuio (a
+ * share of a client core) engines: JOB_CLIENT_NAS for any other. */
+enum job_client fio_engine_client(const char *name);
 /* fio's metadata engines: the file operation each I/O is (JOB_META_NONE: another engine). */
 enum job_meta fio_engine_meta(const char *name);
 /* A metadata job once its options are all set: one operation per file

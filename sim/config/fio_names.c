@@ -35,6 +35,7 @@
 #define N_TARGET "where the engine connects; the scenario names the NAS"
 #define N_DEPR "deprecated in fio, which ignores it"
 #define N_AFTER "acts before or after the measured I/O"
+#define N_BURN "how ioengine=cpuio burns its share of a core (a spin or qsort, in chunks), not the share"
 #define N_ZRESET "fio resets the zones it emulates on a file or LUN without I/O; nastwin's zones open empty"
 
 static const struct {
@@ -43,7 +44,7 @@ static const struct {
 } fio_neutral[] = {
     {"block_error_percentiles", N_LOG}, {"bwavgtime", N_LOG}, {"clat_percentiles", N_LOG},
     {"disable_bw_measurement", N_LOG}, {"disable_clat", N_LOG}, {"disable_lat", N_LOG},
-    {"disable_slat", N_LOG}, {"disk_util", N_LOG}, {"error_dump", N_LOG}, {"gtod_reduce", N_LOG},
+    {"disable_slat", N_LOG}, {"disk_util", N_LOG}, {"error_dump", N_LOG},
     {"clocksource", N_LOG}, {"gtod_cpu", N_LOG}, {"idle_prof", N_LOG}, {"iopsavgtime", N_LOG},
     {"job_start_clock_id", N_LOG}, {"lat_percentiles", N_LOG}, {"log_alternate_epoch", N_LOG},
     {"log_alternate_epoch_clock_id", N_LOG}, {"log_avg_msec", N_LOG}, {"log_compression", N_LOG},
@@ -89,6 +90,7 @@ static const struct {
     {"percentage_sequential", N_DEPR},
     {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
     {"zone_reset_threshold", N_ZRESET}, {"zone_reset_frequency", N_ZRESET},
+    {"cpumode", N_BURN}, {"cpuchunks", N_BURN},
     {"exec_prerun", N_AFTER}, {"exec_postrun", N_AFTER}, {"unlink", N_AFTER},
     {"unlink_each_loop", N_AFTER},
 };
@@ -97,8 +99,7 @@ static const struct {
  * follow: accepted with a warning. */
 static const char *const fio_unmodelled[] = {
     "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
-    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "cpuchunks", "cpuload",
-    "cpumode", "create_fsync", "create_on_open", "create_serialize", "direct_io_fragment_size",
+    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "direct_io_fragment_size",
     "end_fsync", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
     "force_async", "fsync_on_close", "gpu_dev_id", "hipri", "ignore_error", "invalidate",
@@ -213,8 +214,7 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
 /* Engines that do no block or file data I/O. */
 const char *fio_engine_refused(const char *name)
 {
-  static const char *const none[] = {"null",     "cpp_null",  "cpuio",   "net",
-                                     "netsplice", "exec",     "e4defrag",
+  static const char *const none[] = {"net",      "netsplice", "exec",     "e4defrag",
                                      "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
                                      "librpma_gpspm_client", "librpma_gpspm_server"};
   for (size_t i = 0; i < FIO_COUNT(none); i++)
@@ -227,6 +227,15 @@ const char *fio_engine_refused(const char *name)
       return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
              "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
   return NULL;
+}
+
+/* Engines whose I/O never leaves fio's thread (engines/null.c, cpp_null.cpp,
+ * cpu.c): what the job is on the client; JOB_CLIENT_NAS for any other. */
+enum job_client fio_engine_client(const char *name)
+{
+  if (!strcmp(name, "null") || !strcmp(name, "cpp_null"))
+    return JOB_CLIENT_NULL;
+  return !strcmp(name, "cpuio") ? JOB_CLIENT_CPU : JOB_CLIENT_NAS;
 }
 
 /* fio's metadata engines (engines/fileoperations.c, ftruncate.c): the file

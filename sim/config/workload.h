@@ -37,6 +37,16 @@ enum job_meta {
 };
 #define JOB_META_UPDATE_BYTES 4096.0 /* the NAS filesystem's metadata (journal) block a create,
                                         delete or truncate writes */
+/* Jobs whose I/O never leaves the client (s9h3): fio runs them in its own
+ * thread and the NAS sees nothing; sim/engine/client_only.c times them. */
+enum job_client {
+  JOB_CLIENT_NAS = 0, /* the I/O goes to the NAS (every other engine) */
+  JOB_CLIENT_NULL,    /* ioengine=null/cpp_null: each I/O completes in fio's memory, costing fio's
+                         own per-I/O work */
+  JOB_CLIENT_CPU,     /* ioengine=cpuio: no I/O, cpuload % of a client core per copy */
+  JOB_CLIENT_EOF,     /* reads of emulated zbd zones with read_beyond_wp=0: fio finds no written
+                         data below the (empty) write pointers and ends the job with no I/O */
+};
 enum job_dist { JOB_DIST_UNIFORM = 0, JOB_DIST_ZIPF, JOB_DIST_PARETO, JOB_DIST_NORMAL, JOB_DIST_ZONED };
 #define JOB_MAX_ZONES 16
 
@@ -141,6 +151,10 @@ struct job {
   int trim;                 /* 0: none; 1: every I/O trims (rw=trim, randtrim); 2: each block
                                trimmed then written (trimwrite, randtrimwrite) */
   char engine[24];          /* fio ioengine as given ("" = fio's default, psync) */
+  /* Additive (s9h3, jobs that stay inside the client): */
+  enum job_client client_only; /* != JOB_CLIENT_NAS: timed on the client alone */
+  double cpuload;           /* ioengine=cpuio: share of a core each copy keeps busy (fio cpuload/100) */
+  int gtod_reduce;          /* fio gtod_reduce: fio reads no clock per I/O (a null job's per-I/O work) */
 };
 
 struct workload_step {

@@ -273,6 +273,13 @@ double eng_job_run_s(const struct eng *e, const struct job *spec);
 void eng_warm_issue(struct eng *e, struct eng_req *r, int first);
 void eng_warm_done(struct eng *e, struct eng_req *r, double now_s);
 
+/* One direction's totals from its latency histogram over window_s (run.c). */
+void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios, double window_s);
+/* A step whose jobs all stay inside the client (ioengine=null, cpuio, ...):
+ * out filled in closed form, 1 (out->failed when it mixes them with NAS
+ * jobs); 0 when no job of st stays inside the client (client_only.c). */
+int eng_client_only(const struct scenario *s, const struct workload_step *st, struct run_result *out);
+
 /* Client side and background actors (engine.c). */
 void eng_client_copy_main(int argc, char **argv);
 void eng_op_main(int argc, char **argv);

@@ -19,8 +19,7 @@
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(nastwin);
 
-static void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios,
-                       double window_s)
+void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios, double window_s)
 {
   memset(t, 0, sizeof *t);
   t->ios = ios;
@@ -726,6 +725,8 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   struct eng E = {0}, *e = &E;
   if (eng_begin(e, s, step, out) != 0)
     return 1;
+  if (e->step && eng_client_only(s, e->step, out)) /* no I/O reaches the NAS (client_only.c) */
+    return out->failed ? 1 : 0;
   eng_simgrid_init(s, nlog, log_args);
   if (eng_setup_platform(e, &err) < 0 || eng_setup_daemons(e, &err) < 0 ||
       (e->step && eng_setup_jobs(e, &err) < 0))

@@ -1,0 +1,192 @@
+/* client_only.c - a step whose jobs never send an I/O to the NAS.
+ *
+ * fio's null and cpp_null engines complete every I/O in fio's own thread
+ * (engines/null.c: FIO_Q_COMPLETED, or queued and completed at the next
+ * commit, which fio makes after each queue at its default iodepth_batch
+ * of 1, so one I/O is in flight whatever iodepth is); cpuio keeps cpuload % of a
+ * core busy and does no I/O; a read-only job on emulated zbd zones with
+ * read_beyond_wp=0 finds nothing written and ends at once.  Such a job is
+ * one server per fio thread with a fixed time per I/O (the catalogue's
+ * fio_io_time, + fio_queue_time at iodepth > 1, + fio_clock_time without
+ * gtod_reduce): its k-th I/O completes at k periods, every one after the
+ * same time, so the step is computed in closed form, not event by event
+ * (fio's null engine runs millions of I/Os a second).  The NAS sits idle
+ * meanwhile: its power is the idle power of its SoC, drives, chassis and
+ * ports.  A step mixing client-only and NAS jobs is refused (fio.c; here
+ * as a failed run for a YAML workload). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/disks/disk.h"
+#include "sim/analysis/analysis.h"
+#include "sim/engine/eng_impl.h"
+
+/* The time one I/O of a null job takes on its thread (s). */
+static double eng_null_io_s(const struct scenario *s, const struct job *j)
+{
+  return s->client.fio_io_s + (j->iodepth > 1 ? s->client.fio_queue_s : 0.0) +
+         (j->gtod_reduce ? 0.0 : s->client.fio_clock_s);
+}
+
+static double eng_mean_bs(const double *bs, const double *w, int n)
+{
+  double m = 0.0;
+  for (int i = 0; i < n; i++)
+    m += bs[i] * w[i];
+  return m;
+}
+
+/* One copy of job j over [ramp_s, its end]: I/Os per direction (fio's
+ * read, write, trim) and their bytes, its end, its thread's busy time. */
+struct eng_copy {
+  double ios[3], bytes[3];
+  double io_s, period_s, end_s, busy_s;
+};
+
+static void eng_copy_run(const struct scenario *s, const struct job *j, double ramp_s, struct eng_copy *c)
+{
+  memset(c, 0, sizeof *c);
+  double run_s = j->runtime_s > 0 && j->runtime_s < s->time_s ? j->runtime_s : s->time_s;
+  if (j->client_only == JOB_CLIENT_EOF)
+    return;
+  if (j->client_only == JOB_CLIENT_CPU) {
+    c->end_s = run_s;
+    c->busy_s = j->cpuload * run_s;
+    return;
+  }
+  c->io_s = eng_null_io_s(s, j);
+  c->period_s = c->io_s + j->thinktime_s;
+  if (j->rate_iops > 0 && 1.0 / j->rate_iops > c->period_s)
+    c->period_s = 1.0 / j->rate_iops;
+  double mean_r = eng_mean_bs(j->bs_bytes, j->bs_weight, j->nbs);
+  double mean_w = j->nbs_w > 0 ? eng_mean_bs(j->bs_bytes_w, j->bs_weight_w, j->nbs_w) : mean_r;
+  double n = floor(run_s / c->period_s);
+  if (!j->time_based) {
+    double todo = (j->io_bytes > 0 ? j->io_bytes : j->size_bytes) * (j->loops > 1 ? j->loops : 1);
+    double mean = j->trim ? mean_w : j->read_frac * mean_r + (1.0 - j->read_frac) * mean_w;
+    double need = ceil(todo / mean);
+    n = need < n ? need : n;
+  }
+  c->end_s = n * c->period_s;
+  double in = c->end_s > ramp_s ? floor((c->end_s - ramp_s) / c->period_s) : 0.0; /* in the window */
+  c->busy_s = in * c->io_s;
+  if (j->trim) { /* trim: every I/O; trimwrite: a trim, then a write of the block */
+    c->ios[2] = j->trim == 1 ? in : ceil(in / 2.0);
+    c->ios[1] = in - c->ios[2];
+  } else {
+    c->ios[0] = floor(in * j->read_frac + 0.5);
+    c->ios[1] = in - c->ios[0];
+  }
+  c->bytes[0] = c->ios[0] * mean_r;
+  c->bytes[1] = c->ios[1] * mean_w;
+  c->bytes[2] = c->ios[2] * mean_w;
+}
+
+/* The NAS's power while it serves nothing for window_s: idle SoC and
+ * drives, chassis and ports, at the wall. */
+static void eng_idle_power(const struct scenario *s, double window_s, struct run_result *out)
+{
+  int local = proto_ops_of(&s->proto)->shape == PROTO_SHAPE_NONE;
+  double J = (local ? 0.0 : soc_power_idle_W(&s->soc)) * window_s;
+  J += (s->system.power_base_W + (local ? 0.0 : s->net.nas_links * s->system.power_nic_port_W)) * window_s;
+  const struct cfg_drive *secs[2] = {&s->drive, &s->cache_drive};
+  int n[2] = {s->ndisks, s->ncache_devs};
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < n[k]; i++) {
+      struct disk *d = disk_create(secs[k]->model, secs[k]->params, "idle", s->seed);
+      struct disk_stats ds = {0};
+      if (d)
+        disk_stats(d, window_s, &ds);
+      disk_destroy(d);
+      J += ds.energy_J;
+    }
+  out->energy_J = J / s->system.power_psu_efficiency;
+  out->avg_power_W = window_s > 0 ? out->energy_J / window_s : 0.0;
+}
+
+int eng_client_only(const struct scenario *s, const struct workload_step *st, struct run_result *out)
+{
+  int n_client = 0;
+  for (int i = 0; i < st->njobs; i++)
+    n_client += st->jobs[i].client_only != JOB_CLIENT_NAS;
+  if (n_client == 0)
+    return 0;
+  if (n_client < st->njobs) {
+    out->failed = 1;
+    snprintf(out->failure, sizeof out->failure,
+             "step '%s' runs jobs that stay inside the client (ioengine=null or cpuio, reads of emulated zbd "
+             "zones) at once with jobs that do I/O to the NAS: not modelled, put them in separate steps",
+             st->name);
+    return 1;
+  }
+  double ramp_s = 0.0;
+  for (int i = 0; i < st->njobs; i++)
+    ramp_s = st->jobs[i].ramp_s > ramp_s && st->jobs[i].ramp_s < s->time_s ? st->jobs[i].ramp_s : ramp_s;
+  struct stats_hist *h[4];
+  for (int d = 0; d < 4; d++)
+    h[d] = stats_hist_create();
+  double ios[3] = {0}, bytes[3] = {0}, end_s = ramp_s, resid_s = 0.0;
+  struct eng_copy cp[STEP_MAX_JOBS];
+  for (int i = 0; i < st->njobs; i++) {
+    const struct job *j = &st->jobs[i];
+    double copies = (double)s->nclients * j->numjobs;
+    eng_copy_run(s, j, ramp_s, &cp[i]);
+    end_s = cp[i].end_s > end_s ? cp[i].end_s : end_s;
+    for (int d = 0; d < 3; d++) {
+      ios[d] += copies * cp[i].ios[d];
+      bytes[d] += copies * cp[i].bytes[d];
+      for (double k = 0; k < copies * cp[i].ios[d]; k += 1.0) { /* every one takes the same time */
+        stats_hist_add(h[d], cp[i].io_s);
+        stats_hist_add(h[3], cp[i].io_s);
+      }
+    }
+    resid_s += copies * (cp[i].ios[0] + cp[i].ios[1] + cp[i].ios[2]) * cp[i].io_s;
+  }
+  double T = end_s - ramp_s;
+  out->simulated_s = end_s;
+  out->window_start_s = ramp_s;
+  out->window_s = T;
+  out->outstanding_avg = T > 0 ? resid_s / T : 0.0;
+  out->steady = 1; /* every period alike from the first */
+  out->mser_s = -1.0;
+  eng_totals(&out->read, h[0], bytes[0], (uint64_t)ios[0], T);
+  eng_totals(&out->write, h[1], bytes[1], (uint64_t)ios[1], T);
+  eng_totals(&out->trim, h[2], bytes[2], (uint64_t)ios[2], T);
+  eng_totals(&out->all, h[3], bytes[0] + bytes[1] + bytes[2], (uint64_t)(ios[0] + ios[1] + ios[2]), T);
+  for (int d = 0; d < 4; d++)
+    stats_hist_destroy(h[d]);
+  struct res_totals *tot[4] = {&out->read, &out->write, &out->trim, &out->all};
+  for (int d = 0; d < 4; d++) {
+    tot[d]->iops_hw95_rel = tot[d]->lat_mean_hw95_rel = 0.0; /* deterministic: no sampling error */
+    for (int k = 0; (k + 1) * RES_SAMPLE_S <= T + 1e-9 && k < RES_MAX_SAMPLES; k++) { /* fio's slices */
+      tot[d]->sample_ios[k] = tot[d]->ios * RES_SAMPLE_S / T;
+      tot[d]->sample_bytes[k] = tot[d]->bytes * RES_SAMPLE_S / T;
+      tot[d]->nsamples = k + 1;
+    }
+  }
+  out->few_ios = out->all.ios < 1000;
+  out->issued = out->completed = out->all.ios;
+  out->clients = s->nclients;
+  out->outstanding_per_client = st->jobs[0].numjobs * st->jobs[0].iodepth;
+  for (int i = 0; i < st->njobs; i++) {
+    const struct job *j = &st->jobs[i];
+    char name[64], who[96];
+    snprintf(name, sizeof name, "client.fio.%.40s", j->name);
+    snprintf(who, sizeof who, "each of the %d fio thread(s): %s", s->nclients * j->numjobs,
+             j->client_only == JOB_CLIENT_CPU ? "cpuio's share of a core" : "fio's own per-I/O work");
+    int x = analysis_add(out, RES_THREAD, name, who, cp[i].busy_s);
+    if (x >= 0)
+      out->res[x].occupied_s = cp[i].busy_s;
+  }
+  analysis_finish(out);
+  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio: no background operation either */
+    snprintf(out->bottleneck_reason, sizeof out->bottleneck_reason,
+             "thread %s (%s) busy %.0f%% of the time: no I/O, cpuio's share of a client core; the NAS idles",
+             out->res[out->bottleneck].name, out->res[out->bottleneck].who, out->bottleneck_util * 100.0);
+  eng_idle_power(s, end_s, out);
+  out->nseries = T > 0 ? (int)fmin(ceil(T), RES_MAX_SERIES) : 0;
+  for (int k = 0; k < out->nseries; k++)
+    out->series_MBps[k] = out->all.MBps;
+  return 1;
+}
