@@ -165,6 +165,7 @@ struct eng {
   const struct workload_step *step;
   struct plat_map map;
   struct eng_net *net;      /* the client<->NAS transfers (chan.c), NULL in local mode */
+  struct eng_cpu *cpu;      /* the NAS cores (engine.c on cpu.h) */
   const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
   int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
   sg_host_t nas;            /* where daemons and the storage run */
@@ -233,7 +234,16 @@ struct eng_lane {
 void *eng_own(struct eng *e, size_t size);
 /* A CPU thread accounted in the results (NULL out of memory). */
 struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed);
-/* Execute cycles on the calling actor's host, accounting them to t. */
+/* The NAS cores (engine.c): the processor-sharing model and its
+ * scheduler actor (0, or -1 out of memory), its release, the SoC's energy
+ * so far (J); cycles at priority on them, the calling actor blocked until
+ * they are done. */
+int eng_cpu_setup(struct eng *e);
+void eng_cpu_destroy(struct eng *e);
+double eng_cpu_energy_J(const struct eng *e, double now_s);
+void eng_cpu_run(struct eng *e, double cycles, double priority);
+/* Execute cycles on the NAS cores (the calling actor is on e->nas),
+ * accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles);
 /* Occupancy: t takes a request (eng_hold) and hands it on (eng_release). */
 void eng_hold(struct eng_thread *t);

@@ -17,6 +17,7 @@
 #include <xbt/log.h>
 
 #include "models/net/mpio.h"
+#include "sim/engine/cpu.h"
 #include "sim/engine/eng_impl.h"
 #include "models/storage/pcache.h"
 
@@ -87,6 +88,108 @@ static double eng_path_stall_s(struct eng *e, struct eng_thread *t)
   return soc_kernel_stall_s(&e->s->soc, (double)others);
 }
 
+/* ---- the NAS cores on the processor-sharing model (cpu.h) -------------- */
+
+/* An execution's blocked actor: released when its cycles are done. */
+struct eng_cpu_wait {
+  sg_sem_t sem;
+  struct eng_cpu_wait *next;
+};
+
+struct eng_cpu {
+  struct cpu_host *host;
+  sg_sem_t wake;
+  double deadline; /* the scheduler sleeps until then (-1: it is running) */
+  struct eng_cpu_wait *free_w;
+};
+
+static void eng_cpu_done(void *ctx, void *tag)
+{
+  (void)ctx;
+  sg_sem_release(((struct eng_cpu_wait *)tag)->sem);
+}
+
+/* The scheduler: ends the executions at their times (as chan.c's). */
+static void eng_cpu_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_cpu *c = sg_actor_self_get_data();
+  double at = simgrid_get_clock();
+  for (;;) {
+    if (cpu_advance(c->host, at, eng_cpu_done, c) < 0)
+      xbt_die("out of memory");
+    double now = simgrid_get_clock();
+    double t = cpu_next_s(c->host);
+    if (t <= now) {
+      at = now;
+      continue;
+    }
+    c->deadline = t;
+    int timed_out = 0;
+    if (isinf(t))
+      sg_sem_acquire(c->wake);
+    else
+      timed_out = sg_sem_acquire_timeout(c->wake, t - now) != 0;
+    c->deadline = -1.0;
+    now = simgrid_get_clock();
+    at = timed_out && t > now ? t : now; /* the clock may land an ulp short of t */
+  }
+}
+
+int eng_cpu_setup(struct eng *e)
+{
+  const struct soc_params *soc = &e->s->soc;
+  struct eng_cpu *c = eng_own(e, sizeof *c);
+  if (!c)
+    return -1;
+  /* The SoC's power as SimGrid's host energy plugin took it
+   * (wattage_per_state idle : one core : all cores, cpu.h). */
+  int cores = sg_host_core_count(e->nas);
+  double idle = soc_power_idle_W(soc), core = soc_power_core_busy_W(soc);
+  c->host = cpu_host_create(cores, sg_host_get_speed(e->nas), idle, idle + core, idle + core * cores);
+  if (!c->host)
+    return -1;
+  e->cpu = c;
+  c->wake = eng_sem(e);
+  c->deadline = -1.0;
+  eng_spawn("cores", e->nas, eng_cpu_main, c, 1);
+  return 0;
+}
+
+void eng_cpu_destroy(struct eng *e)
+{
+  if (e->cpu)
+    cpu_host_destroy(e->cpu->host);
+}
+
+double eng_cpu_energy_J(const struct eng *e, double now_s)
+{
+  return cpu_energy_J(e->cpu->host, now_s);
+}
+
+void eng_cpu_run(struct eng *e, double cycles, double priority)
+{
+  struct eng_cpu *c = e->cpu;
+  struct eng_cpu_wait *w = c->free_w;
+  if (w) {
+    c->free_w = w->next;
+  } else {
+    if (!(w = eng_own(e, sizeof *w)))
+      xbt_die("out of memory");
+    w->sem = eng_sem(e);
+  }
+  if (cpu_start(c->host, simgrid_get_clock(), cycles, priority, w) < 0)
+    xbt_die("out of memory");
+  if (cpu_next_s(c->host) < c->deadline) { /* an earlier end than the scheduler sleeps for */
+    c->deadline = -1.0;
+    sg_sem_release(c->wake);
+  }
+  sg_sem_acquire(w->sem);
+  w->next = c->free_w;
+  c->free_w = w;
+}
+
 /* Execute cycles on the calling actor's host, accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
 {
@@ -98,14 +201,11 @@ void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
     cycles += eng_path_stall_s(e, t) * t->speed;
   double now = simgrid_get_clock();
   /* Softirq work preempts processes (Linux runs it on irq exit, ahead of
-   * any task; ksoftirqd only defers it under a softirq storm).  SimGrid
-   * shares a host's cores among executions in proportion to their
-   * priority, each capped at one core: ENG_SOFTIRQ_PRIORITY makes the
-   * softirq take a whole core whatever the number of runnable daemons. */
-  if (t->softirq)
-    sg_actor_execute_with_priority(cycles, ENG_SOFTIRQ_PRIORITY);
-  else
-    sg_actor_execute(cycles);
+   * any task; ksoftirqd only defers it under a softirq storm).  The cores
+   * are shared among executions in proportion to their priority, each
+   * capped at one core (cpu.h): ENG_SOFTIRQ_PRIORITY makes the softirq
+   * take a whole core whatever the number of runnable daemons. */
+  eng_cpu_run(e, cycles, t->softirq ? ENG_SOFTIRQ_PRIORITY : 1.0);
   double end = simgrid_get_clock();
   /* Account only the part inside the measured window, pro rata. */
   double lo = now > e->ramp_s ? now : e->ramp_s;

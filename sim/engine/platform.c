@@ -114,13 +114,10 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
     return nw_fail(err, path, 0, 0, "cannot write the platform file");
   }
   int cores = map->nas_cores;
-  double pidle = soc_power_idle_W(&s->soc), pcore = soc_power_core_busy_W(&s->soc);
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
-  fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\" core=\"%d\">\n", map->nas_speed_cycles_per_s, cores);
-  fprintf(f, "      <prop id=\"wattage_per_state\" value=\"%.17g:%.17g:%.17g\"/>\n", pidle,
-          pidle + pcore, pidle + pcore * cores);
-  fprintf(f, "      <prop id=\"wattage_off\" value=\"0\"/>\n    </host>\n");
+  /* Its cores are ours (cpu.h): the host gives their count and speed. */
+  fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\" core=\"%d\"/>\n", map->nas_speed_cycles_per_s, cores);
   /* Client compute is not what is modelled: a fast many-core host. */
   for (int c = 0; c < s->nclients; c++)
     fprintf(f, "    <host id=\"c%d\" speed=\"1e12f\" core=\"64\"/>\n", c);

@@ -1,7 +1,6 @@
 /* run.c - one run: set up the platform, the storage and every actor,
  * run SimGrid, collect the results (totals, utilisation, power). */
 #include <simgrid/engine.h>
-#include <simgrid/plugins/energy.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,6 +324,7 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
 static void eng_destroy(struct eng *e)
 {
   eng_net_destroy(e);
+  eng_cpu_destroy(e);
   stack_destroy(e->stack);
   for (int i = 0; e->disks && i < e->s->ndisks; i++)
     disk_destroy(e->disks[i]);
@@ -430,8 +430,6 @@ static void eng_simgrid_init(const struct scenario *s, int nlog, char **log_args
   sg_cfg_set_boolean("network/crosstraffic", "no");
   if (s->net.tcp_window_bytes > 0)
     sg_cfg_set_double("network/TCP-gamma", s->net.tcp_window_bytes);
-  sg_host_energy_plugin_init();
-
 }
 
 /* The platform, the storage stack, its kernel threads and the window. */
@@ -448,6 +446,8 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   unlink(path);
   int local = e->local;
   e->nas = sg_host_by_name(local ? "c0" : "nas");
+  if (eng_cpu_setup(e) < 0)
+    return nw_fail(err, s->path, 0, 0, "out of memory");
 
   if (eng_setup_storage(e, err) < 0)
     return -1;
@@ -683,10 +683,10 @@ static void eng_collect(struct eng *e, struct run_result *out)
                accel_utilization(&e->mem_bus, now) * T);
   analysis_finish(out);
 
-  /* Power: SoC from SimGrid's energy plugin, drives from their models,
+  /* Power: SoC from its cores' load (cpu.h), drives from their models,
    * chassis and NIC ports from the system catalogue; at the wall, the DC
    * load over the power supply's efficiency. */
-  double soc_J = local ? 0.0 : sg_host_get_consumed_energy(e->nas);
+  double soc_J = local ? 0.0 : eng_cpu_energy_J(e, now);
   int ports = local ? 0 : e->map.nas_ports;
   out->energy_J = (soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now) /
                   s->system.power_psu_efficiency;
