@@ -279,6 +279,19 @@ static void workgen_next_plain(struct workgen *g, gsl_rng *rng, struct workgen_i
   }
 }
 
+/* As workgen_next_in_region's sequential walk and its `opens`: the
+ * next offset (wrapping at the region's end) starts a file. */
+int workgen_next_opens(const struct workgen *g)
+{
+  const struct job *sp = g->spec;
+  if (g->replay || sp->file_bytes <= 0 || sp->access != JOB_SEQ || sp->nbs != 1 || sp->nbs_w > 0 ||
+      sp->zone_size_bytes > 0 || sp->zbd_zone_bytes > 0 || sp->meta_op != JOB_META_NONE || sp->trim)
+    return 0;
+  double bs = sp->bs_bytes[0] < g->region_bytes ? sp->bs_bytes[0] : g->region_bytes;
+  double off = g->next_off + bs > g->region_bytes ? 0.0 : g->next_off;
+  return fmod(off, sp->file_bytes) < bs;
+}
+
 /* fio's trim directions (io_u.c get_rw_ddir): trim and randtrim trim
  * every block; trimwrite trims a block, then writes the same block (the
  * write's last_pos trails the trim's by one block), then moves on.  A

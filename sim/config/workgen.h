@@ -62,6 +62,9 @@ void workgen_init(struct workgen *g, const struct job *spec, const struct replay
                   double region_start, double region_bytes);
 /* 1 while the job has I/O left (time limits are the caller's). */
 int workgen_more(const struct workgen *g);
+/* 1 when a file copy's next I/O opens a file (the previous file is done:
+ * the tool closes it first); 0 otherwise, and for every other job. */
+int workgen_next_opens(const struct workgen *g);
 /* The next I/O; advances the generator (and the RNG for random choices). */
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out);
 /* 1 when the job issues on a timer (open loop: rate_iops, replay by

@@ -488,7 +488,7 @@ static void eng_refill(struct eng_job *j, int self)
 {
   if (workgen_timed(j->spec))
     return; /* the timer actor issues */
-  while (j->outstanding < lat_target_depth(&j->lat, j->depth) && eng_may_issue(j))
+  while (j->outstanding < eng_job_window(j) && eng_may_issue(j))
     eng_issue(j, self);
 }
 
