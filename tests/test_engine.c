@@ -486,6 +486,27 @@ START_TEST(test_copy_readahead)
 }
 END_TEST
 
+/* A copy tool's CreateFile and CloseHandle (filecopy file_handles): each
+ * file's open (SMB2 CREATE, cycles_per_open) and close are requests of
+ * their own, answered before the copy goes on.  64 files of 1 MiB read
+ * back are 192 requests: per file an open, its read, a close; no request
+ * overlaps another (one in flight on average); the bytes are the data's. */
+START_TEST(test_copy_file_handles)
+{
+  const char *args[] = {"--set", "workload.sets=videos", "--set", "workload.folder_size=64MiB",
+                        "--set", "workload.video_file_size=1MiB", "--set", "workload.read_ahead=2", NULL};
+  struct cli_out r = run_json("validation/scenarios/ds2015xs-das-filecopy.yaml", args);
+  const char *step = "\"step\": \"filecopy-videos-read\"";
+  double ios = cli_json_number(r.out, step, "ios"), bytes = cli_json_number(r.out, step, "bytes");
+  ck_assert_msg(ios == 192 && bytes == 64.0 * 1048576, "%.0f requests, %.0f bytes: want 192 (open, read, close "
+                "per file) and 64 MiB", ios, bytes);
+  double mean_ms = cli_json_number(r.out, step, "mean"), window_s = cli_json_number(r.out, step, "window_s");
+  ck_assert_msg(fabs(ios * mean_ms / 1e3 / window_s - 1.0) < 0.02,
+                "%.0f requests x %.4f ms in a %.4f s window: they overlap", ios, mean_ms, window_s);
+  cli_out_free(&r);
+}
+END_TEST
+
 /* The SoC team's what-if: an AL514 with 8 cores at 2 GHz and SMB
  * multichannel spreads one client over 8 connections (4 per NIC pair),
  * each with its own smbd thread, so the bottleneck moves from smbd's core
@@ -813,6 +834,7 @@ int main(void)
   tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_copy_readahead);
+  tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);
   tcase_add_test(tc, test_thread_occupancy);

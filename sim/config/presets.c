@@ -523,6 +523,7 @@ static int filecopy_expand(struct preset_ctx *c)
         jobs[k].file_bytes = file_bytes;
         jobs[k].nfiles = nfiles;
         jobs[k].cache_readahead = (int)pv->v[FC_RA];
+        jobs[k].file_handles = 1;
       }
       struct workload_step *s = preset_step(c, dir == 0 ? "write_MBps" : "read_MBps", NULL,
                                             "filecopy-%s-%s", filecopy_set_words[set],

@@ -720,6 +720,8 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
   j->region_bytes = size;
   workgen_init(&j->gen, j->spec, j->spec->replay ? e->s->workload.replay : NULL, j->region_start,
                j->region_bytes);
+  if (!e->ops->opens_files)
+    workgen_local_files(&j->gen);
 }
 
 /* The client jobs of the step: a record per (client, job, copy), its

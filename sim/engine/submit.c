@@ -44,20 +44,21 @@ void eng_submit(struct eng *e, struct eng_req *r)
   eng_wake_storage(e);
 }
 
-/* The I/Os job j may have outstanding now: its window, and for a
- * buffered sequential read with cache_readahead the reads the client's
- * cache manager keeps in flight beyond the application's (Windows
- * read-ahead runs on the open file: it stops at the file's end, and the
- * tool opens the next file once the last one's data is in), within the
- * protocol's window (SMB credits). */
+/* The I/Os job j may have outstanding now: none more while a file copy's
+ * next I/O waits for the others (workgen_waits: the tool finishes a
+ * file, closes it and opens the next, each answered before it goes on);
+ * else its window, and for a buffered sequential read with
+ * cache_readahead the reads the client's cache manager keeps in flight
+ * beyond the application's (Windows read-ahead runs on the open file),
+ * within the protocol's window (SMB credits). */
 int eng_job_window(const struct eng_job *j)
 {
   const struct job *sp = j->spec;
+  if (j->outstanding > 0 && workgen_waits(&j->gen))
+    return j->outstanding; /* a file's I/O drains before it closes and the next opens */
   int w = lat_target_depth(&j->lat, j->depth);
   if (sp->cache_readahead <= 0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ || j->e->local)
     return w;
-  if (j->outstanding > 0 && workgen_next_opens(&j->gen))
-    return j->outstanding; /* the file's reads drain before the next opens */
   int cap = j->e->ops->window(&j->e->s->proto);
   return w + sp->cache_readahead < cap ? w + sp->cache_readahead : cap;
 }
