@@ -124,15 +124,11 @@ const struct param_desc proto_param_table[] = {
      * Receiving, GRO hands the stack up to 64 KiB at a time and smbd's
      * non-blocking reads drain the socket as it fills, so a WRITE's data
      * is processed as it arrives.  0 = each stage handles the whole
-     * message before the next starts (store-and-forward).  Default 0
-     * until the smbd costs are refitted with streaming on: at the shipped
-     * fit (fitted store-and-forward) 64 KiB leaves the DS2015xs QD4 read
-     * smbd 92 % busy, below the review's saturated core
-     * (test_observations smbd-single-core). */
+     * message before the next starts (store-and-forward, a what-if). */
     {.key = "stream_segment", .dim = UNITS_BYTES, .offset = PROTO_OFF(stream_segment_bytes),
-     .min = 0, .max = 8388608, .optional = 1, .def = 0,
+     .min = 0, .max = 8388608, .optional = 1, .def = 65536,
      .help = "piece of a message's data the daemon copy, the wire and the receive softirq "
-             "pass on as they go (bytes; Linux GSO/GRO size 64 KiB); 0B = store-and-forward (default)"},
+             "pass on as they go (bytes; Linux GSO/GRO size 64 KiB, default); 0B = store-and-forward"},
     PROTO_COST_ENTRIES(PROTO_PCOST_OFF)};
 const size_t proto_param_count = PARAM_COUNT(proto_param_table);
 

@@ -3,11 +3,14 @@
 
 #include <math.h>
 
+static double workgen_copy_next_off(const struct workgen *g);
+
 void workgen_init(struct workgen *g, const struct job *spec, const struct replay_trace *replay,
                   double region_start, double region_bytes)
 {
   *g = (struct workgen){.spec = spec, .replay = replay, .region_start = region_start,
                         .region_bytes = region_bytes};
+  g->handle_next = spec->file_handles && workgen_copy_next_off(g) >= 0.0; /* the first file's open */
 }
 
 int workgen_more(const struct workgen *g)
@@ -17,7 +20,7 @@ int workgen_more(const struct workgen *g)
   double todo = g->spec->io_bytes > 0 ? g->spec->io_bytes : g->region_bytes; /* fio io_size */
   if (g->spec->loops > 1)
     todo *= g->spec->loops; /* fio loops: the whole job again */
-  return g->spec->time_based || g->issued_bytes < todo;
+  return g->spec->time_based || g->issued_bytes < todo || g->handle_next == 2; /* the last close */
 }
 
 int workgen_timed(const struct job *spec)
@@ -279,6 +282,61 @@ static void workgen_next_plain(struct workgen *g, gsl_rng *rng, struct workgen_i
   }
 }
 
+/* As workgen_next_in_region's sequential walk and its `opens`: the
+ * next data offset in the region (wrapping at its end), or -1 when the
+ * job is not a sequential file copy. */
+static double workgen_copy_next_off(const struct workgen *g)
+{
+  const struct job *sp = g->spec;
+  if (g->replay || sp->file_bytes <= 0 || sp->access != JOB_SEQ || sp->nbs != 1 || sp->nbs_w > 0 ||
+      sp->zone_size_bytes > 0 || sp->zbd_zone_bytes > 0 || sp->meta_op != JOB_META_NONE || sp->trim)
+    return -1.0;
+  double bs = sp->bs_bytes[0] < g->region_bytes ? sp->bs_bytes[0] : g->region_bytes;
+  return g->next_off + bs > g->region_bytes ? 0.0 : g->next_off;
+}
+
+/* The next data I/O of a sequential file copy starts a file. */
+static int workgen_next_opens(const struct workgen *g)
+{
+  double off = workgen_copy_next_off(g);
+  double bs = g->spec->bs_bytes[0] < g->region_bytes ? g->spec->bs_bytes[0] : g->region_bytes;
+  return off >= 0.0 && fmod(off, g->spec->file_bytes) < bs;
+}
+
+void workgen_local_files(struct workgen *g)
+{
+  g->handle_next = -1;
+}
+
+int workgen_waits(const struct workgen *g)
+{
+  return g->handle_next > 0 || g->handle_last || workgen_next_opens(g);
+}
+
+/* file_handles: the open of the file the next data I/O starts (a lookup
+ * of an existing file to read it, a create to write it: the NAS side of
+ * workgen_meta's operations, at the file's first block) or the close of
+ * the one just done (no filesystem work: its inode block, cached). */
+static void workgen_handle(struct workgen *g, struct workgen_io *out)
+{
+  const struct job *sp = g->spec;
+  double off = workgen_copy_next_off(g);
+  double at = g->handle_next == 1 ? off : g->last_file_off;
+  int write = sp->read_frac < 1.0;
+  *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + at), .len_bytes = 0,
+                             .write = write, .rec = -1};
+  if (g->handle_next == 1) {
+    out->meta = write ? JOB_META_CREATE : JOB_META_STAT;
+    out->opens = 1; /* cycles_per_open: the CREATE, its QUERY_INFO and the CLOSE's work */
+    g->last_file_off = off;
+    g->handle_next = 0;
+  } else {
+    out->meta = JOB_META_STAT;
+    g->handle_next = 1;
+  }
+  g->handle_last = 1;
+}
+
 /* fio's trim directions (io_u.c get_rw_ddir): trim and randtrim trim
  * every block; trimwrite trims a block, then writes the same block (the
  * write's last_pos trails the trim's by one block), then moves on.  A
@@ -286,8 +344,18 @@ static void workgen_next_plain(struct workgen *g, gsl_rng *rng, struct workgen_i
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   const struct job *sp = g->spec;
+  if (g->handle_next > 0) {
+    workgen_handle(g, out);
+    return;
+  }
   if (g->replay || (sp->trim == 0 && sp->meta_op != JOB_META_FALLOC)) {
     workgen_next_plain(g, rng, out);
+    if (sp->file_handles && g->handle_next >= 0 && workgen_copy_next_off(g) >= 0.0) {
+      out->opens = 0; /* its file's open carried it */
+      g->handle_last = 0;
+      if (workgen_next_opens(g))
+        g->handle_next = 2; /* the file is done: its close */
+    }
     return;
   }
   if (g->tw_pending) { /* trimwrite: the write of the block just trimmed */

@@ -35,6 +35,11 @@ struct workgen {
   double zone_start, zone_done;      /* zonemode=strided: the zone's start in region, bytes done in it */
   int zbd_nopen;                     /* zonemode=zbd: the open zones, their start in region */
   double zbd_zone[WORKGEN_ZBD_OPEN], zbd_wp[WORKGEN_ZBD_OPEN]; /* and bytes written in each */
+  int handle_next;                   /* file_handles: 1 the next I/O opens the next file, 2 it
+                                        closes the one just read or written, 0 data, -1 none
+                                        (workgen_local_files) */
+  int handle_last;                   /* file_handles: the last I/O was an open or a close */
+  double last_file_off;              /* file_handles: where the open file starts in region */
   int tw_pending;                    /* trimwrite: the block just trimmed is written next */
   uint64_t tw_off, tw_len;
 };
@@ -62,6 +67,15 @@ void workgen_init(struct workgen *g, const struct job *spec, const struct replay
                   double region_start, double region_bytes);
 /* 1 while the job has I/O left (time limits are the caller's). */
 int workgen_more(const struct workgen *g);
+/* 1 when a file copy's next I/O waits for the job's outstanding ones: it
+ * starts the next file (the tool is done with the last one first), it is
+ * a file_handles open or close, or it follows one (the handle's request
+ * must be answered first); 0 otherwise, and for every other job. */
+int workgen_waits(const struct workgen *g);
+/* The job's files are the client's own (on a block protocol's LUN its
+ * filesystem opens and closes them without a request): no file_handles
+ * requests. */
+void workgen_local_files(struct workgen *g);
 /* The next I/O; advances the generator (and the RNG for random choices). */
 void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out);
 /* 1 when the job issues on a timer (open loop: rate_iops, replay by

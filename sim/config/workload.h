@@ -78,6 +78,13 @@ struct job {
    * closed around their I/O; 0 = plain block I/O. */
   double file_bytes;
   double nfiles;
+  int file_handles;         /* file copies: each file's open (SMB2 CREATE) and close are
+                               requests of their own, the next I/O waits for each (a copy
+                               tool's CreateFile / CloseHandle); 0: the open's cost rides on
+                               the file's first I/O */
+  int cache_readahead;      /* buffered sequential reads: reads the client's cache manager
+                               keeps in flight beyond the application's, within the open
+                               file (Windows read-ahead; filecopy preset); 0 = none */
   /* Additive (h-workloads): */
   double rwmixread_frac;    /* fio rwmixread / 100, used when rw_mixed (default 0.5) */
   int rw_mixed;             /* 1: rw=rw/randrw (read_frac = rwmixread_frac) */

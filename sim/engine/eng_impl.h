@@ -266,6 +266,9 @@ void eng_wake_storage(struct eng *e);
  * NAS page cache (submit.c). */
 int eng_job_sync(const struct eng *e, const struct job *spec);
 int eng_job_direct(const struct eng *e, const struct job *spec);
+/* The I/Os job j may have outstanding now: its window and the client's
+ * read-ahead (submit.c). */
+int eng_job_window(const struct eng_job *j);
 /* 1 when the client's page cache takes buffered write r (submit.c). */
 int eng_client_absorb(struct eng_job *j, struct eng_req *r);
 void eng_send_reply(struct eng *e, struct eng_req *r);

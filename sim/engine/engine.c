@@ -588,7 +588,7 @@ static void eng_refill(struct eng_job *j, int self)
 {
   if (workgen_timed(j->spec))
     return; /* the timer actor issues */
-  while (j->outstanding < lat_target_depth(&j->lat, j->depth) && eng_may_issue(j))
+  while (j->outstanding < eng_job_window(j) && eng_may_issue(j))
     eng_issue(j, self);
 }
 
@@ -820,6 +820,8 @@ static void eng_place(struct eng *e, struct eng_job *j, int index)
   j->region_bytes = size;
   workgen_init(&j->gen, j->spec, j->spec->replay ? e->s->workload.replay : NULL, j->region_start,
                j->region_bytes);
+  if (!e->ops->opens_files)
+    workgen_local_files(&j->gen);
 }
 
 /* The client jobs of the step: a record per (client, job, copy), its

@@ -2,7 +2,7 @@
  * block it becomes (a metadata operation's own filesystem block, its
  * direction; a trim's discard), the sync and direct flags of its job, and whether the
  * client's page cache takes a buffered write instead (engine.c sends,
- * daemon.c submits). */
+ * daemon.c submits), and how many I/Os its job may have outstanding. */
 #include <simgrid/engine.h>
 
 #include "models/storage/pcache.h"
@@ -42,6 +42,25 @@ void eng_submit(struct eng *e, struct eng_req *r)
   io.direct = eng_job_direct(e, r->job->spec);
   stack_submit(e->stack, simgrid_get_clock(), &io);
   eng_wake_storage(e);
+}
+
+/* The I/Os job j may have outstanding now: none more while a file copy's
+ * next I/O waits for the others (workgen_waits: the tool finishes a
+ * file, closes it and opens the next, each answered before it goes on);
+ * else its window, and for a buffered sequential read with
+ * cache_readahead the reads the client's cache manager keeps in flight
+ * beyond the application's (Windows read-ahead runs on the open file),
+ * within the protocol's window (SMB credits). */
+int eng_job_window(const struct eng_job *j)
+{
+  const struct job *sp = j->spec;
+  if (j->outstanding > 0 && workgen_waits(&j->gen))
+    return j->outstanding; /* a file's I/O drains before it closes and the next opens */
+  int w = lat_target_depth(&j->lat, j->depth);
+  if (sp->cache_readahead <= 0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ || j->e->local)
+    return w;
+  int cap = j->e->ops->window(&j->e->s->proto);
+  return w + sp->cache_readahead < cap ? w + sp->cache_readahead : cap;
 }
 
 /* A buffered write the client's page cache can take (below its dirty
