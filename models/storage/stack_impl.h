@@ -118,6 +118,7 @@ struct stk_op {
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
+  int resync_pass;       /* MIGRATE single -> RAID-1: the pair's resync after the recovery runs */
   /* DSM's procedure: the system arrays synced onto the joining members,
    * then the data array, then the fixed steps (stage) */
   enum { STK_STAGE_SYS, STK_STAGE_DATA, STK_STAGE_FIXED } stage;

@@ -99,6 +99,10 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
     stk_sys_window(s, op, r, units);
     return;
   }
+  if (op->resync_pass) { /* md raid1 resync: read the first member, write the other */
+    raid_plan_resync(&s->g, pos, units, &r->plan);
+    return;
+  }
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     if (op->mkfs) { /* volume creation: mke2fs zeroes inode tables and journal */
@@ -373,6 +377,8 @@ void stk_op_pump(struct stack *s, double t)
 /* The data stage's phase name. */
 static const char *stk_data_phase(const struct stk_op *op)
 {
+  if (op->resync_pass)
+    return "resync";
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     return op->mkfs ? "mkfs" : "resync";
@@ -398,6 +404,20 @@ static void stk_op_stage_done(struct stack *s, struct stk_op *op, double t)
       stk_op_pump(s, t);
       return;
     }
+  }
+  if (op->stage == STK_STAGE_DATA && op->cfg.kind == STACK_OP_MIGRATE && !op->reshape &&
+      !op->resync_pass && s->cfg.volume.migrate_raid1 == 1) {
+    /* the recovery made the pair; the vendor's conversion then resyncs it
+     * as md resyncs a RAID-1 (read one member, write the other), paced
+     * and throttled as every md sync */
+    s->g = op->newg;
+    s->capacity = raid_capacity_bytes(&s->g);
+    op->resync_pass = 1;
+    op->total = op->data_total;
+    op->issued = op->done = 0;
+    stk_phase(op, stk_data_phase(op), t);
+    stk_op_pump(s, t);
+    return;
   }
   if (op->stage == STK_STAGE_DATA && s->cfg.volume.procedure_s > 0) {
     op->stage = STK_STAGE_FIXED;

@@ -17,6 +17,7 @@ const char *const raid_level_names[] = {"single", "jbod", "0", "1", "5", "6", "1
 const char *const raid_layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
                                          "right-asymmetric", NULL};
 const char *const iosched_names[] = {"noop", "cfq", NULL};
+const char *const migrate_raid1_names[] = {"recovery", "recovery-resync", NULL};
 const char *const stack_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate", NULL};
 const char *const ssdcache_mode_names[] = {"none", "read-only", "read-write", NULL};
 
@@ -81,6 +82,13 @@ const struct param_desc volume_param_table[] = {
     {.key = "procedure_time", .dim = UNITS_TIME,
      .offset = offsetof(struct volume_params, procedure_s), .min = 0, .max = 3600, .optional = 1,
      .def = 0, .help = "fixed steps of a volume operation around md's work (s)"},
+    /* md itself does no resync after a raid1 recovery (md_check_recovery:
+     * recovery_cp is MaxSector); a vendor's conversion may ask for one
+     * (catalog/systems.yaml) */
+    {.key = "migrate_raid1", .offset = offsetof(struct volume_params, migrate_raid1), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "single -> RAID-1 migration: md's recovery, or recovery then a resync of the pair",
+     .choices = migrate_raid1_names},
     /* the members' elevator (stack_iosched.c): noop (requests go to the
      * disk in arrival order) unless a system's kernel is known to ship
      * another (catalog/systems.yaml) */
