@@ -245,6 +245,29 @@ START_TEST(test_dsm_procedure_phases)
 }
 END_TEST
 
+/* Creating a 3-disk RAID-5 volume with system partitions: the new system
+ * arrays' resync reads their first member only (raid1 sync_request reads
+ * read_disk) and writes the others, then the data array's resync reads
+ * every member (16 MiB system + 48 MiB data per 64 MiB member). */
+START_TEST(test_dsm_system_arrays_resync)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_5, 64ull << 20);
+  c.volume.system_partition_bytes = 16ull << 20;
+  struct env *e = env_new(&c, 3, 1e-4, 1e9);
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_RESYNC});
+  ck_assert_msg(r.end_s > r.start_s && !r.stopped, "creation did not finish");
+  ck_assert_str_eq(r.phases[0].name, "system arrays");
+  uint64_t mib = 1ull << 20;
+  ck_assert_uint_eq(F(e->dev[0])->read_bytes, 64 * mib);
+  for (int m = 1; m < 3; m++) {
+    ck_assert_uint_eq(F(e->dev[m])->read_bytes, 48 * mib);
+    ck_assert_uint_ge(F(e->dev[m])->write_bytes, 16 * mib);
+  }
+  env_free(e);
+}
+END_TEST
+
 /* A vendor's single -> RAID-1 conversion that resyncs the pair after md's
  * recovery (volume.migrate_raid1 = recovery-resync, DSM): the phases
  * takeover, recovery, resync; the resync reads member 0 and writes the
@@ -291,6 +314,7 @@ int main(void)
   tcase_add_test(tc, test_raid6_rebuild_pq);
   tcase_add_test(tc, test_dsm_procedure_phases);
   tcase_add_test(tc, test_migrate_raid1_resync);
+  tcase_add_test(tc, test_dsm_system_arrays_resync);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

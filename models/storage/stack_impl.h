@@ -124,7 +124,7 @@ struct stk_op {
   enum { STK_STAGE_SYS, STK_STAGE_DATA, STK_STAGE_FIXED } stage;
   uint64_t data_total;   /* the data stage's units while the system stage runs */
   uint64_t join_mask;    /* members the system arrays are written to */
-  int sys_src;           /* member they are read from (-1: created on all: read every member) */
+  int sys_src;           /* member they are read from */
   /* is_mddev_idle: the last look (time, verdict) and the members' counters then */
   double look_s;
   int busy;

@@ -77,17 +77,15 @@ static void stk_phase(struct stk_op *op, const char *name, double t)
 /* A window of the system arrays (md0, md1: RAID-1 over every disk, one
  * after the other as md syncs arrays sharing a disk): md raid1 recovery
  * reads a member that holds them and writes the joining ones; a new
- * array's resync reads every member and writes all but the first. */
+ * array's resync reads its first member (raid1 sync_request reads
+ * read_disk only) and writes the others. */
 static void stk_sys_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
 {
   uint64_t pos = op->issued;
-  for (int m = 0; m < s->ndev; m++) {
-    int joins = (op->join_mask >> m) & 1;
-    if (op->sys_src < 0 || m == op->sys_src)
-      raid_ext_add(&r->plan.reads, m, pos, units);
-    if (joins && !(op->sys_src < 0 && m == 0))
+  raid_ext_add(&r->plan.reads, op->sys_src, pos, units);
+  for (int m = 0; m < s->ndev; m++)
+    if (((op->join_mask >> m) & 1) && m != op->sys_src)
       raid_ext_add(&r->plan.writes, m, pos, units);
-  }
   r->sys_area = 1;
 }
 
@@ -538,7 +536,6 @@ static void stk_op_stages(struct stack *s, struct stk_op *op, double now_s)
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     join = s->ndev > 1 ? (1ull << s->ndev) - 1 : 0;
-    src = -1;
     break;
   case STACK_OP_REBUILD:
     join = 1ull << op->cfg.failed_member;
