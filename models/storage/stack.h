@@ -80,6 +80,9 @@ struct volume_params {
   double members;                     /* member disk count */
   double mkfs_inode_ratio_bytes;      /* mke2fs bytes-per-inode (inode tables written at creation) */
   double mkfs_inode_bytes;            /* mke2fs inode size */
+  double mkfs_itable_init;            /* index into mkfs_itable_init_names: mke2fs zeroes the
+                                         inode tables (full) or leaves them to the kernel's
+                                         ext4lazyinit thread after mount (lazy) */
   double reshape_checkpoint_s;        /* md reshape: superblock checkpoint period */
   double superblock_flush_s;          /* member cache flush of one superblock update */
   double system_partition_bytes;      /* per member before the data partition: the vendor's
@@ -100,6 +103,7 @@ extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6"
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
 extern const char *const iosched_names[];     /* "noop", "cfq" (stack_iosched.c) */
 extern const char *const migrate_raid1_names[]; /* "recovery", "recovery-resync" */
+extern const char *const mkfs_itable_init_names[]; /* "lazy", "full" */
 extern const struct param_desc volume_param_table[];
 extern const size_t volume_param_count;
 

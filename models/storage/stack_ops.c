@@ -588,11 +588,15 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   case STACK_OP_RESYNC:
     op.total = raid_redundant(g) ? g->member_bytes : 0;
     if (op.total == 0) {
-      /* nothing to resync: initialising the volume is mke2fs writing its
-       * inode tables (capacity / inode_ratio x inode_size) and journal */
+      /* nothing to resync: initialising the volume is mke2fs zeroing its
+       * journal (lazy_journal_init is off by default) and, unless it leaves
+       * them to ext4lazyinit, its inode tables (capacity / inode_ratio x
+       * inode_size) */
       const struct volume_params *v = &s->cfg.volume;
       double cap = (double)raid_capacity_bytes(g);
-      double itab = v->mkfs_inode_ratio_bytes > 0 ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes : 0;
+      double itab = v->mkfs_itable_init == 1 && v->mkfs_inode_ratio_bytes > 0
+                        ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes
+                        : 0;
       op.total = (uint64_t)(itab + (double)stk_journal_bytes((uint64_t)cap));
       op.total -= op.total % RAID_PAGE_BYTES;
       if (op.total > raid_capacity_bytes(g))
