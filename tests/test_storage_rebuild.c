@@ -245,6 +245,63 @@ START_TEST(test_dsm_procedure_phases)
 }
 END_TEST
 
+/* Creating a 3-disk RAID-5 volume with system partitions: the new system
+ * arrays' resync reads their first member only (raid1 sync_request reads
+ * read_disk) and writes the others, then the data array's resync reads
+ * every member (16 MiB system + 48 MiB data per 64 MiB member). */
+START_TEST(test_dsm_system_arrays_resync)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_5, 64ull << 20);
+  c.volume.system_partition_bytes = 16ull << 20;
+  struct env *e = env_new(&c, 3, 1e-4, 1e9);
+  struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_RESYNC});
+  ck_assert_msg(r.end_s > r.start_s && !r.stopped, "creation did not finish");
+  ck_assert_str_eq(r.phases[0].name, "system arrays");
+  uint64_t mib = 1ull << 20;
+  ck_assert_uint_eq(F(e->dev[0])->read_bytes, 64 * mib);
+  for (int m = 1; m < 3; m++) {
+    ck_assert_uint_eq(F(e->dev[m])->read_bytes, 48 * mib);
+    ck_assert_uint_ge(F(e->dev[m])->write_bytes, 16 * mib);
+  }
+  env_free(e);
+}
+END_TEST
+
+/* A vendor's single -> RAID-1 conversion that resyncs the pair after md's
+ * recovery (volume.migrate_raid1 = recovery-resync, DSM): the phases
+ * takeover, recovery, resync; the resync reads member 0 and writes the
+ * added disk again, so the disk work doubles and the operation takes twice
+ * md's recovery (2 x 64 MiB at 200 MB/s members, paced at speed_limit_max). */
+START_TEST(test_migrate_raid1_resync)
+{
+  double t[2];
+  for (int mode = 0; mode < 2; mode++) {
+    struct stack_cfg c;
+    env_volume(&c, RAID_SINGLE, 64ull << 20);
+    c.volume.migrate_raid1 = mode;
+    struct env *e = env_new(&c, 1, 1e-4, 200e6);
+    struct stack_op_report r = env_run_op(e, &(struct stack_op_cfg){.kind = STACK_OP_MIGRATE, .target_level = RAID_1, .new_members = 2});
+    ck_assert_msg(r.end_s > r.start_s && !r.stopped, "migration did not finish");
+    t[mode] = r.end_s - r.start_s;
+    ck_assert_uint_eq(F(e->spare[0])->write_bytes, (uint64_t)(mode + 1) * (64ull << 20));
+    ck_assert_uint_eq(F(e->dev[0])->write_bytes, 0);
+    ck_assert_int_eq(r.nphases, 2 + mode);
+    ck_assert_str_eq(r.phases[0].name, "takeover");
+    ck_assert_str_eq(r.phases[1].name, "recovery");
+    if (mode == 1) {
+      ck_assert_str_eq(r.phases[2].name, "resync");
+      double rec = r.phases[1].end_s - r.phases[1].start_s, res = r.phases[2].end_s - r.phases[2].start_s;
+      ck_assert_msg(r.phases[2].start_s == r.phases[1].end_s && fabs(res / rec - 1) < 0.02,
+                    "recovery %g s, resync %g s", rec, res);
+    }
+    ck_assert_uint_eq(stack_capacity_bytes(e->s), 64ull << 20);
+    env_free(e);
+  }
+  ck_assert_msg(fabs(t[1] / t[0] - 2) < 0.03, "recovery only %g s, with the resync %g s", t[0], t[1]);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("storage_rebuild");
@@ -256,6 +313,8 @@ int main(void)
   tcase_add_test(tc, test_rebuild_vs_foreground_load);
   tcase_add_test(tc, test_raid6_rebuild_pq);
   tcase_add_test(tc, test_dsm_procedure_phases);
+  tcase_add_test(tc, test_migrate_raid1_resync);
+  tcase_add_test(tc, test_dsm_system_arrays_resync);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

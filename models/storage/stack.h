@@ -80,6 +80,9 @@ struct volume_params {
   double members;                     /* member disk count */
   double mkfs_inode_ratio_bytes;      /* mke2fs bytes-per-inode (inode tables written at creation) */
   double mkfs_inode_bytes;            /* mke2fs inode size */
+  double mkfs_itable_init;            /* index into mkfs_itable_init_names: mke2fs zeroes the
+                                         inode tables (full) or leaves them to the kernel's
+                                         ext4lazyinit thread after mount (lazy) */
   double reshape_checkpoint_s;        /* md reshape: superblock checkpoint period */
   double superblock_flush_s;          /* member cache flush of one superblock update */
   double system_partition_bytes;      /* per member before the data partition: the vendor's
@@ -87,6 +90,9 @@ struct volume_params {
                                          every disk); 0: none */
   double procedure_s;                 /* the vendor's fixed steps of a volume operation
                                          (partitioning, mdadm, mount, services), after md's work */
+  double migrate_raid1;               /* index into migrate_raid1_names: a single -> RAID-1
+                                         migration is md's recovery onto the added disk, or
+                                         that and then a resync of the pair (a vendor's step) */
   double iosched;                     /* index into iosched_names: the members' elevator */
   double cfq_slice_sync_s;            /* CFQ time slice of a sync queue */
   double cfq_slice_async_s;           /* CFQ time slice of the async queue */
@@ -96,6 +102,8 @@ struct volume_params {
 extern const char *const raid_level_names[];  /* "single","jbod","0","1","5","6","10","shr","shr2" */
 extern const char *const raid_layout_names[]; /* "left-symmetric", ... */
 extern const char *const iosched_names[];     /* "noop", "cfq" (stack_iosched.c) */
+extern const char *const migrate_raid1_names[]; /* "recovery", "recovery-resync" */
+extern const char *const mkfs_itable_init_names[]; /* "lazy", "full" */
 extern const struct param_desc volume_param_table[];
 extern const size_t volume_param_count;
 
@@ -191,7 +199,7 @@ struct stack_op_cfg {
   int new_members;    /* RESHAPE/MIGRATE: member count after the operation */
   int failed_member;  /* REBUILD: which member is being rebuilt */
 };
-#define STACK_OP_MAX_PHASES 4
+#define STACK_OP_MAX_PHASES 6
 struct stack_op_report {
   enum stack_op_kind kind;
   double start_s, end_s; /* end_s < 0 while running */

@@ -118,12 +118,13 @@ struct stk_op {
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */
+  int resync_pass;       /* MIGRATE single -> RAID-1: the pair's resync after the recovery runs */
   /* DSM's procedure: the system arrays synced onto the joining members,
    * then the data array, then the fixed steps (stage) */
   enum { STK_STAGE_SYS, STK_STAGE_DATA, STK_STAGE_FIXED } stage;
   uint64_t data_total;   /* the data stage's units while the system stage runs */
   uint64_t join_mask;    /* members the system arrays are written to */
-  int sys_src;           /* member they are read from (-1: created on all: read every member) */
+  int sys_src;           /* member they are read from */
   /* is_mddev_idle: the last look (time, verdict) and the members' counters then */
   double look_s;
   int busy;

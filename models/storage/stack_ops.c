@@ -77,17 +77,15 @@ static void stk_phase(struct stk_op *op, const char *name, double t)
 /* A window of the system arrays (md0, md1: RAID-1 over every disk, one
  * after the other as md syncs arrays sharing a disk): md raid1 recovery
  * reads a member that holds them and writes the joining ones; a new
- * array's resync reads every member and writes all but the first. */
+ * array's resync reads its first member (raid1 sync_request reads
+ * read_disk only) and writes the others. */
 static void stk_sys_window(struct stack *s, struct stk_op *op, struct stk_req *r, uint64_t units)
 {
   uint64_t pos = op->issued;
-  for (int m = 0; m < s->ndev; m++) {
-    int joins = (op->join_mask >> m) & 1;
-    if (op->sys_src < 0 || m == op->sys_src)
-      raid_ext_add(&r->plan.reads, m, pos, units);
-    if (joins && !(op->sys_src < 0 && m == 0))
+  raid_ext_add(&r->plan.reads, op->sys_src, pos, units);
+  for (int m = 0; m < s->ndev; m++)
+    if (((op->join_mask >> m) & 1) && m != op->sys_src)
       raid_ext_add(&r->plan.writes, m, pos, units);
-  }
   r->sys_area = 1;
 }
 
@@ -97,6 +95,10 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
   uint64_t pos = op->issued;
   if (op->stage == STK_STAGE_SYS) {
     stk_sys_window(s, op, r, units);
+    return;
+  }
+  if (op->resync_pass) { /* md raid1 resync: read the first member, write the other */
+    raid_plan_resync(&s->g, pos, units, &r->plan);
     return;
   }
   switch (op->cfg.kind) {
@@ -373,6 +375,8 @@ void stk_op_pump(struct stack *s, double t)
 /* The data stage's phase name. */
 static const char *stk_data_phase(const struct stk_op *op)
 {
+  if (op->resync_pass)
+    return "resync";
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     return op->mkfs ? "mkfs" : "resync";
@@ -398,6 +402,20 @@ static void stk_op_stage_done(struct stack *s, struct stk_op *op, double t)
       stk_op_pump(s, t);
       return;
     }
+  }
+  if (op->stage == STK_STAGE_DATA && op->cfg.kind == STACK_OP_MIGRATE && !op->reshape &&
+      !op->resync_pass && s->cfg.volume.migrate_raid1 == 1) {
+    /* the recovery made the pair; the vendor's conversion then resyncs it
+     * as md resyncs a RAID-1 (read one member, write the other), paced
+     * and throttled as every md sync */
+    s->g = op->newg;
+    s->capacity = raid_capacity_bytes(&s->g);
+    op->resync_pass = 1;
+    op->total = op->data_total;
+    op->issued = op->done = 0;
+    stk_phase(op, stk_data_phase(op), t);
+    stk_op_pump(s, t);
+    return;
   }
   if (op->stage == STK_STAGE_DATA && s->cfg.volume.procedure_s > 0) {
     op->stage = STK_STAGE_FIXED;
@@ -518,7 +536,6 @@ static void stk_op_stages(struct stack *s, struct stk_op *op, double now_s)
   switch (op->cfg.kind) {
   case STACK_OP_RESYNC:
     join = s->ndev > 1 ? (1ull << s->ndev) - 1 : 0;
-    src = -1;
     break;
   case STACK_OP_REBUILD:
     join = 1ull << op->cfg.failed_member;
@@ -571,11 +588,15 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
   case STACK_OP_RESYNC:
     op.total = raid_redundant(g) ? g->member_bytes : 0;
     if (op.total == 0) {
-      /* nothing to resync: initialising the volume is mke2fs writing its
-       * inode tables (capacity / inode_ratio x inode_size) and journal */
+      /* nothing to resync: initialising the volume is mke2fs zeroing its
+       * journal (lazy_journal_init is off by default) and, unless it leaves
+       * them to ext4lazyinit, its inode tables (capacity / inode_ratio x
+       * inode_size) */
       const struct volume_params *v = &s->cfg.volume;
       double cap = (double)raid_capacity_bytes(g);
-      double itab = v->mkfs_inode_ratio_bytes > 0 ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes : 0;
+      double itab = v->mkfs_itable_init == 1 && v->mkfs_inode_ratio_bytes > 0
+                        ? cap / v->mkfs_inode_ratio_bytes * v->mkfs_inode_bytes
+                        : 0;
       op.total = (uint64_t)(itab + (double)stk_journal_bytes((uint64_t)cap));
       op.total -= op.total % RAID_PAGE_BYTES;
       if (op.total > raid_capacity_bytes(g))

@@ -17,6 +17,8 @@ const char *const raid_level_names[] = {"single", "jbod", "0", "1", "5", "6", "1
 const char *const raid_layout_names[] = {"left-symmetric", "left-asymmetric", "right-symmetric",
                                          "right-asymmetric", NULL};
 const char *const iosched_names[] = {"noop", "cfq", NULL};
+const char *const migrate_raid1_names[] = {"recovery", "recovery-resync", NULL};
+const char *const mkfs_itable_init_names[] = {"lazy", "full", NULL};
 const char *const stack_op_names[] = {"none", "resync", "rebuild", "reshape", "migrate", NULL};
 const char *const ssdcache_mode_names[] = {"none", "read-only", "read-write", NULL};
 
@@ -61,6 +63,14 @@ const struct param_desc volume_param_table[] = {
     {.key = "mkfs_inode_size", .dim = UNITS_BYTES,
      .offset = offsetof(struct volume_params, mkfs_inode_bytes), .min = 128, .max = 4 * KiB,
      .optional = 1, .def = 256, .help = "inode size of the new file system (bytes)"},
+    /* mke2fs (e2fsprogs >= 1.41.12) sets lazy_itable_init when the kernel
+     * has ext4lazyinit (/sys/fs/ext4/features/lazy_itable_init, >= 2.6.37):
+     * the inode tables are zeroed after mount, outside the creation; full is
+     * -E lazy_itable_init=0 (or an older mke2fs) */
+    {.key = "mkfs_itable_init", .offset = offsetof(struct volume_params, mkfs_itable_init), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "mke2fs inode tables: lazy (zeroed after mount by ext4lazyinit) or full (at creation)",
+     .choices = mkfs_itable_init_names},
     /* md raid5.c reshape_request: reshape_position is written to the
      * superblocks at least every 10*HZ, and earlier when the next window
      * would overwrite old-layout data not yet recorded as reshaped */
@@ -81,6 +91,13 @@ const struct param_desc volume_param_table[] = {
     {.key = "procedure_time", .dim = UNITS_TIME,
      .offset = offsetof(struct volume_params, procedure_s), .min = 0, .max = 3600, .optional = 1,
      .def = 0, .help = "fixed steps of a volume operation around md's work (s)"},
+    /* md itself does no resync after a raid1 recovery (md_check_recovery:
+     * recovery_cp is MaxSector); a vendor's conversion may ask for one
+     * (catalog/systems.yaml) */
+    {.key = "migrate_raid1", .offset = offsetof(struct volume_params, migrate_raid1), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "single -> RAID-1 migration: md's recovery, or recovery then a resync of the pair",
+     .choices = migrate_raid1_names},
     /* the members' elevator (stack_iosched.c): noop (requests go to the
      * disk in arrival order) unless a system's kernel is known to ship
      * another (catalog/systems.yaml) */

@@ -80,7 +80,7 @@ struct res_op {
   struct res_op_phase {
     char name[16];
     double duration_s;
-  } phases[4];
+  } phases[6];
 };
 
 struct run_result {
