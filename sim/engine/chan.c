@@ -40,8 +40,7 @@ struct eng_xfer {
 struct eng_net {
   struct eng *e;
   struct flow_net *fn;
-  sg_sem_t wake;
-  double deadline; /* the scheduler sleeps until then (-1: it is running) */
+  struct eng_sched sched;
   int np, nc;      /* NAS ports, NICs per client */
   int sw;          /* constraint index of a blocking switch, -1 if none */
   int sw_link;     /* the routes cross a switch link (blocking, or latency only) */
@@ -64,32 +63,14 @@ static int eng_net_nic(const struct eng_net *n, int client, int nic, int up)
 
 static void eng_net_done(void *ctx, void *tag);
 
-/* The scheduler: processes the model's events at their times. */
-static void eng_net_main(int argc, char **argv)
+static int eng_net_advance(void *model, double now_s, void *ctx)
 {
-  (void)argc;
-  (void)argv;
-  struct eng_net *n = sg_actor_self_get_data();
-  double at = simgrid_get_clock();
-  for (;;) {
-    if (flow_advance(n->fn, at, eng_net_done, n) < 0)
-      xbt_die("out of memory");
-    double now = simgrid_get_clock();
-    double t = flow_next_s(n->fn);
-    if (t <= now) {
-      at = now;
-      continue;
-    }
-    n->deadline = t;
-    int timed_out = 0;
-    if (isinf(t))
-      sg_sem_acquire(n->wake);
-    else
-      timed_out = sg_sem_acquire_timeout(n->wake, t - now) != 0;
-    n->deadline = -1.0;
-    now = simgrid_get_clock();
-    at = timed_out && t > now ? t : now; /* the clock may land an ulp short of t */
-  }
+  return flow_advance(model, now_s, eng_net_done, ctx);
+}
+
+static double eng_net_next_s(const void *model)
+{
+  return flow_next_s(model);
 }
 
 int eng_net_setup(struct eng *e)
@@ -121,9 +102,8 @@ int eng_net_setup(struct eng *e)
         flow_cons_set(n->fn, eng_net_nic(n, c, k, up), e->map.client_nic_payload_bytes_per_s);
   if (n->sw >= 0)
     flow_cons_set(n->fn, n->sw, n->sw_bw);
-  n->wake = eng_sem(e);
-  n->deadline = -1.0;
-  eng_spawn("network", e->nas, eng_net_main, n, 1);
+  n->sched = (struct eng_sched){.model = n->fn, .advance = eng_net_advance, .next_s = eng_net_next_s, .ctx = n};
+  eng_sched_start(e, &n->sched, "network", e->nas);
   return 0;
 }
 
@@ -201,10 +181,7 @@ static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
   double bound = lat > 0 && n->gamma / (2.0 * lat) < bw ? n->gamma / (2.0 * lat) : bw;
   if (flow_start(n->fn, simgrid_get_clock(), x->bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, x) < 0)
     xbt_die("out of memory");
-  if (flow_next_s(n->fn) < n->deadline) { /* an earlier event than the scheduler sleeps for */
-    n->deadline = -1.0;
-    sg_sem_release(n->wake);
-  }
+  eng_sched_poke(&n->sched);
 }
 
 /* Start the next waiting message of ch if a receive is free. */

@@ -258,6 +258,23 @@ struct eng_req *eng_queue_pop(struct eng_queue *q);
 /* Start an actor on host with data; daemon 1: it does not keep the run alive. */
 sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data, int daemon);
 
+/* A fluid model's scheduler actor (cpu.c's cores, flow.c's links): it
+ * lets the model end what is due at each instant (advance) and sleeps
+ * until the model's next end (next_s), or until eng_sched_poke says a new
+ * activity ends sooner. */
+struct eng_sched {
+  void *model;
+  int (*advance)(void *model, double now_s, void *ctx); /* < 0: out of memory */
+  double (*next_s)(const void *model);
+  void *ctx;
+  sg_sem_t wake;
+  double deadline; /* the scheduler sleeps until then (-1: it is running) */
+};
+/* Start s's actor named name on host (a daemon actor). */
+void eng_sched_start(struct eng *e, struct eng_sched *s, const char *name, sg_host_t host);
+/* After the model gained an activity: wake the scheduler if it ends first. */
+void eng_sched_poke(struct eng_sched *s);
+
 /* Storage: submit a request (submit.c), reply to its client, the stack's hooks. */
 void eng_submit(struct eng *e, struct eng_req *r);
 /* Wake the storage event source if the stack now has an earlier event. */

@@ -98,8 +98,7 @@ struct eng_cpu_wait {
 
 struct eng_cpu {
   struct cpu_host *host;
-  sg_sem_t wake;
-  double deadline; /* the scheduler sleeps until then (-1: it is running) */
+  struct eng_sched sched;
   struct eng_cpu_wait *free_w;
 };
 
@@ -109,32 +108,60 @@ static void eng_cpu_done(void *ctx, void *tag)
   sg_sem_release(((struct eng_cpu_wait *)tag)->sem);
 }
 
-/* The scheduler: ends the executions at their times (as chan.c's). */
-static void eng_cpu_main(int argc, char **argv)
+/* ---- fluid models' scheduler ------------------------------------------ */
+
+static void eng_sched_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
-  struct eng_cpu *c = sg_actor_self_get_data();
+  struct eng_sched *s = sg_actor_self_get_data();
   double at = simgrid_get_clock();
   for (;;) {
-    if (cpu_advance(c->host, at, eng_cpu_done, c) < 0)
+    if (s->advance(s->model, at, s->ctx) < 0)
       xbt_die("out of memory");
     double now = simgrid_get_clock();
-    double t = cpu_next_s(c->host);
+    double t = s->next_s(s->model);
     if (t <= now) {
       at = now;
       continue;
     }
-    c->deadline = t;
+    s->deadline = t;
     int timed_out = 0;
     if (isinf(t))
-      sg_sem_acquire(c->wake);
+      sg_sem_acquire(s->wake);
     else
-      timed_out = sg_sem_acquire_timeout(c->wake, t - now) != 0;
-    c->deadline = -1.0;
+      timed_out = sg_sem_acquire_timeout(s->wake, t - now) != 0;
+    s->deadline = -1.0;
     now = simgrid_get_clock();
     at = timed_out && t > now ? t : now; /* the clock may land an ulp short of t */
   }
+}
+
+void eng_sched_start(struct eng *e, struct eng_sched *s, const char *name, sg_host_t host)
+{
+  s->wake = eng_sem(e);
+  s->deadline = -1.0;
+  eng_spawn(name, host, eng_sched_main, s, 1);
+}
+
+void eng_sched_poke(struct eng_sched *s)
+{
+  if (s->next_s(s->model) < s->deadline) { /* an earlier end than the scheduler sleeps for */
+    s->deadline = -1.0;
+    sg_sem_release(s->wake);
+  }
+}
+
+/* ---- the NAS cores (cpu.h) --------------------------------------------- */
+
+static int eng_cpu_advance(void *model, double now_s, void *ctx)
+{
+  return cpu_advance(model, now_s, eng_cpu_done, ctx);
+}
+
+static double eng_cpu_next_s(const void *model)
+{
+  return cpu_next_s(model);
 }
 
 int eng_cpu_setup(struct eng *e)
@@ -151,9 +178,8 @@ int eng_cpu_setup(struct eng *e)
   if (!c->host)
     return -1;
   e->cpu = c;
-  c->wake = eng_sem(e);
-  c->deadline = -1.0;
-  eng_spawn("cores", e->nas, eng_cpu_main, c, 1);
+  c->sched = (struct eng_sched){.model = c->host, .advance = eng_cpu_advance, .next_s = eng_cpu_next_s, .ctx = c};
+  eng_sched_start(e, &c->sched, "cores", e->nas);
   return 0;
 }
 
@@ -181,10 +207,7 @@ void eng_cpu_run(struct eng *e, double cycles, double priority)
   }
   if (cpu_start(c->host, simgrid_get_clock(), cycles, priority, w) < 0)
     xbt_die("out of memory");
-  if (cpu_next_s(c->host) < c->deadline) { /* an earlier end than the scheduler sleeps for */
-    c->deadline = -1.0;
-    sg_sem_release(c->wake);
-  }
+  eng_sched_poke(&c->sched);
   sg_sem_acquire(w->sem);
   w->next = c->free_w;
   c->free_w = w;
