@@ -18,13 +18,14 @@
 
 #define TC_OUT_MAX (1 << 18)
 
-/* Run `nastwin ARGS` and capture stdout; returns the exit status. */
-static int tc_run(const char *args, char *out, size_t len)
+/* Run `nastwin ARGS` (a shell-quoted argument string) and capture its
+ * stdout, and its stderr too when with_err; returns the exit status. */
+static int tc_exec(const char *args, char *out, size_t len, int with_err)
 {
   const char *bin = getenv("NASTWIN_BIN");
   ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, args);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' %s %s", bin, args, with_err ? "2>&1" : "2>/dev/null");
   FILE *p = popen(cmd, "r");
   ck_assert_msg(p != NULL, "popen %s", cmd);
   size_t n = fread(out, 1, len - 1, p);
@@ -33,20 +34,7 @@ static int tc_run(const char *args, char *out, size_t len)
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* tc_run with stderr captured too. */
-static int tc_run_err(const char *args, char *out, size_t len)
-{
-  const char *bin = getenv("NASTWIN_BIN");
-  ck_assert_msg(bin != NULL, "NASTWIN_BIN is not set (run through ctest)");
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
-  FILE *p = popen(cmd, "r");
-  ck_assert_msg(p != NULL, "popen %s", cmd);
-  size_t n = fread(out, 1, len - 1, p);
-  out[n] = '\0';
-  int st = pclose(p);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+static int tc_run(const char *args, char *out, size_t len) { return tc_exec(args, out, len, 0); }
 
 static const char *tc_src(void)
 {
@@ -87,6 +75,42 @@ static void tc_strip_run(char *t)
     char *e = strchr(p + 1, '\n');
     memmove(p, e, strlen(e) + 1);
   }
+}
+
+/* The fitted value of `key` in a calibrated.yaml text; NAN when absent. */
+static double tc_param(const char *text, const char *key)
+{
+  char pat[96];
+  snprintf(pat, sizeof pat, "key: %s, value: \"", key);
+  const char *v = text ? strstr(text, pat) : NULL;
+  return v ? strtod(v + strlen(pat), NULL) : NAN;
+}
+
+/* The N of calibrate's "N iterations (" line; -1 when absent. */
+static int tc_iterations(const char *out)
+{
+  const char *it = strstr(out, " iterations (");
+  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
+    it--;
+  int n = -1;
+  return it && sscanf(it, "%d iterations (", &n) == 1 ? n : -1;
+}
+
+/* Write text to path. */
+static void tc_write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Remove a test's temporary folder and everything in it. */
+static void tc_rmtree(const char *dir)
+{
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(cmd), 0);
 }
 
 /* The "measured" figures: tests/calib/golden-fit.yaml simulated at disk
@@ -230,11 +254,8 @@ START_TEST(test_recovers_known_latency)
            common, out1);
   int rc = tc_run(args, out, TC_OUT_MAX);
   ck_assert_msg(rc == 0, "calibrate -j 1 exit %d:\n%s", rc, out);
-  int cold_it = -1, warm_it = -1;
-  const char *it = strstr(out, " iterations (");
-  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
-    it--;
-  ck_assert_msg(it && sscanf(it, "%d iterations (", &cold_it) == 1, "no iteration count in:\n%s", out);
+  int cold_it = tc_iterations(out);
+  ck_assert_msg(cold_it > 0, "no iteration count in:\n%s", out);
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --out '%s'", data, src,
            common, out2);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
@@ -249,10 +270,8 @@ START_TEST(test_recovers_known_latency)
   tc_strip_run(a);
   tc_strip_run(b);
   ck_assert_msg(!strcmp(a, b), "-j 1 and -j 2 outputs differ:\n%s\n---\n%s", a, b);
-  const char *v = strstr(a, "key: latency, value: \"");
-  ck_assert_msg(v != NULL, "no latency parameter in:\n%s", a);
-  double fitted = strtod(v + strlen("key: latency, value: \""), NULL);
-  ck_assert_msg(fabs(fitted / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s, truth 2.3 ms", fitted);
+  double fitted = tc_param(a, "latency");
+  ck_assert_msg(fabs(fitted / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s, truth 2.3 ms:\n%s", fitted, a);
   ck_assert_msg(strstr(a, "date: \"unspecified\"") != NULL, "provenance date");
   /* Atomic write: only the data and the two outputs, no temporary left. */
   DIR *d = opendir(dir);
@@ -266,16 +285,12 @@ START_TEST(test_recovers_known_latency)
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --start '%s' --out '%s'",
            data, src, common, out1, out2);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
-  it = strstr(out, " iterations (");
-  while (it && it > out && it[-1] >= '0' && it[-1] <= '9')
-    it--;
-  ck_assert_msg(strstr(out, "starting from the values of ") && it && sscanf(it, "%d iterations (", &warm_it) == 1,
+  int warm_it = tc_iterations(out);
+  ck_assert_msg(strstr(out, "starting from the values of ") && warm_it > 0,
                 "--start: no start line or iteration count in:\n%s", out);
   ck_assert_msg(warm_it < cold_it, "--start: %d iterations, from the catalogue %d", warm_it, cold_it);
   char *w = tc_slurp(out2);
-  const char *wv = w ? strstr(w, "key: latency, value: \"") : NULL;
-  ck_assert_msg(wv && fabs(strtod(wv + strlen("key: latency, value: \""), NULL) / 2.3e-3 - 1) < 0.02,
-                "--start: refit latency in:\n%s", w ? w : "(none)");
+  ck_assert_msg(fabs(tc_param(w, "latency") / 2.3e-3 - 1) < 0.02, "--start: refit latency in:\n%s", w ? w : "(none)");
   free(w);
   /* validate --calibrated applies the fit: the latency point's error vanishes. */
   snprintf(args, sizeof args, "validate --data '%s' --points '%s/tests/calib/points.yaml' --calibrated '%s' --json", data,
@@ -301,10 +316,7 @@ START_TEST(test_recovers_known_latency)
                 sets[0].value, err.msg);
   cfg_free(&s);
   cfg_free(&s2);
-  unlink(data);
-  unlink(out1);
-  unlink(out2);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(a);
   free(b);
   free(out);
@@ -343,19 +355,16 @@ START_TEST(test_robust_outlier)
       ck_assert_msg(strstr(out, "mechanism missing") && strstr(out, "synthetic-golden read_MBps"),
                     "the x10 point is not reported as mechanism missing:\n%s", out);
     char *a = tc_slurp(cal[m]);
-    const char *v = a ? strstr(a, "key: latency, value: \"") : NULL;
-    ck_assert_msg(v != NULL, "no latency in:\n%s", a ? a : "(none)");
-    fitted[m] = strtod(v + strlen("key: latency, value: \""), NULL);
+    fitted[m] = tc_param(a, "latency");
+    ck_assert_msg(!isnan(fitted[m]), "no latency in:\n%s", a ? a : "(none)");
     if (m == 0)
       ck_assert_msg(strstr(a, "mechanism_missing:") && strstr(a, "metric: read_MBps"), "file:\n%s", a);
     free(a);
-    unlink(cal[m]);
   }
   double e_rob = fabs(fitted[0] / 2.3e-3 - 1), e_ls = fabs(fitted[1] / 2.3e-3 - 1);
   ck_assert_msg(e_ls > 0.8 && e_rob < 0.6 * e_ls, "robust fit %g s (%.1f %% off), least squares %g s (%.1f %% off)", fitted[0],
                 100 * e_rob, fitted[1], 100 * e_ls);
-  unlink(data);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
@@ -407,15 +416,9 @@ START_TEST(test_jacobian_coloured_same)
   ck_assert_msg(strstr(a, "key: latency, value: ") && strstr(a, "key: read_rate, value: "), "both fitted:\n%s", a);
   ck_assert_msg(!strcmp(a, b), "coloured and per-parameter fits differ:\n%s\n---\n%s", a, b);
   /* and the fit recovers both truths (the prior holds them within 1 %) */
-  const char *v = strstr(a, "key: latency, value: \"");
-  double fl = strtod(v + strlen("key: latency, value: \""), NULL);
-  v = strstr(a, "key: read_rate, value: \"");
-  double fr = strtod(v + strlen("key: read_rate, value: \""), NULL);
+  double fl = tc_param(a, "latency"), fr = tc_param(a, "read_rate");
   ck_assert_msg(fabs(fl / 2.3e-3 - 1) < 0.01 && fabs(fr / 80e6 - 1) < 0.01, "fitted %g s, %g B/s", fl, fr);
-  for (int m = 0; m < 2; m++)
-    unlink(cal[m]);
-  unlink(data);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(a);
   free(b);
   free(out);
@@ -462,12 +465,9 @@ START_TEST(test_cv_one_step)
    * the table written between the markers of a README (--cv-readme). */
   char readme[1100];
   snprintf(readme, sizeof readme, "%s/README.md", dir);
-  FILE *f = fopen(readme, "w");
-  ck_assert(f != NULL);
-  fputs("# x\n\n<!-- cross-validation table, leave one experiment out: written by nastwin calibrate --cv-readme; do "
-        "not edit -->\nstale\n<!-- end of the cross-validation table, leave one experiment out -->\nafter\n",
-        f);
-  fclose(f);
+  tc_write_file(readme, "# x\n\n<!-- cross-validation table, leave one experiment out: written by nastwin calibrate "
+                        "--cv-readme; do not edit -->\nstale\n<!-- end of the cross-validation table, leave one "
+                        "experiment out -->\nafter\n");
   snprintf(args, sizeof args,
            "calibrate --data '%s' --points '%s/tests/calib/cv-points.yaml' --params drives/teaching-fixed.latency "
            "--quiet --cv-from '%s' --cv-readme '%s' -j 2",
@@ -483,10 +483,7 @@ START_TEST(test_cv_one_step)
                     strstr(md, " % |\n") && strstr(md, "--cv-from") && strstr(md, "after\n"),
                 "README table:\n%s", md ? md : "(none)");
   free(md);
-  unlink(readme);
-  unlink(data);
-  unlink(cal);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
@@ -525,10 +522,7 @@ START_TEST(test_default_calibration)
   ck_assert(mkdtemp(dir) != NULL);
   char cal_path[1100];
   snprintf(cal_path, sizeof cal_path, "%s/cal.yaml", dir);
-  FILE *f = fopen(cal_path, "w");
-  ck_assert(f != NULL);
-  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.004s\"}\n", f);
-  fclose(f);
+  tc_write_file(cal_path, "version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.004s\"}\n");
   double lat[2];
   for (int k = 0; k < 2; k++) {
     snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --json %s%s", src,
@@ -541,8 +535,7 @@ START_TEST(test_default_calibration)
   /* a missing file is bad input */
   snprintf(args, sizeof args, "run --calibrated '%s/missing.yaml'", dir);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 2);
-  unlink(cal_path);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
@@ -610,10 +603,7 @@ START_TEST(test_own_twin_self_consistent)
     meas[i] = tc_fio_iops(out);
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.json", d, jobs[i].name);
-    FILE *f = fopen(path, "w");
-    ck_assert(f != NULL);
-    fputs(out, f);
-    fclose(f);
+    tc_write_file(path, out);
   }
   snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s' -j 2 --quiet", scn, fit, cal);
   int rc = tc_run(args, out, TC_OUT_MAX);
@@ -660,8 +650,7 @@ START_TEST(test_own_twin_self_consistent)
     ck_assert_msg(fabs(pred / meas[i] - 1) <= 0.05, "held-out %s: truth %.1f IOPS, calibrated twin %.1f",
                   jobs[i].name, meas[i], pred);
   }
-  snprintf(args, sizeof args, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(args), 0);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
@@ -687,23 +676,17 @@ START_TEST(test_own_twin_bad_input)
   for (int k = 0; k < 4; k++) {
     snprintf(path, sizeof path, "%s/x.fio", dir);
     unlink(path);
-    if (cases[k][0]) {
-      FILE *f = fopen(path, "w");
-      fputs(cases[k][0], f);
-      fclose(f);
-    }
+    if (cases[k][0])
+      tc_write_file(path, cases[k][0]);
     snprintf(path, sizeof path, "%s/x.json", dir);
-    FILE *f = fopen(path, "w");
-    fputs(cases[k][1], f);
-    fclose(f);
+    tc_write_file(path, cases[k][1]);
     snprintf(args, sizeof args, "calibrate --system '%s' --fio-results '%s' --out '%s/o.yaml'", scn, dir, dir);
-    int rc = tc_run_err(args, out, TC_OUT_MAX);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 1);
     ck_assert_msg(rc == 2 && strstr(out, want[k]), "case %d: exit %d, expected '%s' in:\n%s", k, rc, want[k], out);
     snprintf(path, sizeof path, "%s/o.yaml.fio-data.yaml", dir);
     ck_assert_msg(access(path, F_OK) != 0, "case %d: %s left behind", k, path);
   }
-  snprintf(args, sizeof args, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(args), 0);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
@@ -720,11 +703,8 @@ START_TEST(test_prediction_intervals)
   char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096];
   ck_assert(mkdtemp(dir) != NULL);
   snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
-  FILE *f = fopen(cal, "w");
-  ck_assert(f != NULL);
-  fputs("version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.002s\", "
-        "lo: \"0.0002s\", hi: \"0.005s\", stderr: \"0.0005s\"}\n", f);
-  fclose(f);
+  tc_write_file(cal, "version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: "
+                     "\"0.002s\", lo: \"0.0002s\", hi: \"0.005s\", stderr: \"0.0005s\"}\n");
   snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
   double mean = tc_json_num(out, "\"read\": ", "mean");
@@ -747,17 +727,13 @@ START_TEST(test_prediction_intervals)
   /* a step the model refuses: seek_full - se = 14 ms leaves no seek
    * curve for the drive's 9.5 ms average; the step is shortened, the run
    * succeeds and still has its interval */
-  f = fopen(cal, "w");
-  ck_assert(f != NULL);
-  fputs("version: 1\nparameters:\n  - {entry: \"drives/wd-red-14tb\", key: seek_full, value: \"0.018s\", "
-        "lo: \"0.014s\", hi: \"0.025s\", stderr: \"0.02s\"}\n", f);
-  fclose(f);
+  tc_write_file(cal, "version: 1\nparameters:\n  - {entry: \"drives/wd-red-14tb\", key: seek_full, value: "
+                     "\"0.018s\", lo: \"0.014s\", hi: \"0.025s\", stderr: \"0.02s\"}\n");
   snprintf(args, sizeof args, "run '%s/validation/scenarios/ds1819plus-sr.yaml' --calibrated '%s' --json --set time=0.3s",
            src, cal);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
   ck_assert_msg(strstr(out, "\"mean_ci90\": [") != NULL, "no interval after a refused step:\n%.600s", out);
-  unlink(cal);
-  rmdir(dir);
+  tc_rmtree(dir);
   free(out);
 }
 END_TEST
