@@ -380,7 +380,7 @@ static double disks_busy(const char *out, int n)
   return sum;
 }
 
-/* smbd without aio (smb_aio_read 0) sleeps in pread() on each page-cache
+/* smbd without aio (smb_aio_read_size 0B) sleeps in pread() on each page-cache
  * miss: 4 KiB random reads at QD16 keep one disk read in flight, so the
  * four FIFO teaching drives of a RAID-0 are busy 100 % together (IOPS =
  * 1 / 1.04096 ms, within the CPU and network time between reads), the
@@ -391,8 +391,8 @@ static double disks_busy(const char *out, int n)
 START_TEST(test_smbd_blocking_read)
 {
   const char *rel = "tests/scenarios/smbd-blocking-read.yaml";
-  const char *sync_rd[] = {"--set", "protocol.smb_aio_read=0", NULL};
-  const char *aio_rd[] = {"--set", "protocol.smb_aio_read=1", NULL};
+  const char *sync_rd[] = {"--set", "protocol.smb_aio_read_size=0B", NULL};
+  const char *aio_rd[] = {"--set", "protocol.smb_aio_read_size=1B", NULL};
   struct cli_out s = run_json(rel, sync_rd), a = run_json(rel, aio_rd);
   double s_iops = cli_json_number(s.out, "\"all\": {", "iops");
   double a_iops = cli_json_number(a.out, "\"all\": {", "iops");
@@ -405,8 +405,24 @@ START_TEST(test_smbd_blocking_read)
   cli_out_free(&a);
   check_little(rel, sync_rd, 16.0);
 
-  const char *w0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=randwrite", NULL};
-  const char *w1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=randwrite", NULL};
+  /* Samba's 'aio read size' is a threshold: at 16 KiB the 4 KiB reads
+   * still block smbd (the same run as without aio), 32 KiB reads are
+   * handed to the pool and the four drives overlap. */
+  const char *t4[] = {"--set", "protocol.smb_aio_read_size=16KiB", NULL};
+  const char *t32[] = {"--set", "protocol.smb_aio_read_size=16KiB", "--set", "workload.bs=32k", NULL};
+  s = run_json(rel, t4);
+  a = run_json(rel, t32);
+  double t4_iops = cli_json_number(s.out, "\"all\": {", "iops");
+  double t32_busy = disks_busy(a.out, 4);
+  ck_assert_msg(t4_iops == s_iops, "4 KiB reads below a 16 KiB aio read size: %.3f IOPS, %.3f blocking",
+                t4_iops, s_iops);
+  ck_assert_msg(t32_busy > 3.0, "32 KiB reads above a 16 KiB aio read size: disks busy %.3f together",
+                t32_busy);
+  cli_out_free(&s);
+  cli_out_free(&a);
+
+  const char *w0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=randwrite", NULL};
+  const char *w1[] = {"--set", "protocol.smb_aio_read_size=1B", "--set", "workload.rw=randwrite", NULL};
   s = run_json(rel, w0);
   a = run_json(rel, w1);
   double s_w = cli_json_number(s.out, "\"all\": {", "iops"), a_w = cli_json_number(a.out, "\"all\": {", "iops");
@@ -414,9 +430,9 @@ START_TEST(test_smbd_blocking_read)
   cli_out_free(&s);
   cli_out_free(&a);
 
-  const char *q0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+  const char *q0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=read", "--set", "workload.bs=64k",
                       "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
-  const char *q1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+  const char *q1[] = {"--set", "protocol.smb_aio_read_size=1B", "--set", "workload.rw=read", "--set", "workload.bs=64k",
                       "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
   s = run_json(rel, q0);
   a = run_json(rel, q1);
@@ -649,8 +665,8 @@ END_TEST
 START_TEST(test_thread_occupancy)
 {
   const char *rel = "bench/scenarios/ds1819plus_cifs_4k_16t16q.yaml";
-  const char *blk[] = {"time", "1s", "protocol.smb_aio_read", "0"};
-  const char *aio[] = {"time", "1s", "protocol.smb_aio_read", "1"};
+  const char *blk[] = {"time", "1s", "protocol.smb_aio_read_size", "0B"};
+  const char *aio[] = {"time", "1s", "protocol.smb_aio_read_size", "1B"};
   struct run_result *b = run_direct(rel, blk, 2), *a = run_direct(rel, aio, 2);
   ck_assert_msg(!b->failed && !a->failed, "runs failed: %s / %s", b->failure, a->failure);
   const struct res_resource *sb = find_res(b, "soc.smbd.c0.0"), *sa = find_res(a, "soc.smbd.c0.0");
