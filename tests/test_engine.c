@@ -380,7 +380,7 @@ static double disks_busy(const char *out, int n)
   return sum;
 }
 
-/* smbd without aio (smb_aio_read 0) sleeps in pread() on each page-cache
+/* smbd without aio (smb_aio_read_size 0B) sleeps in pread() on each page-cache
  * miss: 4 KiB random reads at QD16 keep one disk read in flight, so the
  * four FIFO teaching drives of a RAID-0 are busy 100 % together (IOPS =
  * 1 / 1.04096 ms, within the CPU and network time between reads), the
@@ -391,8 +391,8 @@ static double disks_busy(const char *out, int n)
 START_TEST(test_smbd_blocking_read)
 {
   const char *rel = "tests/scenarios/smbd-blocking-read.yaml";
-  const char *sync_rd[] = {"--set", "protocol.smb_aio_read=0", NULL};
-  const char *aio_rd[] = {"--set", "protocol.smb_aio_read=1", NULL};
+  const char *sync_rd[] = {"--set", "protocol.smb_aio_read_size=0B", NULL};
+  const char *aio_rd[] = {"--set", "protocol.smb_aio_read_size=1B", NULL};
   struct cli_out s = run_json(rel, sync_rd), a = run_json(rel, aio_rd);
   double s_iops = cli_json_number(s.out, "\"all\": {", "iops");
   double a_iops = cli_json_number(a.out, "\"all\": {", "iops");
@@ -405,8 +405,24 @@ START_TEST(test_smbd_blocking_read)
   cli_out_free(&a);
   check_little(rel, sync_rd, 16.0);
 
-  const char *w0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=randwrite", NULL};
-  const char *w1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=randwrite", NULL};
+  /* Samba's 'aio read size' is a threshold: at 16 KiB the 4 KiB reads
+   * still block smbd (the same run as without aio), 32 KiB reads are
+   * handed to the pool and the four drives overlap. */
+  const char *t4[] = {"--set", "protocol.smb_aio_read_size=16KiB", NULL};
+  const char *t32[] = {"--set", "protocol.smb_aio_read_size=16KiB", "--set", "workload.bs=32k", NULL};
+  s = run_json(rel, t4);
+  a = run_json(rel, t32);
+  double t4_iops = cli_json_number(s.out, "\"all\": {", "iops");
+  double t32_busy = disks_busy(a.out, 4);
+  ck_assert_msg(t4_iops == s_iops, "4 KiB reads below a 16 KiB aio read size: %.3f IOPS, %.3f blocking",
+                t4_iops, s_iops);
+  ck_assert_msg(t32_busy > 3.0, "32 KiB reads above a 16 KiB aio read size: disks busy %.3f together",
+                t32_busy);
+  cli_out_free(&s);
+  cli_out_free(&a);
+
+  const char *w0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=randwrite", NULL};
+  const char *w1[] = {"--set", "protocol.smb_aio_read_size=1B", "--set", "workload.rw=randwrite", NULL};
   s = run_json(rel, w0);
   a = run_json(rel, w1);
   double s_w = cli_json_number(s.out, "\"all\": {", "iops"), a_w = cli_json_number(a.out, "\"all\": {", "iops");
@@ -414,9 +430,9 @@ START_TEST(test_smbd_blocking_read)
   cli_out_free(&s);
   cli_out_free(&a);
 
-  const char *q0[] = {"--set", "protocol.smb_aio_read=0", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+  const char *q0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=read", "--set", "workload.bs=64k",
                       "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
-  const char *q1[] = {"--set", "protocol.smb_aio_read=1", "--set", "workload.rw=read", "--set", "workload.bs=64k",
+  const char *q1[] = {"--set", "protocol.smb_aio_read_size=1B", "--set", "workload.rw=read", "--set", "workload.bs=64k",
                       "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
   s = run_json(rel, q0);
   a = run_json(rel, q1);
@@ -455,7 +471,8 @@ START_TEST(test_smb_streaming_overlaps)
 }
 END_TEST
 
-/* Windows read-ahead on a buffered copy (filecopy read_ahead): the cache
+/* Windows read-ahead on a buffered copy (clients.os windows,
+ * readahead_requests): the cache
  * manager keeps reads in flight beyond the copy's own 1 MiB read, so a
  * folder of 64 MiB videos reads back at least 1.3x faster with 2 reads
  * ahead than with none (DS2015xs over 10GbE: one read at a time leaves
@@ -467,7 +484,7 @@ static double copy_read_MBps(const char *file_size, const char *ra)
 {
   char fs[64], rs[64];
   snprintf(fs, sizeof fs, "workload.video_file_size=%s", file_size);
-  snprintf(rs, sizeof rs, "workload.read_ahead=%s", ra);
+  snprintf(rs, sizeof rs, "clients.readahead_requests=%s", ra);
   const char *args[] = {"--set", "workload.sets=videos", "--set", "workload.folder_size=256MiB",
                         "--set", fs, "--set", rs, NULL};
   struct cli_out r = run_json("validation/scenarios/ds2015xs-das-filecopy.yaml", args);
@@ -475,6 +492,37 @@ static double copy_read_MBps(const char *file_size, const char *ra)
   cli_out_free(&r);
   return mbps;
 }
+
+/* The client OS's read-ahead is one mechanism for every client: the
+ * Linux 2.6.32 NFS client (clients.os linux-2.6.32: 15 READs of rsize
+ * ahead) lifts a QD1 buffered sequential read of 128 KiB records over
+ * 1GbE towards the wire (the next READs are in flight while one is on the
+ * wire), and a backward read gets none (ondemand_readahead detects
+ * forward streams only): the same with and without it. */
+static double iozone_MBps(const char *test, const char *ra)
+{
+  char ts[64], rs[64], step[96];
+  snprintf(ts, sizeof ts, "workload.tests=%s", test);
+  snprintf(rs, sizeof rs, "clients.readahead_requests=%s", ra);
+  const char *args[] = {"--set", ts, "--set", rs, "--set", "workload.min_file=32MiB", "--set",
+                        "workload.max_file=32MiB", "--set", "workload.min_record=128KiB", "--set",
+                        "workload.max_record=128KiB", "--set", "workload.sample=1", NULL};
+  struct cli_out r = run_json("validation/scenarios/ds2015xs-iozone-nfs.yaml", args);
+  snprintf(step, sizeof step, "\"step\": \"iozone-%s-f32MiB-r128KiB\"", test);
+  double mbps = cli_json_number(r.out, step, "MBps");
+  cli_out_free(&r);
+  return mbps;
+}
+
+START_TEST(test_nfs_client_readahead)
+{
+  double qd1 = iozone_MBps("read", "0"), ahead = iozone_MBps("read", "15");
+  ck_assert_msg(ahead > 1.15 * qd1 && ahead < 118.0, "sequential: %.1f MB/s with read-ahead vs %.1f at QD1 "
+                "(1GbE carries at most ~117)", ahead, qd1);
+  double back0 = iozone_MBps("backward-read", "0"), back = iozone_MBps("backward-read", "15");
+  ck_assert_msg(back == back0, "backward: %.3f MB/s with read-ahead vs %.3f without", back, back0);
+}
+END_TEST
 
 START_TEST(test_copy_readahead)
 {
@@ -494,7 +542,7 @@ END_TEST
 START_TEST(test_copy_file_handles)
 {
   const char *args[] = {"--set", "workload.sets=videos", "--set", "workload.folder_size=64MiB",
-                        "--set", "workload.video_file_size=1MiB", "--set", "workload.read_ahead=2", NULL};
+                        "--set", "workload.video_file_size=1MiB", NULL};
   struct cli_out r = run_json("validation/scenarios/ds2015xs-das-filecopy.yaml", args);
   const char *step = "\"step\": \"filecopy-videos-read\"";
   double ios = cli_json_number(r.out, step, "ios"), bytes = cli_json_number(r.out, step, "bytes");
@@ -649,8 +697,8 @@ END_TEST
 START_TEST(test_thread_occupancy)
 {
   const char *rel = "bench/scenarios/ds1819plus_cifs_4k_16t16q.yaml";
-  const char *blk[] = {"time", "1s", "protocol.smb_aio_read", "0"};
-  const char *aio[] = {"time", "1s", "protocol.smb_aio_read", "1"};
+  const char *blk[] = {"time", "1s", "protocol.smb_aio_read_size", "0B"};
+  const char *aio[] = {"time", "1s", "protocol.smb_aio_read_size", "1B"};
   struct run_result *b = run_direct(rel, blk, 2), *a = run_direct(rel, aio, 2);
   ck_assert_msg(!b->failed && !a->failed, "runs failed: %s / %s", b->failure, a->failure);
   const struct res_resource *sb = find_res(b, "soc.smbd.c0.0"), *sa = find_res(a, "soc.smbd.c0.0");
@@ -834,6 +882,7 @@ int main(void)
   tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_copy_readahead);
+  tcase_add_test(tc, test_nfs_client_readahead);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

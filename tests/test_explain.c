@@ -212,7 +212,7 @@ START_TEST(test_blocking_read)
   ck_assert_msg(strstr(out, "\"window_limited\": false, \"resource\": \"soc.smbd.c0.0\", "
                             "\"blocked\": true"),
                 "limit not smbd's blocking read:\n%s", out);
-  ck_assert_msg(strstr(out, "\"set\": \"protocol.smb_aio_read=1\""), "no aio change:\n%s", out);
+  ck_assert_msg(strstr(out, "\"set\": \"protocol.smb_aio_read_size=1B\""), "no aio change:\n%s", out);
   const char *g = strstr(out, "\"gain_pct\": ");
   ck_assert_msg(g && atof(g + 12) > 100.0, "the re-run gain is missing or small:\n%s", out);
   free(out);

@@ -598,6 +598,32 @@ START_TEST(test_soc_kernel_stall_paths_share_l2)
 }
 END_TEST
 
+/* A work item's compulsory misses (kernel_cold_bytes: its request's
+ * structures, fresh from DMA or another path) cost their refill at the
+ * memory system's rate on every item, alone too, on top of what the other
+ * paths evicted: 8 KiB on the Armada 370 (~0.26 GB/s) is ~31 us.  A core
+ * whose memory system refills faster (64-bit bus, four misses in flight)
+ * pays less; the clock changes nothing. */
+START_TEST(test_soc_kernel_cold_lines)
+{
+  struct soc_params p = test_armada();
+  double rate = soc_cache_refill_rate(&p), evicted = soc_kernel_stall_s(&p, 2);
+  p.kernel_cold_bytes = 8192;
+  double alone = soc_kernel_stall_s(&p, 0);
+  ck_assert_msg(fabs(alone - 8192 / rate) < 1e-12 && alone > 25e-6 && alone < 40e-6,
+                "alone: %g us per item", alone * 1e6);
+  ck_assert_msg(fabs(soc_kernel_stall_s(&p, 2) - (evicted + alone)) < 1e-12, "3 paths: %g s, want %g + %g",
+                soc_kernel_stall_s(&p, 2), evicted, alone);
+  struct soc_params wide = p;
+  wide.dram_bus_bits = 64;
+  wide.misses_in_flight = 4;
+  ck_assert_msg(soc_kernel_stall_s(&wide, 0) < 0.3 * alone, "wide memory: %g us", soc_kernel_stall_s(&wide, 0) * 1e6);
+  struct soc_params fast = p;
+  fast.clock_hz = 2.4e9;
+  ck_assert_double_eq(soc_kernel_stall_s(&fast, 0), alone);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("soc");
@@ -610,6 +636,7 @@ int main(void)
   tcase_add_test(tc, test_soc_refill_rate_from_dram);
   tcase_add_test(tc, test_soc_kernel_stall_paths_share_l2);
   tcase_add_test(tc, test_soc_kernel_stall);
+  tcase_add_test(tc, test_soc_kernel_cold_lines);
   suite_add_tcase(s, tc);
   tc = tcase_create("proto");
   tcase_add_test(tc, test_proto_packets_mtu);

@@ -69,7 +69,6 @@ const struct proto_ops proto_iscsi_ops = {
     .max_outstanding = iscsi_max_outstanding,
     .window = iscsi_unbounded,
     .sync_writes = iscsi_no,
-    .read_blocks = iscsi_no,
     .conns_per_nic_pair = iscsi_no,
     .lun_extra_cycles = iscsi_lun_extra_cycles,
 };

@@ -47,6 +47,5 @@ const struct proto_ops proto_local_ops = {
     .max_outstanding = local_max_outstanding,
     .window = local_unbounded,
     .sync_writes = local_no,
-    .read_blocks = local_no,
     .conns_per_nic_pair = local_no,
 };

@@ -60,7 +60,6 @@ const struct proto_ops proto_nfs_ops = {
     .max_outstanding = nfs_max_outstanding,
     .window = nfs_unbounded,
     .sync_writes = nfs_sync_writes,
-    .read_blocks = nfs_no,
     .conns_per_nic_pair = nfs_no,
     .pool_threads = nfs_pool_threads,
 };

@@ -60,14 +60,21 @@ const struct param_desc proto_param_table[] = {
     {.key = "smb_max_io", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_max_io_bytes), .min = 65536,
      .max = 8388608, .optional = 1, .def = 1048576,
      .help = "negotiated SMB2 max read/write size (bytes; Windows 7+ clients use 1 MiB)"},
-    /* Samba's 'aio read size': with 0, smbd (one single-threaded process
-     * per connection) reads with a plain pread() and sleeps on every page-
-     * cache miss, so a connection has at most one disk read in flight; > 0
-     * hands reads to a thread pool.  Writes land in the page cache without
-     * sleeping either way. */
-    {.key = "smb_aio_read", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_aio_read), .min = 0,
-     .max = 1, .optional = 1, .def = 1,
-     .help = "0/1: smbd reads asynchronously (Samba 'aio read size' > 0); 0: blocking pread()"},
+    /* Samba's 'aio read size' (smb.conf(5); source3/smbd/aio.c
+     * schedule_smb2_aio_read: a READ of at least this many bytes goes to
+     * the pthreadpool, a smaller one, or any with 0, is a plain pread()).
+     * smbd is one single-threaded process per connection: a synchronous
+     * read sleeps on every page-cache miss, so the connection has at most
+     * one disk read in flight while its other requests wait in the socket;
+     * an asynchronous one lets smbd take the next request (SMB2 credits
+     * keep many outstanding) while the helper thread waits.  Writes land
+     * in the page cache without sleeping either way.  Default 1B: every
+     * read asynchronous (Samba's default since the pthreadpool aio). */
+    {.key = "smb_aio_read_size", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_aio_read_size_bytes),
+     .min = 0, .max = 8388608, .optional = 1, .def = 1,
+     .help = "Samba 'aio read size': reads of at least this size are asynchronous (smbd "
+             "goes on with the next request), smaller ones a blocking pread() (bytes; 1B = "
+             "every read asynchronous, default; 0B = none)"},
     {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
     {.key = "nfs_rsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_rsize_bytes), .min = 4096,
@@ -150,7 +157,6 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"nfs_threads", PROTO_OFF(nfs_threads)},
       {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
       {"nfs_sync", PROTO_OFF(nfs_sync)},
-      {"smb_aio_read", PROTO_OFF(smb_aio_read)},
       {"multichannel", PROTO_OFF(multichannel)},
       {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
       {"checksum_offload", PROTO_OFF(checksum_offload)},
@@ -268,6 +274,12 @@ uint64_t proto_stream_segments(const struct proto_params *p, int write, double b
   if (!proto_ops_of(p)->streams || seg <= 0.0 || bytes <= seg)
     return 1;
   return (uint64_t)ceil(bytes / seg);
+}
+
+int proto_read_blocks(const struct proto_params *p, double bytes)
+{
+  const struct proto_ops *ops = proto_ops_of(p);
+  return ops->read_blocks ? ops->read_blocks(p, bytes) : 0;
 }
 
 double proto_open_cycles(const struct proto_params *p)

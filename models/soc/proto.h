@@ -80,8 +80,9 @@ struct proto_params {
   double kind;                         /* index into proto_kind_names */
   double smb_credits;                  /* credits granted per connection (count) */
   double smb_max_io_bytes;             /* max READ/WRITE size negotiated */
-  double smb_aio_read;                 /* 0/1: smbd reads files asynchronously (Samba
-                                          'aio read size' > 0); 0: it blocks in pread() */
+  double smb_aio_read_size_bytes;      /* Samba 'aio read size': a read of at least this
+                                          size is asynchronous; smaller (or all, with 0)
+                                          block smbd in pread() */
   double nfs_threads;                  /* knfsd threads (count) */
   double nfs_rsize_bytes, nfs_wsize_bytes;
   double nfs_sync;                     /* 0/1: export sync (writes stable before reply) */
@@ -183,8 +184,9 @@ struct proto_ops {
   int (*window)(const struct proto_params *p);
   /* 1 when the server makes every write stable before replying (NFS sync export). */
   int (*sync_writes)(const struct proto_params *p);
-  /* PROTO_SHAPE_PROCESS: 1 when the process sleeps in a read that misses the page cache. */
-  int (*read_blocks)(const struct proto_params *p);
+  /* PROTO_SHAPE_PROCESS: 1 when the process sleeps in a read of `bytes` that misses the
+   * page cache; NULL: it never does. */
+  int (*read_blocks)(const struct proto_params *p, double bytes);
   /* Connections per client NIC pair when the protocol spreads one client
    * over its NICs (SMB multichannel), 0 = one connection per client. */
   int (*conns_per_nic_pair)(const struct proto_params *p);
@@ -240,6 +242,11 @@ uint64_t proto_stream_segments(const struct proto_params *p, int write, double b
 /* Reference cycles of one file open + close (file copies); 0 for iSCSI
  * and local (the client's own filesystem opens files). */
 double proto_open_cycles(const struct proto_params *p);
+
+/* 1 when the daemon process sleeps in a read of `bytes` that misses the
+ * page cache (smbd below Samba's 'aio read size'); 0 for every other
+ * protocol. */
+int proto_read_blocks(const struct proto_params *p, double bytes);
 
 /* knfsd's largest rsize/wsize for a server with lowmem_bytes of RAM
  * (bytes): 1 MiB halved while above RAM/4096, not below 8 KiB

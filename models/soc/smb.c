@@ -39,10 +39,10 @@ static int smb_no(const struct proto_params *p)
   return 0;
 }
 
-/* Without 'aio read size' smbd reads with a plain pread(). */
-static int smb_read_blocks(const struct proto_params *p)
+/* A read below Samba's 'aio read size' (or any, with 0) is a plain pread(). */
+static int smb_read_blocks(const struct proto_params *p, double bytes)
 {
-  return p->smb_aio_read == 0;
+  return p->smb_aio_read_size_bytes <= 0.0 || bytes < p->smb_aio_read_size_bytes;
 }
 
 static int smb_conns_per_nic_pair(const struct proto_params *p)

@@ -105,6 +105,18 @@ const struct param_desc soc_param_table[] = {
      .min = 0, .max = 4.0 * 1048576, .optional = 1, .def = 0,
      .help = "cache footprint of one work item of a NAS path: daemon, softirq, flusher, "
              "block layer, md (bytes); 0B = not modelled"},
+    /* The lines of one work item that no cache can hold for it: the
+     * request's own structures and headers, written since by the NIC's
+     * DMA or by another path on the other side of the hand-off (the
+     * sk_buff and its headers, the RPC/SMB buffers and svc_rqst, the bio,
+     * struct page and radix-tree nodes of the pages it maps): compulsory
+     * misses, refilled at the memory system's rate on every item however
+     * few paths take turns.  A few KiB per item (2..16 KiB).  0 = not
+     * modelled (a core whose reference cycles already hold them). */
+    {.key = "kernel_cold_bytes", .dim = UNITS_BYTES, .offset = SOC_OFF(kernel_cold_bytes),
+     .min = 0, .max = 1048576, .optional = 1, .def = 0,
+     .help = "lines one work item of a NAS path misses whatever the cache holds: its request's "
+             "structures, fresh from DMA or another path (bytes); 0B = not modelled"},
     /* Ways of the L2: 4..16 on these SoCs (Aurora L2 4/8, Cortex-A15
      * 16, Atom 8).  0 = fully associative (overflow only past the size). */
     {.key = "l2_ways", .dim = UNITS_NUMBER, .offset = SOC_OFF(l2_ways), .min = 0, .max = 64, .optional = 1,
@@ -266,7 +278,8 @@ double soc_kernel_stall_s(const struct soc_params *p, double items_since)
   double n = items_since < 0.0 ? 1.0 : items_since + 1.0;
   if (n > 1e6)
     n = 1e6;
-  return soc_cache_refill_s(p, p->kernel_working_set_bytes, (int)n);
+  double cold_s = p->kernel_cold_bytes > 0.0 ? p->kernel_cold_bytes / soc_cache_refill_rate(p) : 0.0;
+  return soc_cache_refill_s(p, p->kernel_working_set_bytes, (int)n) + cold_s;
 }
 
 int soc_has_crypto_engine(const struct soc_params *p)

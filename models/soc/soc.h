@@ -50,6 +50,8 @@ struct soc_params {
   double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */
   double kernel_working_set_bytes;    /* lines one work item of a NAS path (protocol daemon,
                                          softirq, flusher, block layer, md) touches; 0 = not modelled */
+  double kernel_cold_bytes;           /* lines of one such work item no cache holds for it (its
+                                         request's fresh structures): compulsory misses */
   double l2_ways;                     /* L2 associativity; 0 = treated as fully associative */
   double cache_line_bytes;            /* L2 line; 0 = refill at cache_refill_bytes_per_s */
   double dram_latency_s;              /* L2 miss to data: controller, DRAM row + column, return */
@@ -124,7 +126,9 @@ double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, 
  * set) of its lines still cached and refills the rest at
  * soc_cache_refill_rate (soc_cache_refill_s).  A small L2 behind a narrow
  * DRAM bus pays it on every small I/O, as all paths take turns on the
- * core.  0 when l2_cache or kernel_working_set is 0. */
+ * core.  Plus the item's compulsory misses, kernel_cold_bytes at the same
+ * rate, alone or not.  The engine charges it only where kernel_working_set
+ * is set; the evicted part is 0 when l2_cache or kernel_working_set is 0. */
 double soc_kernel_stall_s(const struct soc_params *p, double items_since);
 
 /* 1 if the SoC has a crypto engine (rate > 0). */

@@ -34,8 +34,9 @@ static void explain_change(const struct scenario *s, int step, const struct run_
                "grows with its window until a resource saturates", j->iodepth, 2 * j->iodepth);
     }
   } else if (b->kind == RES_THREAD && e->blocked) {
-    if (s->proto.kind == PROTO_SMB && s->proto.smb_aio_read == 0) {
-      snprintf(e->change, sizeof e->change, "protocol.smb_aio_read=1");
+    e->sync_read = j && proto_read_blocks(&s->proto, j->bs_bytes[0]);
+    if (e->sync_read) {
+      snprintf(e->change, sizeof e->change, "protocol.smb_aio_read_size=1B");
       snprintf(e->change_words, sizeof e->change_words,
                "an asynchronous read path (Samba aio read: smbd hands each pread to a helper "
                "and takes the next request instead of sleeping in the read)");
@@ -173,8 +174,7 @@ static void explain_text_chain(FILE *out, const struct run_result *r, const stru
           e->D_path * 1e3, e->net.overlap_s * 1e3);
 }
 
-static void explain_text_bottleneck(FILE *out, const struct scenario *s, const struct run_result *r,
-                                    const struct explain_story *e)
+static void explain_text_bottleneck(FILE *out, const struct run_result *r, const struct explain_story *e)
 {
   const struct res_resource *b = &r->res[e->b];
   char prog[sizeof b->who];
@@ -200,8 +200,7 @@ static void explain_text_bottleneck(FILE *out, const struct scenario *s, const s
             "   The utilisation table's 0%% busy hides it: count the time a thread holds a\n"
             "   request, not only the time it computes.\n",
             b->name, b->who, e->util * 100.0, b->busy * 100.0,
-            s->proto.kind == PROTO_SMB && s->proto.smb_aio_read == 0
-                ? "smbd's synchronous pread, protocol.smb_aio_read: 0"
+            e->sync_read ? "smbd's synchronous pread below protocol.smb_aio_read_size"
                 : "a synchronous read",
             e->D * 1e3);
   else if (b->kind == RES_THREAD) {
@@ -346,8 +345,8 @@ static void explain_text_mva(FILE *out, const struct explain_story *e)
   free(R);
 }
 
-void explain_text(FILE *out, const struct scenario *s, const struct run_result *r,
-                  const struct explain_story *e, const struct run_result *after, int analytic)
+void explain_text(FILE *out, const struct run_result *r, const struct explain_story *e,
+                  const struct run_result *after, int analytic)
 {
   fprintf(out, "Scenario %s, step %s: %d client(s) x %d outstanding I/O = N = %d in the loop",
           r->scenario, r->step, r->clients, r->outstanding_per_client, e->N);
@@ -362,7 +361,7 @@ void explain_text(FILE *out, const struct scenario *s, const struct run_result *
     return;
   }
   explain_text_chain(out, r, e);
-  explain_text_bottleneck(out, s, r, e);
+  explain_text_bottleneck(out, r, e);
   explain_text_bounds(out, e);
   explain_text_change(out, r, e, after);
   if (analytic)
@@ -513,7 +512,7 @@ static int explain_main(const struct calib_which *w, const char *file, const cha
   if (json)
     explain_json(stdout, &r[0], e, after, analytic);
   else {
-    explain_text(stdout, &s, &r[0], e, after, analytic);
+    explain_text(stdout, &r[0], e, after, analytic);
     if (w->path[0])
       printf("Calibration %s (fnv1a64 %s).\n", w->name, w->hash);
     else

@@ -25,6 +25,7 @@ struct explain_story {
   int next;             /* the next most utilised resource, -1: none */
   double util, D;       /* its utilisation and (occupancy-based) demand per I/O */
   int blocked;          /* the bottleneck is a thread blocked on I/O */
+  int sync_read;        /* ... by smbd's synchronous read (below Samba's aio read size) */
   int window;           /* window-limited */
   struct qnet net;      /* the queueing network of the run */
   double D_path;        /* one I/O alone: sum of demands minus overlap (s) */
@@ -41,8 +42,8 @@ void explain_story_of(const struct scenario *s, int step, const struct run_resul
 
 /* Text for a student; after: the run with e->change (NULL: not re-run);
  * analytic: also the MVA curve. */
-void explain_text(FILE *out, const struct scenario *s, const struct run_result *r,
-                  const struct explain_story *e, const struct run_result *after, int analytic);
+void explain_text(FILE *out, const struct run_result *r, const struct explain_story *e,
+                  const struct run_result *after, int analytic);
 
 /* The same as one JSON object. */
 void explain_json(FILE *out, const struct run_result *r, const struct explain_story *e,

@@ -57,6 +57,8 @@ const struct param_desc system_param_table[] = {
 };
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 
+const char *const client_ra_unit_names[] = {"application-read", "protocol-read", NULL};
+
 const struct param_desc client_param_table[] = {
     {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct client_params, ram_bytes), .min = 0,
      .max = 1.1e12, .optional = 1, .def = 0,
@@ -76,6 +78,14 @@ const struct param_desc client_param_table[] = {
     {.key = "fio_clock_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, fio_clock_s), .min = 0,
      .max = 1e-4, .optional = 1, .def = 0,
      .help = "fio's added CPU time per I/O for its clock reads (without gtod_reduce) (s)"},
+    {.key = "readahead_requests", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, readahead_requests),
+     .min = 0, .max = 64, .optional = 1, .def = 0,
+     .help = "the client OS's read-ahead on a buffered sequential read: units kept in flight "
+             "beyond the application's read (count; 0 = none, the default without clients.os)"},
+    {.key = "readahead_unit", .offset = offsetof(struct client_params, readahead_unit), .min = 0,
+     .max = 1, .optional = 1, .def = CLIENT_RA_APPLICATION, .choices = client_ra_unit_names,
+     .help = "what one read-ahead unit is: application-read (the caller's read, Windows) or "
+             "protocol-read (the protocol's read size, e.g. NFS rsize, Linux)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 
@@ -697,8 +707,19 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   const struct ynode *own = ytree_get(ytree_get(cat->protocols, "client"), "params"); /* fio's own costs */
   if (cfg_fill(own, "client", client_param_table, client_param_count, &s->client, NULL, s, "clients", err) < 0)
     return -1;
-  if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client, (const char *const[]){"count", NULL},
-               s, "clients", err) < 0)
+  /* The client's OS (catalog/protocols.yaml client_os): its read-ahead. */
+  const char *os = NULL;
+  const struct ynode *osref = NULL;
+  if (cl && cfg_word(cl, "clients", "os", 0, &os, &osref, err) < 0)
+    return -1;
+  if (os) {
+    const struct ynode *oe = cfg_entry(cat->protocols, "client_os", "client OS", osref, os, err);
+    if (!oe || cfg_fill(ytree_get(oe, "params"), os, client_param_table, client_param_count, &s->client, NULL, s,
+                        "clients", err) < 0)
+      return -1;
+  }
+  if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client,
+               (const char *const[]){"count", "os", NULL}, s, "clients", err) < 0)
     return -1;
   if (s->client.ram_bytes > 0 && !(s->client.copy_bytes_per_s > 0))
     return cfg_at(err, cl, "clients: a client cache (ram %g B) needs copy_rate, the client's memory copy rate",

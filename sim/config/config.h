@@ -57,7 +57,17 @@ struct client_params {
   double fio_io_s;          /* one I/O with gtod_reduce, the engine completing it at once */
   double fio_queue_s;       /* added at iodepth > 1: queue, commit and reap the completion */
   double fio_clock_s;       /* added without gtod_reduce: the clock reads for slat, clat, lat */
+  /* The client OS's read-ahead (catalog/protocols.yaml `client_os:`, by
+   * `clients.os`; none without): on a buffered forward-sequential read it
+   * keeps readahead_requests x the unit in flight beyond the
+   * application's own read (sim/engine/submit.c eng_job_window). */
+  double readahead_requests; /* count of units; 0 = no read-ahead */
+  double readahead_unit;     /* CLIENT_RA_APPLICATION: the application's read (Windows cache
+                                manager); CLIENT_RA_PROTOCOL: the protocol's read size (Linux
+                                NFS: rsize pages x NFS_MAX_READAHEAD) */
 };
+enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
+extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */
 extern const struct param_desc client_param_table[];
 extern const size_t client_param_count;
 

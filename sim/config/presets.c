@@ -463,7 +463,7 @@ static int sr_expand(struct preset_ctx *c)
 /* --------------------------------------------------------------- filecopy */
 
 static const char *const filecopy_set_words[] = {"photos", "videos", "bluray", NULL};
-enum { FC_SETS, FC_FOLDER, FC_PHOTO, FC_VIDEO, FC_BLURAY, FC_BS, FC_QD, FC_DIRECT, FC_RA, FC_N };
+enum { FC_SETS, FC_FOLDER, FC_PHOTO, FC_VIDEO, FC_BLURAY, FC_BS, FC_QD, FC_DIRECT, FC_N };
 static const struct preset_setting filecopy_settings[] = {
     [FC_SETS] = {.key = "sets", .kind = PS_WORDLIST, .words = filecopy_set_words,
                  .def_list = "photos,videos,bluray", .help = "which folders to copy"},
@@ -481,21 +481,6 @@ static const struct preset_setting filecopy_settings[] = {
                .help = "chunks in flight (assumed 1: single-threaded copy)"},
     [FC_DIRECT] = {.key = "direct", .kind = PS_INT, .min = 0, .max = 1, .def = 0,
                    .help = "0: buffered copy through the client cache (default)"},
-    /* A buffered copy (robocopy, Explorer: CopyFileEx opens the source
-     * with FILE_FLAG_SEQUENTIAL_SCAN) reads through the Windows cache
-     * manager, whose read-ahead issues the next reads of a sequentially
-     * read file asynchronously while the application consumes the
-     * current one, twice as far with the sequential-scan hint (Microsoft
-     * Learn, CreateFile "Caching Behavior" and "File Caching"; Windows
-     * Internals 7th ed. part 2, ch. 11 "Intelligent read-ahead": 3-read
-     * history per handle, read-ahead of the caller's read size rounded to
-     * the 64 KiB granularity, doubled with the hint).  Depth in reads
-     * beyond the application's: 2 assumed (1 without the hint), plausible
-     * 1..3; not measured on these reviews.  A direct (unbuffered) copy
-     * has none. */
-    [FC_RA] = {.key = "read_ahead", .kind = PS_INT, .min = 0, .max = 8, .def = 2,
-               .help = "reads the client's cache manager keeps ahead of the copy's read within a "
-                       "file (assumed 2: Windows read-ahead with FILE_FLAG_SEQUENTIAL_SCAN)"},
 };
 
 static int filecopy_expand(struct preset_ctx *c)
@@ -522,7 +507,6 @@ static int filecopy_expand(struct preset_ctx *c)
       for (int k = 0; k < n; k++) {
         jobs[k].file_bytes = file_bytes;
         jobs[k].nfiles = nfiles;
-        jobs[k].cache_readahead = (int)pv->v[FC_RA];
         jobs[k].file_handles = 1;
       }
       struct workload_step *s = preset_step(c, dir == 0 ? "write_MBps" : "read_MBps", NULL,

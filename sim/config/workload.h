@@ -82,9 +82,6 @@ struct job {
                                requests of their own, the next I/O waits for each (a copy
                                tool's CreateFile / CloseHandle); 0: the open's cost rides on
                                the file's first I/O */
-  int cache_readahead;      /* buffered sequential reads: reads the client's cache manager
-                               keeps in flight beyond the application's, within the open
-                               file (Windows read-ahead; filecopy preset); 0 = none */
   /* Additive (h-workloads): */
   double rwmixread_frac;    /* fio rwmixread / 100, used when rw_mixed (default 0.5) */
   int rw_mixed;             /* 1: rw=rw/randrw (read_frac = rwmixread_frac) */

@@ -236,8 +236,9 @@ static void eng_softirq_main(int argc, char **argv)
  *
  * - a process per connection (smbd): the whole request's CPU work, serial
  *   on one core; writes land in the page cache without sleeping.  Reads:
- *   with aio a helper pool does the pread(), so the process does not wait
- *   for the disks; without (read_blocks), it sleeps in pread() whenever the
+ *   with aio (a read of at least Samba's 'aio read size') a helper pool
+ *   does the pread(), so the process does not wait for the disks;
+ *   without (proto_read_blocks), it sleeps in pread() whenever the
  *   data is not all in the page cache (a disk read, or a read-ahead still
  *   in flight), so the connection has at most one such read outstanding
  *   while its other requests wait in the socket.  A page-cache hit is a
@@ -336,7 +337,7 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
     /* A file operation (create, stat, delete) is a system call the
      * process waits in; a read blocks unless cached or asynchronous. */
     int blocks = r->meta != JOB_META_NONE || r->trim ||
-                 (!r->write && e->ops->read_blocks(&e->s->proto) &&
+                 (!r->write && proto_read_blocks(&e->s->proto, (double)r->len_bytes) &&
                   !stack_read_cached(e->stack, r->offset_bytes, r->len_bytes));
     if (blocks) {
       if (!d->wait)

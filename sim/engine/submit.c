@@ -3,6 +3,7 @@
  * direction; a trim's discard), the sync and direct flags of its job, and whether the
  * client's page cache takes a buffered write instead (engine.c sends,
  * daemon.c submits), and how many I/Os its job may have outstanding. */
+#include <math.h>
 #include <simgrid/engine.h>
 
 #include "models/storage/pcache.h"
@@ -44,23 +45,46 @@ void eng_submit(struct eng *e, struct eng_req *r)
   eng_wake_storage(e);
 }
 
+/* The client OS's read-ahead on job j (reads beyond the application's
+ * own), one mechanism for every client OS (clients.os, catalog/
+ * protocols.yaml client_os): on a buffered forward-sequential read of a
+ * remote file it keeps readahead_requests units in flight ahead of the
+ * reader, a unit being the application's read (Windows' cache manager
+ * reads ahead in multiples of the caller's read) or the protocol's read
+ * size (Linux: an NFS mount's ra_pages = rsize pages x NFS_MAX_READAHEAD);
+ * as requests of the application's size, ceil(window / its read).
+ * Nothing on a backward, strided or random read (Linux's
+ * ondemand_readahead and Windows' read-ahead detect forward sequential
+ * streams only), on O_DIRECT, on a write, or without the network. */
+static int eng_client_readahead(const struct eng_job *j)
+{
+  const struct job *sp = j->spec;
+  const struct client_params *cl = &j->e->s->client;
+  double bs = sp->bs_bytes[0];
+  if (cl->readahead_requests <= 0.0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ ||
+      sp->net_only || j->e->local || !(bs > 0.0))
+    return 0;
+  double unit = bs;
+  if (cl->readahead_unit == CLIENT_RA_PROTOCOL)
+    proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
+  return (int)ceil(cl->readahead_requests * unit / bs);
+}
+
 /* The I/Os job j may have outstanding now: none more while a file copy's
  * next I/O waits for the others (workgen_waits: the tool finishes a
  * file, closes it and opens the next, each answered before it goes on);
- * else its window, and for a buffered sequential read with
- * cache_readahead the reads the client's cache manager keeps in flight
- * beyond the application's (Windows read-ahead runs on the open file),
- * within the protocol's window (SMB credits). */
+ * else its window plus the client OS's read-ahead (which runs on the
+ * open file), within the protocol's window (SMB credits). */
 int eng_job_window(const struct eng_job *j)
 {
-  const struct job *sp = j->spec;
   if (j->outstanding > 0 && workgen_waits(&j->gen))
     return j->outstanding; /* a file's I/O drains before it closes and the next opens */
   int w = lat_target_depth(&j->lat, j->depth);
-  if (sp->cache_readahead <= 0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ || j->e->local)
+  int ra = eng_client_readahead(j);
+  if (ra == 0)
     return w;
   int cap = j->e->ops->window(&j->e->s->proto);
-  return w + sp->cache_readahead < cap ? w + sp->cache_readahead : cap;
+  return w + ra < cap ? w + ra : cap;
 }
 
 /* A buffered write the client's page cache can take (below its dirty
