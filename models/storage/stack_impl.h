@@ -32,6 +32,10 @@
  * as a 1 TB one (windows are simulation granularity, not md's). */
 #define STK_OP_WINDOWS_PER_PASS 16384u
 #define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
+/* an idle window is at most this share of the time since the last
+ * foreground I/O at the sync's pace (stk_op_idle_window): with
+ * STK_OP_WINDOWS in flight, a quarter of that quiet time */
+#define STK_OP_QUIET_SHARE (1.0 / 16.0)
 #define STK_IDLE_S 0.5 /* members are "busy" if foreground I/O came within this (md checks
                           is_mddev_idle and sleeps 500 ms) */
 #define STK_RA_STREAMS 32 /* sequential readers tracked at once */

@@ -266,25 +266,50 @@ static void stk_reshape_checkpoint(struct stack *s, struct stk_op *op, double t)
 
 /* md_do_sync (Linux 3.x-4.x): above speed_limit_min the sync looks at
  * is_mddev_idle and, when the array is busy (some member did more than 64
- * sectors of I/O md did not issue for the sync since the last look),
- * sleeps 500 ms before looking again; so its speed hovers at
- * speed_limit_min under any foreground load and goes up to
- * speed_limit_max only while the array is idle.  Here: a look at most
- * every 500 ms, its verdict holding until the next; the pacing at
+ * sectors of I/O md did not issue for the sync since it last called that
+ * member busy), sleeps 500 ms before looking again; so its speed hovers
+ * at speed_limit_min under any foreground load and goes up to
+ * speed_limit_max only while the array is idle.  Here: a busy verdict
+ * holds 500 ms (md's sleep), an idle one is looked at again before the
+ * next window (md looks every 128 KiB of sync I/O); the pacing at
  * speed_limit_min while busy is the fluid limit of md's sleeps (a heavier
  * load cannot make it faster, only its own I/O slower). */
 static int stk_md_busy(struct stack *s, struct stk_op *op, double t)
 {
-  if (t < op->look_s + STK_SYNC_SLEEP_S)
-    return op->busy;
+  if (op->busy && t < op->look_s + STK_SYNC_SLEEP_S)
+    return 1; /* md sleeps 500 ms, then looks again */
   op->look_s = t;
   op->busy = 0;
-  for (int m = 0; m < s->ndev && m < RAID_MAX_MEMBERS; m++) {
-    if (s->fg_bytes[m] - op->last_events[m] > STK_SYNC_IDLE_BYTES)
+  for (int m = 0; m < s->ndev && m < RAID_MAX_MEMBERS; m++)
+    if (s->fg_bytes[m] - op->last_events[m] > STK_SYNC_IDLE_BYTES) {
+      /* is_mddev_idle moves a member's mark only when it calls it busy:
+       * foreground I/O below the threshold adds up over the looks */
+      op->last_events[m] = s->fg_bytes[m];
       op->busy = 1;
-    op->last_events[m] = s->fg_bytes[m];
-  }
+    }
   return op->busy;
+}
+
+/* The window of an idle array (per member).  md keeps at most its stripe
+ * cache of sync I/O at the members (256 x 4 KiB a member for RAID-5/6,
+ * RESYNC_DEPTH 32 x 64 KiB for RAID-1/10), STK_OP_WINDOW_BUSY_BYTES here;
+ * larger windows are simulation granularity, cheap on an idle array, but a
+ * foreground request that arrives behind STK_OP_WINDOWS of them waits for
+ * all of them, and a foreground held back that way does too little I/O for
+ * is_mddev_idle to see it.  So an idle window grows with the time since the
+ * members last saw foreground I/O, at most STK_OP_QUIET_SHARE of that time
+ * at `rate` (a request arriving then waits behind about a quarter of the
+ * quiet time's worth of sync I/O at most), up to the pass's idle window.
+ * `rate`: speed_limit_max (bytes/s). */
+static uint64_t stk_op_idle_window(const struct stack *s, double rate, double t)
+{
+  uint64_t w = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
+  if (w < STK_OP_WINDOW_IDLE_BYTES)
+    w = STK_OP_WINDOW_IDLE_BYTES;
+  double quiet_bytes = (t - s->last_fg_s) * STK_OP_QUIET_SHARE * rate;
+  if (quiet_bytes < (double)w)
+    w = quiet_bytes > STK_OP_WINDOW_BUSY_BYTES ? (uint64_t)quiet_bytes : STK_OP_WINDOW_BUSY_BYTES;
+  return w & ~(uint64_t)0xfffff; /* whole MiBs */
 }
 
 void stk_op_pump(struct stack *s, double t)
@@ -322,11 +347,7 @@ void stk_op_pump(struct stack *s, double t)
     double rate = busy ? v->speed_limit_min_bytes_per_s : v->speed_limit_max_bytes_per_s;
     if (op->mkfs && op->stage == STK_STAGE_DATA)
       rate = INFINITY; /* mke2fs writes through the page cache, not md's sync throttle */
-    uint64_t idle_window = s->cfg.member_bytes / STK_OP_WINDOWS_PER_PASS;
-    if (idle_window < STK_OP_WINDOW_IDLE_BYTES)
-      idle_window = STK_OP_WINDOW_IDLE_BYTES;
-    idle_window &= ~(uint64_t)0xfffff; /* whole MiBs */
-    uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : idle_window;
+    uint64_t units = busy ? STK_OP_WINDOW_BUSY_BYTES : stk_op_idle_window(s, v->speed_limit_max_bytes_per_s, t);
     if (reshape) {
       op->unit_windows = busy ? 1 : stk_reshape_batch(s, op, w, rate, t);
       units = op->unit_windows * w;
