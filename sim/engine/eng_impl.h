@@ -266,13 +266,18 @@ struct eng_sched {
   void *model;
   int (*advance)(void *model, double now_s, void *ctx); /* < 0: out of memory */
   double (*next_s)(const void *model);
+  /* NULL, or 1 when the model's next end has a timer of its own (its
+   * actor sleeps until then and ends what is due itself, cores.c): the
+   * scheduler need not wake for it. */
+  int (*covered)(const void *model);
   void *ctx;
   sg_sem_t wake;
   double deadline; /* the scheduler sleeps until then (-1: it is running) */
 };
 /* Start s's actor named name on host (a daemon actor). */
 void eng_sched_start(struct eng *e, struct eng_sched *s, const char *name, sg_host_t host);
-/* After the model gained an activity: wake the scheduler if it ends first. */
+/* After the model gained an activity or ended some: wake the scheduler if
+ * the next end is sooner than it sleeps for and has no timer of its own. */
 void eng_sched_poke(struct eng_sched *s);
 
 /* Storage: submit a request (submit.c), reply to its client, the stack's hooks. */
