@@ -33,7 +33,9 @@ struct eng_xfer {
   int slot;        /* the receive it holds */
   void *payload;
   double bytes;
-  sg_sem_t sem;    /* released when its last byte is through */
+  int through;     /* its last byte is through */
+  int waited;      /* its sender waits on sem for that */
+  sg_sem_t sem;    /* released then if its sender waits */
   struct eng_xfer *next;
 };
 
@@ -213,7 +215,9 @@ static void eng_net_done(void *ctx, void *tag)
   (void)ctx;
   struct eng_xfer *x = tag;
   eng_chan_arrive(x->ch, x->slot, x->payload);
-  sg_sem_release(x->sem);
+  x->through = 1;
+  if (x->waited)
+    sg_sem_release(x->sem);
 }
 
 static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
@@ -233,6 +237,7 @@ static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struc
   x->up = up;
   x->route = up ? eng_net_route(c, sg_host_self()) : -1;
   x->detached = detached;
+  x->through = x->waited = 0;
   x->payload = payload;
   x->bytes = bytes;
   x->next = NULL;
@@ -251,9 +256,14 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
   return eng_chan_queue(e, ch, c, up, payload, bytes, 0);
 }
 
+/* A message already through costs its sender no wait (a SimGrid
+ * acquire yields even on a released semaphore). */
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
 {
-  sg_sem_acquire(x->sem);
+  if (!x->through) {
+    x->waited = 1;
+    sg_sem_acquire(x->sem);
+  }
   x->next = e->net->free_x;
   e->net->free_x = x;
 }
