@@ -157,6 +157,8 @@ struct eng_kthread {
   struct eng_thread acct;
   struct eng_kwork { double cycles; uint64_t token; struct eng_kwork *next; } *head, *tail;
   struct eng_kwork *free_work; /* done items, reused (one per disk request's CPU cost) */
+  int blocked; /* it waits on sem, nothing queued (released only then: a SimGrid
+                  acquire yields even when it need not wait) */
   sg_sem_t sem;
 };
 

@@ -254,7 +254,10 @@ void eng_kthread_main(int argc, char **argv)
   (void)argv;
   struct eng_kthread *k = sg_actor_self_get_data();
   for (;;) {
-    sg_sem_acquire(k->sem);
+    if (!k->head) {
+      k->blocked = 1;
+      sg_sem_acquire(k->sem);
+    }
     struct eng_kwork *w = k->head;
     k->head = w->next;
     if (!k->head)
@@ -286,7 +289,10 @@ void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t t
   else
     k->head = w;
   k->tail = w;
-  sg_sem_release(k->sem);
+  if (k->blocked) {
+    k->blocked = 0;
+    sg_sem_release(k->sem);
+  }
 }
 
 /* Replies wait in their lane's queue for its reply sender (a detached
