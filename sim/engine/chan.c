@@ -198,11 +198,25 @@ static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
   }
 }
 
-/* A message is in receive slot's buffer; the receiver, if it waits, wakes for it. */
+/* The receiver takes the message in slot i: that receive is posted
+ * again, and the next waiting message matches it. */
+static void eng_chan_take(struct eng_chan *ch, int i)
+{
+  ch->slot[i] = 0;
+  ch->posted[ch->nposted++] = i;
+  eng_chan_pump(ch->net, ch);
+}
+
+/* A message is in receive slot's buffer; the receiver, if it waits, wakes
+ * for it (or it is taken for it, ch->pass). */
 static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload)
 {
   ch->slot[slot] = 2;
   ch->arrived[slot] = payload;
+  if (ch->blocked && ch->woke < 0 && ch->pass && ch->pass(payload)) {
+    eng_chan_take(ch, slot);
+    return;
+  }
   if (ch->blocked && ch->woke < 0) {
     ch->woke = slot;
     sg_sem_release(ch->sem);
@@ -296,8 +310,6 @@ void *eng_chan_recv(struct eng_chan *ch)
     i = ch->woke;
   }
   void *p = ch->arrived[i];
-  ch->slot[i] = 0;
-  ch->posted[ch->nposted++] = i; /* posted again: the next waiting message matches it */
-  eng_chan_pump(ch->net, ch);
+  eng_chan_take(ch, i);
   return p;
 }

@@ -91,6 +91,10 @@ struct eng_chan {
   int woke;                               /* the receive whose arrival woke it */
   sg_sem_t sem;
   sg_actor_t receiver;                    /* its receiving actor (set at its first receive) */
+  /* NULL, or 1 when a message arriving while the receiver waits is one it
+   * would only take and wait again for (a streamed reply's pieces before
+   * the last): taken for it then, without waking it. */
+  int (*pass)(void *payload);
 };
 
 /* A FIFO of requests plus a semaphore: hand-offs between actors. */

@@ -574,6 +574,17 @@ static int eng_replay_synchronous(const struct eng_job *j)
   return j->spec->replay && j->spec->replay_depth == 0 && j->e->s->workload.replay->one_at_a_time;
 }
 
+/* A streamed reply's piece before its last: the lane's receiver only
+ * counts it (eng_lane_rx_main). */
+static int eng_reply_pass(void *payload)
+{
+  struct eng_req *r = payload;
+  if (r->write || r->nsegs <= 1 || r->segs_got + 1 >= r->nsegs)
+    return 0;
+  r->segs_got++;
+  return 1;
+}
+
 /* Client receive side of one connection of one job copy. */
 static void eng_lane_rx_main(int argc, char **argv)
 {
@@ -786,6 +797,8 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           l->job = j;
           l->conn = q;
           eng_chan_init(e, &j->reply[q]);
+          if (!e->map.failover) /* else the receiver follows a rehash whenever it wakes */
+            j->reply[q].pass = eng_reply_pass;
           eng_queue_init(e, &j->sendq[q]);
           sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
           eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
