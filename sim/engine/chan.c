@@ -270,6 +270,11 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
   return eng_chan_queue(e, ch, c, up, payload, bytes, 0);
 }
 
+int eng_xfer_through(const struct eng_xfer *x)
+{
+  return x->through;
+}
+
 /* A message already through costs its sender no wait (a SimGrid
  * acquire yields even on a released semaphore). */
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x)

@@ -61,6 +61,9 @@ struct eng_req {
   double stream_cycles;        /* the daemon's copy of the streamed reply data (in tx_cycles
                                   otherwise) */
   int phase;                   /* 0: a received request; 1: its data ready to stream back */
+  struct eng_xfer *flight[2];  /* a streamed reply: its two pieces on the wire (daemon.c) */
+  uint64_t segs_sent;          /* its pieces put on the wire */
+  int sender_waits;            /* its lane's reply sender waits on seg_ready for the next */
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
                                   record is reused) */
   int absorbed;      /* a buffered write taken by the client's page cache */
@@ -328,6 +331,10 @@ void eng_faults_main(int argc, char **argv);
 /* Before a connection sends (up: client->NAS): while its member is dead
  * and the bond has not yet moved, wait (the frames would be lost). */
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
+/* 1 when eng_bond_wait would not wait. */
+int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up);
+/* 1 when x's last byte is through (chan.c). */
+int eng_xfer_through(const struct eng_xfer *x);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
 /* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);

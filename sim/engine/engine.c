@@ -878,12 +878,23 @@ static void eng_bond_main(int argc, char **argv)
     e->bond_moves_at[b->member] = 0.0;
 }
 
+/* When the bond moves c's frames off its dead member (0: alive or moved). */
+static double eng_bond_moves_at(const struct eng *e, const struct eng_conn *c, int up)
+{
+  int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
+                       : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
+  return m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
+}
+
+int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up)
+{
+  return eng_bond_moves_at(e, c, up) <= 0.0;
+}
+
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up)
 {
   for (;;) {
-    int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
-                         : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
-    double at = m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
+    double at = eng_bond_moves_at(e, c, up);
     if (at <= 0.0)
       return;
     if (simgrid_get_clock() < at)
