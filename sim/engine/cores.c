@@ -184,6 +184,10 @@ void eng_cpu_run(struct eng *e, double cycles, double priority)
     xbt_die("out of memory");
   double end = cpu_end_of(c->host, w);
   struct eng_sched *s = &c->sched;
+  /* Timed by its actor: it has a core of its own (its rate can only fall
+   * from here, so its end can only move later), it ends first,
+   * later than SimGrid's 1 ns timing precision (cpu.c: due now, else),
+   * and the scheduler does not wake for it anyway. */
   int timed = cpu_uncontended(c->host) && cpu_next_tag(c->host) == w && end >= now + 1e-9 &&
               !(s->deadline >= 0 && s->deadline <= end);
   if (!timed || !eng_cpu_timed(c, w, end)) {
