@@ -103,12 +103,39 @@ START_TEST(test_cpu_weighted_shares)
 }
 END_TEST
 
+/* What an execution's own timer relies on (cores.c): its end, the next
+ * end's tag, and whether every execution has a core of its own (an end
+ * then speeds no other up); a third execution on two cores shares them
+ * and moves the others' ends later. */
+START_TEST(test_cpu_own_timer)
+{
+  struct cpu_host *h = cpu_host_create(2, 1e9, 10, 12, 25);
+  int ids[3], never = 0;
+  ck_assert_int_eq(cpu_start(h, 0.0, 2e9, 1, &ids[0]), 0);
+  ck_assert_int_eq(cpu_start(h, 0.0, 1e9, 1, &ids[1]), 0);
+  ck_assert_msg(cpu_uncontended(h), "2 executions on 2 cores: contended");
+  ck_assert_msg(cpu_next_tag(h) == &ids[1], "next end not the shorter execution's");
+  ck_assert_msg(fabs(cpu_end_of(h, &ids[0]) - 2.0) < 1e-12 && fabs(cpu_end_of(h, &ids[1]) - 1.0) < 1e-12,
+                "ends %.9g %.9g, want 2 1", cpu_end_of(h, &ids[0]), cpu_end_of(h, &ids[1]));
+  ck_assert_int_eq(cpu_start(h, 0.0, 1e9, 1, &ids[2]), 0);
+  ck_assert_msg(!cpu_uncontended(h), "3 executions on 2 cores: uncontended");
+  /* 2/3 core each: the 1e9-cycle ones end at 1.5 s */
+  ck_assert_msg(fabs(cpu_end_of(h, &ids[1]) - 1.5) < 1e-12, "end %.9g, want 1.5", cpu_end_of(h, &ids[1]));
+  ck_assert_msg(cpu_end_of(h, &never) < 0, "a tag never started has an end");
+  cpu_host_destroy(h);
+  h = cpu_host_create(2, 1e9, 10, 12, 25);
+  ck_assert_msg(cpu_next_tag(h) == NULL && cpu_uncontended(h), "idle host: a next end, or contended");
+  cpu_host_destroy(h);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("cpu");
   TCase *tc = tcase_create("sharing");
   tcase_add_test(tc, test_cpu_matches_simgrid);
   tcase_add_test(tc, test_cpu_weighted_shares);
+  tcase_add_test(tc, test_cpu_own_timer);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -33,7 +33,9 @@ struct eng_xfer {
   int slot;        /* the receive it holds */
   void *payload;
   double bytes;
-  sg_sem_t sem;    /* released when its last byte is through */
+  int through;     /* its last byte is through */
+  int waited;      /* its sender waits on sem for that */
+  sg_sem_t sem;    /* released then if its sender waits */
   struct eng_xfer *next;
 };
 
@@ -196,11 +198,25 @@ static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
   }
 }
 
-/* A message is in receive slot's buffer; the receiver, if it waits, wakes for it. */
+/* The receiver takes the message in slot i: that receive is posted
+ * again, and the next waiting message matches it. */
+static void eng_chan_take(struct eng_chan *ch, int i)
+{
+  ch->slot[i] = 0;
+  ch->posted[ch->nposted++] = i;
+  eng_chan_pump(ch->net, ch);
+}
+
+/* A message is in receive slot's buffer; the receiver, if it waits, wakes
+ * for it (or it is taken for it, ch->pass). */
 static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload)
 {
   ch->slot[slot] = 2;
   ch->arrived[slot] = payload;
+  if (ch->blocked && ch->woke < 0 && ch->pass && ch->pass(payload)) {
+    eng_chan_take(ch, slot);
+    return;
+  }
   if (ch->blocked && ch->woke < 0) {
     ch->woke = slot;
     sg_sem_release(ch->sem);
@@ -213,7 +229,9 @@ static void eng_net_done(void *ctx, void *tag)
   (void)ctx;
   struct eng_xfer *x = tag;
   eng_chan_arrive(x->ch, x->slot, x->payload);
-  sg_sem_release(x->sem);
+  x->through = 1;
+  if (x->waited)
+    sg_sem_release(x->sem);
 }
 
 static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
@@ -233,6 +251,7 @@ static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struc
   x->up = up;
   x->route = up ? eng_net_route(c, sg_host_self()) : -1;
   x->detached = detached;
+  x->through = x->waited = 0;
   x->payload = payload;
   x->bytes = bytes;
   x->next = NULL;
@@ -251,9 +270,19 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
   return eng_chan_queue(e, ch, c, up, payload, bytes, 0);
 }
 
+int eng_xfer_through(const struct eng_xfer *x)
+{
+  return x->through;
+}
+
+/* A message already through costs its sender no wait (a SimGrid
+ * acquire yields even on a released semaphore). */
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
 {
-  sg_sem_acquire(x->sem);
+  if (!x->through) {
+    x->waited = 1;
+    sg_sem_acquire(x->sem);
+  }
   x->next = e->net->free_x;
   e->net->free_x = x;
 }
@@ -286,8 +315,6 @@ void *eng_chan_recv(struct eng_chan *ch)
     i = ch->woke;
   }
   void *p = ch->arrived[i];
-  ch->slot[i] = 0;
-  ch->posted[ch->nposted++] = i; /* posted again: the next waiting message matches it */
-  eng_chan_pump(ch->net, ch);
+  eng_chan_take(ch, i);
   return p;
 }

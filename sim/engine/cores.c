@@ -15,9 +15,18 @@
 
 /* ---- the NAS cores on the processor-sharing model (cpu.h) -------------- */
 
-/* An execution's blocked actor: released when its cycles are done. */
+/* An execution's blocked actor: released when its cycles are done.  An
+ * execution that ends first on uncontended cores (each running one has a
+ * core: no end speeds another up) is timed by its own actor, which
+ * sleeps until its end and ends what is due then itself, rather than
+ * waking the scheduler to sleep for it: one SimGrid activity instead of
+ * three (the scheduler's wake, its timed sleep, the actor's wait). */
 struct eng_cpu_wait {
   sg_sem_t sem;
+  int done;      /* its cycles are done */
+  int released;  /* its semaphore was released for that */
+  int timer;     /* its actor sleeps until armed_s, then advances the model */
+  double armed_s;
   struct eng_cpu_wait *next;
 };
 
@@ -25,12 +34,18 @@ struct eng_cpu {
   struct cpu_host *host;
   struct eng_sched sched;
   struct eng_cpu_wait *free_w;
+  struct eng_cpu_wait *self; /* the timed execution whose actor advances the model, NULL: the scheduler */
 };
 
 static void eng_cpu_done(void *ctx, void *tag)
 {
-  (void)ctx;
-  sg_sem_release(((struct eng_cpu_wait *)tag)->sem);
+  struct eng_cpu *c = ctx;
+  struct eng_cpu_wait *w = tag;
+  w->done = 1;
+  if (w != c->self) {
+    w->released = 1;
+    sg_sem_release(w->sem);
+  }
 }
 
 /* ---- fluid models' scheduler ------------------------------------------ */
@@ -50,6 +65,8 @@ static void eng_sched_main(int argc, char **argv)
       at = now;
       continue;
     }
+    if (s->covered && s->covered(s->model))
+      t = INFINITY; /* its own timer ends it; the ends after it are seen then */
     s->deadline = t;
     int timed_out = 0;
     if (isinf(t))
@@ -71,7 +88,8 @@ void eng_sched_start(struct eng *e, struct eng_sched *s, const char *name, sg_ho
 
 void eng_sched_poke(struct eng_sched *s)
 {
-  if (s->next_s(s->model) < s->deadline) { /* an earlier end than the scheduler sleeps for */
+  if (s->next_s(s->model) < s->deadline && !(s->covered && s->covered(s->model))) {
+    /* an earlier end than the scheduler sleeps for */
     s->deadline = -1.0;
     sg_sem_release(s->wake);
   }
@@ -89,6 +107,12 @@ static double eng_cpu_next_s(const void *model)
   return cpu_next_s(model);
 }
 
+static int eng_cpu_covered(const void *model)
+{
+  const struct eng_cpu_wait *w = cpu_next_tag(model);
+  return w && w->timer && w->armed_s <= cpu_next_s(model);
+}
+
 int eng_cpu_setup(struct eng *e)
 {
   const struct soc_params *soc = &e->s->soc;
@@ -103,7 +127,8 @@ int eng_cpu_setup(struct eng *e)
   if (!c->host)
     return -1;
   e->cpu = c;
-  c->sched = (struct eng_sched){.model = c->host, .advance = eng_cpu_advance, .next_s = eng_cpu_next_s, .ctx = c};
+  c->sched = (struct eng_sched){.model = c->host, .advance = eng_cpu_advance, .next_s = eng_cpu_next_s,
+                            .covered = eng_cpu_covered, .ctx = c};
   eng_sched_start(e, &c->sched, "cores", e->nas);
   return 0;
 }
@@ -119,6 +144,29 @@ double eng_cpu_energy_J(const struct eng *e, double now_s)
   return cpu_energy_J(e->cpu->host, now_s);
 }
 
+/* Sleep until w's end, then end what is due; 1 when w is done, 0 when
+ * its end moved later (more executions than cores meanwhile). */
+static int eng_cpu_timed(struct eng_cpu *c, struct eng_cpu_wait *w, double end)
+{
+  double now = simgrid_get_clock();
+  w->timer = 1;
+  w->armed_s = end;
+  int timed_out = sg_sem_acquire_timeout(w->sem, end - now) != 0;
+  w->timer = 0;
+  if (!timed_out)
+    return 1; /* another's advance ended it */
+  now = simgrid_get_clock();
+  c->self = w;
+  int rc = cpu_advance(c->host, end > now ? end : now, eng_cpu_done, c); /* the clock may land an ulp short */
+  c->self = NULL;
+  if (rc < 0)
+    xbt_die("out of memory");
+  if (w->released)
+    sg_sem_acquire(w->sem); /* ended by another at this instant after the timeout */
+  eng_sched_poke(&c->sched); /* the next end, if it has no timer of its own */
+  return w->done;
+}
+
 void eng_cpu_run(struct eng *e, double cycles, double priority)
 {
   struct eng_cpu *c = e->cpu;
@@ -130,10 +178,23 @@ void eng_cpu_run(struct eng *e, double cycles, double priority)
       xbt_die("out of memory");
     w->sem = eng_sem(e);
   }
-  if (cpu_start(c->host, simgrid_get_clock(), cycles, priority, w) < 0)
+  w->done = w->released = w->timer = 0;
+  double now = simgrid_get_clock();
+  if (cpu_start(c->host, now, cycles, priority, w) < 0)
     xbt_die("out of memory");
-  eng_sched_poke(&c->sched);
-  sg_sem_acquire(w->sem);
+  double end = cpu_end_of(c->host, w);
+  struct eng_sched *s = &c->sched;
+  /* Timed by its actor: it has a core of its own (its rate can only fall
+   * from here, so its end can only move later), it ends first,
+   * later than SimGrid's 1 ns timing precision (cpu.c: due now, else),
+   * and the scheduler does not wake for it anyway. */
+  int timed = cpu_uncontended(c->host) && cpu_next_tag(c->host) == w && end >= now + 1e-9 &&
+              !(s->deadline >= 0 && s->deadline <= end);
+  if (!timed || !eng_cpu_timed(c, w, end)) {
+    eng_sched_poke(s);
+    if (!w->done)
+      sg_sem_acquire(w->sem);
+  }
   w->next = c->free_w;
   c->free_w = w;
 }

@@ -33,6 +33,7 @@ struct cpu_host {
   struct cpu_exec *ended;
   int nended, capended;
   double next;    /* the earliest t_end */
+  void *next_tag; /* an execution ending then (NULL: none) */
   double energy_J, t_energy;
   unsigned long long seq;
 };
@@ -48,6 +49,7 @@ struct cpu_host *cpu_host_create(int cores, double speed, double idle_W, double 
   h->eps_W = eps_W;
   h->max_W = max_W;
   h->next = INFINITY;
+  h->next_tag = NULL;
   return h;
 }
 
@@ -136,11 +138,14 @@ static void cpu_share(struct cpu_host *h, double now)
     }
   }
   h->next = INFINITY;
+  h->next_tag = NULL;
   for (int i = 0; i < h->n; i++) {
     struct cpu_exec *x = &h->x[i];
     x->t_end = x->rate > 0 ? now + (x->rem > 0 ? x->rem / x->rate : 0.0) : INFINITY;
-    if (x->t_end < h->next)
+    if (x->t_end < h->next) {
       h->next = x->t_end;
+      h->next_tag = x->tag;
+    }
   }
 }
 
@@ -169,6 +174,24 @@ int cpu_start(struct cpu_host *h, double now, double cycles, double priority, vo
 double cpu_next_s(const struct cpu_host *h)
 {
   return h->next;
+}
+
+void *cpu_next_tag(const struct cpu_host *h)
+{
+  return h->next_tag;
+}
+
+int cpu_uncontended(const struct cpu_host *h)
+{
+  return h->n <= h->cores;
+}
+
+double cpu_end_of(const struct cpu_host *h, const void *tag)
+{
+  for (int i = 0; i < h->n; i++)
+    if (h->x[i].tag == tag)
+      return h->x[i].t_end;
+  return -1.0;
 }
 
 /* Ties (measured on SimGrid 3.32): the last started instant first, then

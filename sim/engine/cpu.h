@@ -37,6 +37,17 @@ int cpu_start(struct cpu_host *h, double now, double cycles, double priority, vo
 /* Time of the next end (INFINITY: none). */
 double cpu_next_s(const struct cpu_host *h);
 
+/* The tag of an execution ending at cpu_next_s (NULL: none). */
+void *cpu_next_tag(const struct cpu_host *h);
+
+/* 1 while every running execution has a core of its own (at most one per
+ * core): each runs at full speed, so an end speeds no other up. */
+int cpu_uncontended(const struct cpu_host *h);
+
+/* The end of the execution started with tag if nothing changes (s; -1
+ * if not running). */
+double cpu_end_of(const struct cpu_host *h, const void *tag);
+
 /* End every execution due at now (within 1 ns), then done(ctx, tag) for
  * each in the order above.  done may start executions.  0, or -1 out of
  * memory. */

@@ -114,30 +114,61 @@ void eng_wire_start(struct eng *e, struct eng_conn *c)
     eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }
 
+/* Piece k of streamed reply r goes on the wire: once piece k - 2 is
+ * through (two pieces in flight, so the next one's latency overlaps the
+ * transfer of the one before: one TCP stream). */
+static void eng_reply_piece(struct eng_job *j, int conn, struct eng_req *r)
+{
+  struct eng *e = j->e;
+  uint64_t n = r->nsegs, k = r->segs_sent++;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+  double size = (k == 0 ? e->header_bytes : 0.0) + piece;
+  if (r->flight[k % 2])
+    eng_xfer_wait(e, r->flight[k % 2]);
+  r->flight[k % 2] = eng_chan_send_async(e, &j->reply[conn], &e->conns[j->conn0 + conn], 0, r, (double)(long)size);
+}
+
 /* A streamed reply: each piece goes on the wire once its process has
- * copied it; two pieces in flight, so the next one's latency overlaps
- * the transfer of the one before (one TCP stream).  r belongs to the
- * client after the last piece. */
+ * copied it (eng_reply_copied).  r belongs to the client after the last
+ * piece. */
 void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r)
 {
   struct eng *e = j->e;
   uint64_t n = r->nsegs;
-  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
   sg_sem_t ready = r->seg_ready;
   struct eng_conn *c = &e->conns[j->conn0 + conn];
-  struct eng_xfer *flight[2] = {NULL, NULL};
-  for (uint64_t k = 0; k < n; k++) {
+  while (r->segs_sent < n) {
+    r->sender_waits = 1;
     sg_sem_acquire(ready);
-    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
-    double size = (k == 0 ? e->header_bytes : 0.0) + piece;
+    r->sender_waits = 0;
+    if (r->segs_sent >= n)
+      break; /* its process put the last pieces on the wire itself */
     eng_bond_wait(e, c, 0);
-    if (flight[k % 2])
-      eng_xfer_wait(e, flight[k % 2]);
-    flight[k % 2] = eng_chan_send_async(e, &j->reply[conn], c, 0, r, (double)(long)size);
+    eng_reply_piece(j, conn, r);
   }
+  struct eng_xfer *flight[2] = {r->flight[0], r->flight[1]};
   for (uint64_t k = n; k < n + 2; k++)
     if (flight[k % 2])
       eng_xfer_wait(e, flight[k % 2]);
+}
+
+/* Its process has copied piece k of streamed reply r: the lane's reply
+ * sender puts it on the wire; when the sender waits for just this piece
+ * and it can go at once (piece k - 2 through, the bond up), the process
+ * puts it there itself rather than waking the sender (which it wakes
+ * after the last, for the last waits). */
+static void eng_reply_copied(struct eng *e, struct eng_req *r, uint64_t k)
+{
+  struct eng_job *j = r->job;
+  int conn = r->conn;
+  if (r->sender_waits && r->segs_sent == k && (!r->flight[k % 2] || eng_xfer_through(r->flight[k % 2])) &&
+      eng_bond_open(e, &e->conns[j->conn0 + conn], 0)) {
+    eng_reply_piece(j, conn, r);
+    if (r->segs_sent < r->nsegs)
+      return;
+  }
+  sg_sem_release(r->seg_ready);
 }
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
@@ -290,9 +321,9 @@ static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req
 
 /* smbd writes a read's data into its socket: tcp_sendmsg copies it into
  * stream_segment pieces and pushes each to the NIC as it fills, so the
- * wire carries piece k while the process copies piece k + 1.  The lane's
- * reply sender puts each piece on the wire once it is released here;
- * after the last release r belongs to the reply. */
+ * wire carries piece k while the process copies piece k + 1.  Each piece
+ * goes on the wire once copied (eng_reply_copied); after the last r
+ * belongs to the reply. */
 static void eng_stream_reply(struct eng_daemon *d, struct eng_req *r)
 {
   struct eng *e = d->e;
@@ -301,12 +332,11 @@ static void eng_stream_reply(struct eng_daemon *d, struct eng_req *r)
   double per_byte = len > 0.0 ? r->stream_cycles / len : 0.0;
   if (!r->seg_ready)
     r->seg_ready = eng_sem(e);
-  sg_sem_t ready = r->seg_ready;
   eng_send_reply(e, r);
   for (uint64_t k = 0; k < n; k++) {
     double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
     eng_exec(e, d->t, per_byte * piece);
-    sg_sem_release(ready);
+    eng_reply_copied(e, r, k);
   }
 }
 

@@ -61,6 +61,9 @@ struct eng_req {
   double stream_cycles;        /* the daemon's copy of the streamed reply data (in tx_cycles
                                   otherwise) */
   int phase;                   /* 0: a received request; 1: its data ready to stream back */
+  struct eng_xfer *flight[2];  /* a streamed reply: its two pieces on the wire (daemon.c) */
+  uint64_t segs_sent;          /* its pieces put on the wire */
+  int sender_waits;            /* its lane's reply sender waits on seg_ready for the next */
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
                                   record is reused) */
   int absorbed;      /* a buffered write taken by the client's page cache */
@@ -91,6 +94,10 @@ struct eng_chan {
   int woke;                               /* the receive whose arrival woke it */
   sg_sem_t sem;
   sg_actor_t receiver;                    /* its receiving actor (set at its first receive) */
+  /* NULL, or 1 when a message arriving while the receiver waits is one it
+   * would only take and wait again for (a streamed reply's pieces before
+   * the last): taken for it then, without waking it. */
+  int (*pass)(void *payload);
 };
 
 /* A FIFO of requests plus a semaphore: hand-offs between actors. */
@@ -157,6 +164,8 @@ struct eng_kthread {
   struct eng_thread acct;
   struct eng_kwork { double cycles; uint64_t token; struct eng_kwork *next; } *head, *tail;
   struct eng_kwork *free_work; /* done items, reused (one per disk request's CPU cost) */
+  int blocked; /* it waits on sem, nothing queued (released only then: a SimGrid
+                  acquire yields even when it need not wait) */
   sg_sem_t sem;
 };
 
@@ -266,13 +275,18 @@ struct eng_sched {
   void *model;
   int (*advance)(void *model, double now_s, void *ctx); /* < 0: out of memory */
   double (*next_s)(const void *model);
+  /* NULL, or 1 when the model's next end has a timer of its own (its
+   * actor sleeps until then and ends what is due itself, cores.c): the
+   * scheduler need not wake for it. */
+  int (*covered)(const void *model);
   void *ctx;
   sg_sem_t wake;
   double deadline; /* the scheduler sleeps until then (-1: it is running) */
 };
 /* Start s's actor named name on host (a daemon actor). */
 void eng_sched_start(struct eng *e, struct eng_sched *s, const char *name, sg_host_t host);
-/* After the model gained an activity: wake the scheduler if it ends first. */
+/* After the model gained an activity or ended some: wake the scheduler if
+ * the next end is sooner than it sleeps for and has no timer of its own. */
 void eng_sched_poke(struct eng_sched *s);
 
 /* Storage: submit a request (submit.c), reply to its client, the stack's hooks. */
@@ -317,6 +331,10 @@ void eng_faults_main(int argc, char **argv);
 /* Before a connection sends (up: client->NAS): while its member is dead
  * and the bond has not yet moved, wait (the frames would be lost). */
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
+/* 1 when eng_bond_wait would not wait. */
+int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up);
+/* 1 when x's last byte is through (chan.c). */
+int eng_xfer_through(const struct eng_xfer *x);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
 /* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);

@@ -254,7 +254,10 @@ void eng_kthread_main(int argc, char **argv)
   (void)argv;
   struct eng_kthread *k = sg_actor_self_get_data();
   for (;;) {
-    sg_sem_acquire(k->sem);
+    if (!k->head) {
+      k->blocked = 1;
+      sg_sem_acquire(k->sem);
+    }
     struct eng_kwork *w = k->head;
     k->head = w->next;
     if (!k->head)
@@ -286,7 +289,10 @@ void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t t
   else
     k->head = w;
   k->tail = w;
-  sg_sem_release(k->sem);
+  if (k->blocked) {
+    k->blocked = 0;
+    sg_sem_release(k->sem);
+  }
 }
 
 /* Replies wait in their lane's queue for its reply sender (a detached
@@ -568,6 +574,17 @@ static int eng_replay_synchronous(const struct eng_job *j)
   return j->spec->replay && j->spec->replay_depth == 0 && j->e->s->workload.replay->one_at_a_time;
 }
 
+/* A streamed reply's piece before its last: the lane's receiver only
+ * counts it (eng_lane_rx_main). */
+static int eng_reply_pass(void *payload)
+{
+  struct eng_req *r = payload;
+  if (r->write || r->nsegs <= 1 || r->segs_got + 1 >= r->nsegs)
+    return 0;
+  r->segs_got++;
+  return 1;
+}
+
 /* Client receive side of one connection of one job copy. */
 static void eng_lane_rx_main(int argc, char **argv)
 {
@@ -780,6 +797,8 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           l->job = j;
           l->conn = q;
           eng_chan_init(e, &j->reply[q]);
+          if (!e->map.failover) /* else the receiver follows a rehash whenever it wakes */
+            j->reply[q].pass = eng_reply_pass;
           eng_queue_init(e, &j->sendq[q]);
           sg_host_t h = local ? sg_host_by_name("c0") : e->conns[j->conn0 + q].host;
           eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
@@ -859,12 +878,23 @@ static void eng_bond_main(int argc, char **argv)
     e->bond_moves_at[b->member] = 0.0;
 }
 
+/* When the bond moves c's frames off its dead member (0: alive or moved). */
+static double eng_bond_moves_at(const struct eng *e, const struct eng_conn *c, int up)
+{
+  int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
+                       : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
+  return m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
+}
+
+int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up)
+{
+  return eng_bond_moves_at(e, c, up) <= 0.0;
+}
+
 void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up)
 {
   for (;;) {
-    int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
-                         : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
-    double at = m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
+    double at = eng_bond_moves_at(e, c, up);
     if (at <= 0.0)
       return;
     if (simgrid_get_clock() < at)
