@@ -18,6 +18,11 @@ void cli_out_free(struct cli_out *r);
 /* Path of a file in the source tree (static buffer per call site is the caller's). */
 void cli_source_path(const char *rel, char *buf, size_t len);
 
+/* Write text to a temporary fio job file, run `nastwin run --no-ci --fio
+ * FILE --time TIME EXTRA...` (extra NULL-terminated, or NULL) and remove
+ * the file: 0 with r filled (its status is the exit code), or -1. */
+int cli_run_fio(const char *text, const char *time, const char *const *extra, struct cli_out *r);
+
 /* The number after "key": in a JSON text (first occurrence after `from`). */
 double cli_json_number(const char *json, const char *from, const char *key);
 

@@ -4,14 +4,15 @@
  * gtod_reduce), cpuio (cpuload % of a core per copy, no I/O) and a
  * read-only job on emulated zbd zones with read_beyond_wp=0 (fio ends it
  * at once); the NAS stays idle; a step mixing them with NAS jobs is
- * refused; fio's JSON carries the same figures. */
+ * refused; fio's JSON carries the same figures.  fio's net engine: one TCP
+ * stream per thread to or from a peer on the NAS over the modelled links
+ * (link share, TCP window bound, the NAS's network stack), no storage. */
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/config/fio_lang.h"
 #include "sim/config/workload.h"
@@ -87,19 +88,8 @@ END_TEST
 
 static struct cli_out fc_run(const char *text, const char *const *extra)
 {
-  char path[] = "/tmp/nastwin-client-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-  close(fd);
-  const char *args[16] = {"run", "--no-ci", "--fio", path, "--time", "2s"};
-  int n = 6;
-  for (int i = 0; extra && extra[i]; i++)
-    args[n++] = extra[i];
-  args[n] = NULL;
   struct cli_out r;
-  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
-  unlink(path);
+  ck_assert_int_eq(cli_run_fio(text, "2s", extra, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
   return r;
 }
@@ -157,6 +147,81 @@ START_TEST(test_client_cpu_and_eof)
 }
 END_TEST
 
+/* ioengine=net: what fio's net engine refuses, and what nastwin does not model, refused with the reason. */
+START_TEST(test_client_net_parse)
+{
+  struct job n = fc_job("[n]\nioengine=net\nprotocol=tcp\nport=8888\nlisten\nrw=read\nbs=4k\nsize=1g\n"
+                        "window_size=256k\n");
+  ck_assert_int_eq(n.client_only, JOB_CLIENT_NET);
+  ck_assert_double_eq(n.net_window_bytes, 262144.0);
+  ck_assert_int_eq(fc_job("[n]\nioengine=netsplice\nrw=write\nsize=1g\n").client_only, JOB_CLIENT_NET);
+  fc_refused("[n]\nioengine=net\nprotocol=udp\nrw=write\n", "UDP datagrams have no flow control");
+  fc_refused("[n]\nioengine=net\nprotocol=vsock\nrw=write\n", "does not cross the NAS's links");
+  fc_refused("[n]\nioengine=net\nprotocol=unix\nrw=write\n", "never reaches the NAS");
+  fc_refused("[n]\nioengine=net\nprotocol=sctp\nrw=write\n", "protocol: bad value 'sctp'");
+  fc_refused("[n]\nioengine=net\nrw=randwrite\n", "network IO can't be random");
+  fc_refused("[n]\nioengine=net\nrw=rw\n", "use a job with rw=write and one with rw=read");
+  fc_refused("[n]\nioengine=net\nrw=write\npingpong=1\n", "pingpong");
+  fc_refused("[n]\nioengine=net\nrw=write\nwindow_size=0\n", "window_size: bad value '0'");
+  fc_refused("[n]\nioengine=net\nrw=write\n[m]\nrw=read\n", "put stonewall between them");
+  ck_assert_ptr_nonnull(fio_engine_refused("nbd"));
+  ck_assert_ptr_nonnull(strstr(fio_engine_refused("nbd"), "protocol.kind: iscsi"));
+  ck_assert_ptr_nonnull(fio_engine_refused("http"));
+}
+END_TEST
+
+/* A stream's rate: the TCP window over the round trip when that binds
+ * (CM02's gamma / (2 x latency), latency 2 x 100 us over a direct cable),
+ * else the link's payload rate, shared by the streams crossing it; the
+ * other direction of a full-duplex link is its own.  fio's own per-I/O
+ * time (1 ns here) overlaps the socket draining: a write of bs takes bs / rate. */
+#define NET_REL(a, b)                                                                                         \
+  ck_assert_msg(fabs((double)(a) - (double)(b)) <= 1e-4 * fabs((double)(b)), "%.9g != %.9g", (double)(a),     \
+                (double)(b))
+
+START_TEST(test_client_net_run)
+{
+  const char *win[] = {"--json", "--set", "network.switch_hops=0", "--set", "network.link_latency=100us", "--set",
+                       "clients.fio_io_time=1ns", NULL};
+  struct cli_out w = fc_run("[n]\nioengine=net\nrw=write\nbs=64k\nsize=100g\nwindow_size=64k\ngtod_reduce=1\n"
+                            "time_based\nruntime=1s\n", win);
+  double rate = 65536.0 / (2.0 * 200e-6);
+  ck_assert_msg(fabs(cli_json_number(w.out, "\"write\"", "MBps") - rate / 1e6) < 1e-4 * rate / 1e6, "%.2000s", w.out);
+  NET_REL(cli_json_number(w.out, "\"write\"", "mean"), 65536.0 / rate * 1e3);
+  ck_assert_double_eq(cli_json_number(w.out, "\"read\"", "ios"), 0.0);
+  ck_assert_msg(!strstr(w.out, "\"resource\": \"disk"), "no storage: %.2000s", w.out);
+  cli_out_free(&w);
+  /* The scenario's window (4 MiB) does not bind: the link does; two senders
+   * share it, a receiver has the other direction. */
+  const char *json[] = {"--json", "--set", "clients.fio_io_time=1ns", NULL};
+  const char *one = "[s]\nioengine=net\nrw=write\nbs=64k\nsize=100g\ngtod_reduce=1\ntime_based\nruntime=1s\n";
+  struct cli_out a = fc_run(one, json);
+  double link = cli_json_number(a.out, "\"write\"", "MBps");
+  ck_assert_msg(link > 100.0 && strstr(a.out, "\"bottleneck\": {\"resource\": \"net."), "link-bound: %.2000s", a.out);
+  CK_REL(cli_json_number(a.out, "\"resource\": \"net.nas0.rx\"", "busy"), 1.0);
+  ck_assert_msg(cli_json_number(a.out, "\"resource\": \"nas.net_rx\"", "busy") > 0.0, "%.2000s", a.out);
+  struct cli_out b = fc_run("[s]\nioengine=net\nrw=write\nbs=64k\nsize=100g\ngtod_reduce=1\ntime_based\n"
+                            "runtime=1s\nnumjobs=2\n", json);
+  ck_assert_msg(fabs(cli_json_number(b.out, "\"write\"", "MBps") - link) < 1e-4 * link, "%.2000s", b.out);
+  NET_REL(cli_json_number(b.out, "\"write\"", "mean"), 2.0 * cli_json_number(a.out, "\"write\"", "mean"));
+  struct cli_out d = fc_run("[s]\nioengine=net\nrw=write\nbs=64k\nsize=100g\ngtod_reduce=1\ntime_based\n"
+                            "runtime=1s\n[r]\nioengine=net\nlisten\nrw=read\nbs=64k\nsize=100g\ngtod_reduce=1\n"
+                            "time_based\nruntime=1s\n", json);
+  ck_assert_msg(fabs(cli_json_number(d.out, "\"write\"", "MBps") - link) < 1e-4 * link, "%.2000s", d.out);
+  ck_assert_msg(fabs(cli_json_number(d.out, "\"read\"", "MBps") - link) < 1e-4 * link, "%.2000s", d.out);
+  cli_out_free(&a);
+  cli_out_free(&b);
+  cli_out_free(&d);
+  /* A slow NAS core: its network receive work binds. */
+  const char *slow[] = {"--json", "--set", "clients.fio_io_time=1ns", "--set", "soc.clock=200MHz", "--set",
+                        "network.mtu=1500", NULL};
+  struct cli_out c = fc_run(one, slow);
+  ck_assert_msg(cli_json_number(c.out, "\"write\"", "MBps") < link &&
+                    strstr(c.out, "\"bottleneck\": {\"resource\": \"nas.net_rx\""), "%.2000s", c.out);
+  cli_out_free(&c);
+}
+END_TEST
+
 /* fio's JSON of a null job: the same I/Os, bytes, IOPS and latency. */
 START_TEST(test_client_fio_json)
 {
@@ -183,6 +248,8 @@ int main(void)
   tcase_add_test(tc, test_client_null_run);
   tcase_add_test(tc, test_client_cpu_and_eof);
   tcase_add_test(tc, test_client_fio_json);
+  tcase_add_test(tc, test_client_net_parse);
+  tcase_add_test(tc, test_client_net_run);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

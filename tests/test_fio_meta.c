@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/config/fio_lang.h"
 #include "sim/config/workgen.h"
@@ -122,21 +121,9 @@ END_TEST
 
 static struct cli_out fm_run(const char *text, const char *set)
 {
-  char path[] = "/tmp/nastwin-meta-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-  close(fd);
-  const char *args[12] = {"run", "--json", "--no-ci", "--fio", path, "--time", "0.05s"};
-  int n = 7;
-  if (set) {
-    args[n++] = "--set";
-    args[n++] = set;
-  }
-  args[n] = NULL;
+  const char *extra[] = {"--json", set ? "--set" : NULL, set, NULL};
   struct cli_out r;
-  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
-  unlink(path);
+  ck_assert_int_eq(cli_run_fio(text, "0.05s", extra, &r), 0);
   return r;
 }
 

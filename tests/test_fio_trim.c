@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sim/config/fio_lang.h"
 #include "sim/config/workgen.h"
@@ -114,19 +113,8 @@ END_TEST
 
 static struct cli_out ft_run(const char *text, const char *const *extra)
 {
-  char path[] = "/tmp/nastwin-trim-XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-  close(fd);
-  const char *args[16] = {"run", "--no-ci", "--fio", path, "--time", "0.05s"};
-  int n = 6;
-  for (int i = 0; extra && extra[i]; i++)
-    args[n++] = extra[i];
-  args[n] = NULL;
   struct cli_out r;
-  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
-  unlink(path);
+  ck_assert_int_eq(cli_run_fio(text, "0.05s", extra, &r), 0);
   return r;
 }
 

@@ -41,7 +41,7 @@ static const char *const fio_modelled_keys[] = {
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
     "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run",
-    "cpuload", "gtod_reduce", NULL,
+    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -270,6 +270,8 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     snprintf(j->engine, sizeof j->engine, "%s", v);
     /* the scenario's protocol carries the I/O */
     *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
+  } else if (!strcmp(key, "protocol") || !strcmp(key, "window_size")) {
+    *rc = fio_net_option(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "cpuload")) {
     long n = 0;
     if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
@@ -300,7 +302,7 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
       !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only") ||
-      !strcmp(key, "gtod_reduce")) {
+      !strcmp(key, "gtod_reduce") || !strcmp(key, "pingpong")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -317,6 +319,8 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->verify_only = b;
     else if (!strcmp(key, "gtod_reduce"))
       j->gtod_reduce = b; /* fio's own per-I/O work: a null job's whole time */
+    else if (!strcmp(key, "pingpong"))
+      j->net_pingpong = b;
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }
@@ -463,7 +467,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
-  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0)
+  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0 ||
+      fio_net_finish(j, msg, msg_len) != 0)
     return -1;
   if (j->client_only == JOB_CLIENT_NULL && !(j->size_bytes > 0)) /* fio filesetup.c total_file_size */
     return fio_msg(msg, msg_len, "ioengine=%s needs size=BYTES: its file is fio's own, with no size to take a "
@@ -673,9 +678,10 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     if ((s->jobs[i].client_only == JOB_CLIENT_NAS) != (c->cur.client_only == JOB_CLIENT_NAS) &&
         !fio_engine_refused(s->jobs[i].engine))
       return fio_err(c, c->job_file, c->job_line, 1,
-                     "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS (the other "
-                     "stays inside the client: ioengine=null or cpuio, or a read of emulated zbd zones); "
-                     "nastwin times client-only jobs apart from the NAS simulation and cannot merge the two "
+                     "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS's storage "
+                     "(the other stays inside the client, ioengine=null or cpuio or a read of emulated zbd "
+                     "zones, or only streams over the link, ioengine=net); nastwin times those apart from the "
+                     "NAS simulation and cannot merge the two "
                      "in one step: put stonewall between them", c->cur.name, s->jobs[i].name);
   if (workload_step_add_job(s, &c->cur) != 0)
     return fio_err(c, c->job_file, c->job_line, 1,

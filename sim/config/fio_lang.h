@@ -82,6 +82,11 @@ enum job_meta fio_engine_meta(const char *name);
 /* A metadata job once its options are all set: one operation per file
  * (nrfiles), as fio times them; 0, or -1 with msg. */
 int fio_meta_finish(struct job *j, char *msg, size_t msg_len);
+/* fio_net.c: ioengine=net's protocol= and window_size=; 0, or -1 with msg. */
+int fio_net_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+/* A net job once its options are all set: what nastwin models of fio's net
+ * engine (a TCP stream, one direction, sequential); 0, or -1 with msg. */
+int fio_net_finish(struct job *j, char *msg, size_t msg_len);
 /* latency_target, latency_window (times, plain = microseconds), latency_percentile
  * (0..100), latency_run (a flag); 0, or -1 with msg. */
 int fio_set_latency(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);

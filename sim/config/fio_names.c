@@ -82,7 +82,8 @@ static const struct {
     {"write_hint", N_HINT}, {"dataplacement", N_HINT}, {"data_placement", N_HINT}, {"fdp", N_HINT},
     {"plids", N_HINT}, {"fdp_pli", N_HINT}, {"plid_select", N_HINT}, {"fdp_pli_select", N_HINT},
     {"dp_scheme", N_HINT},
-    {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"protocol", N_TARGET},
+    {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"interface", N_TARGET},
+    {"ttl", N_TARGET}, {"listen", "which end of a net job's connection connects; it is set up before the measured I/O"},
     {"namenode", N_TARGET}, {"volume", N_TARGET}, {"brick", N_TARGET}, {"pool", N_TARGET},
     {"rbdname", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
     {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
@@ -107,7 +108,7 @@ static const char *const fio_unmodelled[] = {
     "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
     "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
     "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
-    "listen", "load", "lockfile", "max_latency", "md_per_io_size", "nonvectored", "nowait", "numruns", "offset_align",
+    "load", "lockfile", "max_latency", "md_per_io_size", "mss", "nodelay", "nonvectored", "nowait", "numruns", "offset_align",
     "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
     "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
     "spr_num_regions", "spr_op", "sprandom", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
@@ -211,30 +212,53 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
   return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
 }
 
-/* Engines that do no block or file data I/O. */
+/* Engines that do no block or file data I/O, or that talk a protocol no
+ * modelled NAS daemon serves. */
 const char *fio_engine_refused(const char *name)
 {
-  static const char *const none[] = {"net",      "netsplice", "exec",     "e4defrag",
-                                     "http",     "rdma",      "librpma_apm_client", "librpma_apm_server",
-                                     "librpma_gpspm_client", "librpma_gpspm_server"};
-  for (size_t i = 0; i < FIO_COUNT(none); i++)
-    if (!strcmp(none[i], name))
-      return "does no block I/O: not simulated (use psync, libaio, io_uring, ...)";
+  static const struct {
+    const char *name;
+    const char *why;
+  } refused[] = {
+      {"exec", "does no block I/O: not simulated (use psync, libaio, io_uring, ...)"},
+      {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
+                   "does not support: not simulated"},
+      {"http", "sends HTTP requests (WebDAV, S3, Swift) to a web server or object gateway; a NAS's web "
+               "server is not a modelled protocol daemon (smb, nfs, iscsi): not simulated, use a file engine "
+               "(psync, libaio, io_uring) over SMB or NFS"},
+      {"nbd", "talks the NBD protocol (a block export over TCP); NBD is not a modelled protocol (smb, nfs, "
+              "iscsi): a NAS exports blocks over iSCSI, use protocol.kind: iscsi with a block engine (libaio, "
+              "io_uring, psync)"},
+      {"rdma", "does no block I/O: it moves memory over RDMA (InfiniBand, RoCE) to a fio peer, and the "
+               "modelled NAS links are TCP over Ethernet: not simulated"},
+  };
+  for (size_t i = 0; i < FIO_COUNT(refused); i++)
+    if (!strcmp(refused[i].name, name))
+      return refused[i].why;
+  static const char *const rpma[] = {"librpma_apm_client", "librpma_apm_server", "librpma_gpspm_client",
+                                     "librpma_gpspm_server", "librpma_apm", "librpma_gpspm"};
+  for (size_t i = 0; i < FIO_COUNT(rpma); i++)
+    if (!strcmp(rpma[i], name))
+      return "does its I/O to RDMA persistent memory, which a NAS does not serve: not simulated";
   /* Block or object I/O, but to a target no NAS serves. */
-  static const char *const other[] = {"rados", "dfs", "libcufile", "nbd", "mtd", "librpma_apm", "librpma_gpspm"};
+  static const char *const other[] = {"rados", "dfs", "libcufile", "mtd"};
   for (size_t i = 0; i < FIO_COUNT(other); i++)
     if (!strcmp(other[i], name))
-      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, NBD, raw "
-             "flash, RDMA persistent memory): not simulated (use psync, libaio, io_uring, ...)";
+      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, raw flash): not "
+             "simulated (use psync, libaio, io_uring, ...)";
   return NULL;
 }
 
 /* Engines whose I/O never leaves fio's thread (engines/null.c, cpp_null.cpp,
- * cpu.c): what the job is on the client; JOB_CLIENT_NAS for any other. */
+ * cpu.c), or that stream bytes over TCP with no file behind them
+ * (engines/net.c, net and netsplice): what the job is on the client;
+ * JOB_CLIENT_NAS for any other. */
 enum job_client fio_engine_client(const char *name)
 {
   if (!strcmp(name, "null") || !strcmp(name, "cpp_null"))
     return JOB_CLIENT_NULL;
+  if (!strcmp(name, "net") || !strcmp(name, "netsplice"))
+    return JOB_CLIENT_NET;
   return !strcmp(name, "cpuio") ? JOB_CLIENT_CPU : JOB_CLIENT_NAS;
 }
 

@@ -46,6 +46,8 @@ enum job_client {
   JOB_CLIENT_CPU,     /* ioengine=cpuio: no I/O, cpuload % of a client core per copy */
   JOB_CLIENT_EOF,     /* reads of emulated zbd zones with read_beyond_wp=0: fio finds no written
                          data below the (empty) write pointers and ends the job with no I/O */
+  JOB_CLIENT_NET,     /* ioengine=net/netsplice: a TCP stream to (write) or from (read) a peer on
+                         the NAS, over the modelled links; no protocol daemon, no storage */
 };
 enum job_dist { JOB_DIST_UNIFORM = 0, JOB_DIST_ZIPF, JOB_DIST_PARETO, JOB_DIST_NORMAL, JOB_DIST_ZONED };
 #define JOB_MAX_ZONES 16
@@ -159,6 +161,9 @@ struct job {
   enum job_client client_only; /* != JOB_CLIENT_NAS: timed on the client alone */
   double cpuload;           /* ioengine=cpuio: share of a core each copy keeps busy (fio cpuload/100) */
   int gtod_reduce;          /* fio gtod_reduce: fio reads no clock per I/O (a null job's per-I/O work) */
+  char net_proto[8];        /* ioengine=net: fio's protocol= ("" = fio's default, tcp) */
+  double net_window_bytes;  /* ioengine=net: fio's window_size= (socket buffers; 0 = the scenario's window) */
+  int net_pingpong;         /* ioengine=net: fio's pingpong= (each message waits for its echo) */
 };
 
 struct workload_step {
