@@ -54,8 +54,7 @@ static int fio_in_list(const char *const *list, size_t n, const char *key)
   return 0;
 }
 
-/* Bare flag (value NULL or "") means 1. */
-static int fio_parse_bool(const char *v, int *out)
+int fio_parse_bool(const char *v, int *out)
 {
   if (!v || !*v || strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
       strcasecmp(v, "on") == 0) {
@@ -211,6 +210,47 @@ static int fio_set_bsrange(struct job *j, const char *key, const char *v, char *
   return 0;
 }
 
+/* size, filesize, offset, offset_increment: bytes, a percentage of the
+ * target (not offset_increment) or Nz zones. */
+static int fio_set_extent(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+{
+  double d = 0.0;
+  int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
+  double frac = 0.0;
+  if (strchr(v, '%') && strcmp(key, "offset_increment") != 0) {
+    if (fio_percent(v, is_offset ? 0.0 : 1e-9, &frac) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage of the target, %s .. 100%%)",
+                     key, v, is_offset ? "0%" : "above 0%");
+    if (is_offset)
+      j->offset_frac = frac, j->offset_bytes = 0.0;
+    else
+      j->size_frac = frac, j->size_bytes = 0.0;
+    return 0;
+  }
+  size_t vl = strlen(v);
+  if (vl > 1 && (v[vl - 1] == 'z' || v[vl - 1] == 'Z') && strcmp(key, "offset_increment") != 0) {
+    char num[64];
+    snprintf(num, sizeof num, "%.*s", (int)(vl - 1 < sizeof num ? vl - 1 : sizeof num - 1), v);
+    long nz = 0;
+    if (fio_parse_int(num, 0, 1L << 40, &nz) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: Nz, a whole number of zones)", key, v);
+    *(is_offset ? &j->offset_zones : &j->size_zones) = (double)nz; /* zones: bytes in fio_job_finish */
+    return 0;
+  }
+  if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
+      d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
+    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
+                   "and ranges are not modelled)",
+                   key, v, FIO_SIZE_ALLOWED, is_offset ? "0" : "1 B");
+  if (!strcmp(key, "offset_increment"))
+    j->offset_increment_bytes = d;
+  else if (is_offset)
+    j->offset_bytes = d, j->offset_frac = 0.0;
+  else
+    j->size_bytes = d, j->size_frac = 0.0;
+  return 0;
+}
+
 /* One value for reads and writes ("10m" or "10m,10m"); msg otherwise. */
 static int fio_one_value(const char *key, const char *v, char *out, size_t n, char *msg, size_t msg_len)
 {
@@ -270,8 +310,6 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     snprintf(j->engine, sizeof j->engine, "%s", v);
     /* the scenario's protocol carries the I/O */
     *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
-  } else if (!strcmp(key, "protocol") || !strcmp(key, "window_size")) {
-    *rc = fio_net_option(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "cpuload")) {
     long n = 0;
     if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
@@ -294,15 +332,17 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
                      size_t msg_len)
 {
   const char *v = value ? value : "";
-  double d = 0.0;
   long n = 0;
   int b = 0;
+  int rc = fio_net_option(j, key, value, msg, msg_len); /* ioengine=net's own */
+  if (rc != 1)
+    return rc;
 
   /* Flags: bare or 0/1. */
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
       !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only") ||
-      !strcmp(key, "gtod_reduce") || !strcmp(key, "pingpong")) {
+      !strcmp(key, "gtod_reduce")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -319,8 +359,6 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->verify_only = b;
     else if (!strcmp(key, "gtod_reduce"))
       j->gtod_reduce = b; /* fio's own per-I/O work: a null job's whole time */
-    else if (!strcmp(key, "pingpong"))
-      j->net_pingpong = b;
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }
@@ -337,7 +375,7 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   }
   if (!value || !*value)
     return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
-  int rc = fio_set_direction_option(j, key, v, msg, msg_len);
+  rc = fio_set_direction_option(j, key, v, msg, msg_len);
   if (rc != 1)
     return rc;
   if (!fio_apply_more(j, key, v, unmodelled, &rc, msg, msg_len))
@@ -382,45 +420,12 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
     return 0;
   }
   if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset") ||
-      !strcmp(key, "offset_increment")) {
-    int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
-    double frac = 0.0;
-    if (strchr(v, '%') && strcmp(key, "offset_increment") != 0) {
-      if (fio_percent(v, is_offset ? 0.0 : 1e-9, &frac) != 0)
-        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage of the target, %s .. 100%%)",
-                       key, v, is_offset ? "0%" : "above 0%");
-      if (is_offset)
-        j->offset_frac = frac, j->offset_bytes = 0.0;
-      else
-        j->size_frac = frac, j->size_bytes = 0.0;
-      return 0;
-    }
-    size_t vl = strlen(v);
-    if (vl > 1 && (v[vl - 1] == 'z' || v[vl - 1] == 'Z') && strcmp(key, "offset_increment") != 0) {
-      char num[64];
-      snprintf(num, sizeof num, "%.*s", (int)(vl - 1 < sizeof num ? vl - 1 : sizeof num - 1), v);
-      long nz = 0;
-      if (fio_parse_int(num, 0, 1L << 40, &nz) != 0)
-        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: Nz, a whole number of zones)", key, v);
-      *(is_offset ? &j->offset_zones : &j->size_zones) = (double)nz; /* zones: bytes in fio_job_finish */
-      return 0;
-    }
-    if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
-        d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
-      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
-                     "and ranges are not modelled)",
-                     key, v, FIO_SIZE_ALLOWED, is_offset ? "0" : "1 B");
-    if (!strcmp(key, "offset_increment"))
-      j->offset_increment_bytes = d;
-    else if (is_offset)
-      j->offset_bytes = d, j->offset_frac = 0.0;
-    else
-      j->size_bytes = d, j->size_frac = 0.0;
-    return 0;
-  }
+      !strcmp(key, "offset_increment"))
+    return fio_set_extent(j, key, v, msg, msg_len);
   if (!strcmp(key, "runtime") || !strcmp(key, "timeout") || !strcmp(key, "ramp_time") ||
       !strcmp(key, "thinktime")) {
     int micro = !strcmp(key, "thinktime");
+    double d = 0.0;
     if (fio_parse_time(v, micro ? 1e-6 : 1.0, &d) != 0 || d < 0.0 || d > FIO_MAX_TIME_S)
       return fio_msg(msg, msg_len,
                      "%s: bad value '%s' (allowed: a time >= 0, plain number = %s, or with suffix "
