@@ -41,7 +41,7 @@ static const char *const fio_modelled_keys[] = {
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
     "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run",
-    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", NULL,
+    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -310,6 +310,8 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     snprintf(j->engine, sizeof j->engine, "%s", v);
     /* the scenario's protocol carries the I/O */
     *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
+  } else if (!strcmp(key, "program")) {
+    j->exec_program = 1; /* ioengine=exec's: what it does on the client is not modelled (fio_finish_job) */
   } else if (!strcmp(key, "cpuload")) {
     long n = 0;
     if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
@@ -478,6 +480,13 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   if (j->client_only == JOB_CLIENT_NULL && !(j->size_bytes > 0)) /* fio filesetup.c total_file_size */
     return fio_msg(msg, msg_len, "ioengine=%s needs size=BYTES: its file is fio's own, with no size to take a "
                    "share of (fio: \"you need to specify size=\")", j->engine);
+  if (j->client_only == JOB_CLIENT_EXEC && !j->exec_program) /* fio exec.c fio_exec_init */
+    return fio_msg(msg, msg_len, "ioengine=exec needs program=PATH (fio: \"no program is defined, it is "
+                   "mandatory to define one\")");
+  if (j->client_only == JOB_CLIENT_EXEC && !(j->runtime_s > 0))
+    return fio_msg(msg, msg_len, "ioengine=exec needs runtime=TIME: fio runs the program for the job's runtime "
+                   "(without one it stops the program at its first check and the job's end is fio's own "
+                   "polling loop, not modelled)");
   if (j->client_only == JOB_CLIENT_CPU && j->cpuload <= 0.0) /* fio cpu.c fio_cpuio_init */
     return fio_msg(msg, msg_len, "ioengine=cpuio needs cpuload=N, the percentage of a core each copy burns "
                    "(fio: \"cpu thread needs rate (cpuload=)\")");
@@ -664,6 +673,14 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     return -1;
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
+  if (c->cur.client_only == JOB_CLIENT_EXEC) {
+    char text[FIO_LINE_MAX + 600];
+    snprintf(text, sizeof text, "%s:%d: warning: job '%s' (ioengine=exec) runs its program on the client for "
+             "%g s; what the program does there is not modelled (fio counts no I/O for the job; the NAS "
+             "idles)\n", c->job_file, c->job_line, c->cur.name, c->cur.runtime_s);
+    if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
+      return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
+  }
   struct job rb;
   int reads_back = fio_verify_job(&c->cur, &rb);
   if (reads_back && c->cur.verify_only) {
@@ -684,7 +701,7 @@ static int fio_finish_job(struct fio_parse_ctx *c)
         !fio_engine_refused(s->jobs[i].engine))
       return fio_err(c, c->job_file, c->job_line, 1,
                      "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS's storage "
-                     "(the other stays inside the client, ioengine=null or cpuio or a read of emulated zbd "
+                     "(the other stays inside the client, ioengine=null, cpuio or exec or a read of emulated zbd "
                      "zones, or only streams over the link, ioengine=net); nastwin times those apart from the "
                      "NAS simulation and cannot merge the two "
                      "in one step: put stonewall between them", c->cur.name, s->jobs[i].name);

@@ -5,7 +5,9 @@
  * commit, which fio makes after each queue at its default iodepth_batch
  * of 1, so one I/O is in flight whatever iodepth is); cpuio keeps cpuload % of a
  * core busy and does no I/O; a read-only job on emulated zbd zones with
- * read_beyond_wp=0 finds nothing written and ends at once.  Such a job is
+ * read_beyond_wp=0 finds nothing written and ends at once; exec runs a
+ * program for the runtime and does no I/O (what the program does is not
+ * modelled: its thread counts as idle).  Such a job is
  * one server per fio thread with a fixed time per I/O (the catalogue's
  * fio_io_time, + fio_queue_time at iodepth > 1, + fio_clock_time without
  * gtod_reduce): its k-th I/O completes at k periods, every one after the
@@ -63,7 +65,7 @@ static void eng_copy_run(const struct scenario *s, const struct job *j, double r
   double run_s = j->runtime_s > 0 && j->runtime_s < s->time_s ? j->runtime_s : s->time_s;
   if (j->client_only == JOB_CLIENT_EOF)
     return;
-  if (j->client_only == JOB_CLIENT_CPU) {
+  if (j->client_only == JOB_CLIENT_CPU || j->client_only == JOB_CLIENT_EXEC) { /* exec: cpuload 0 */
     c->end_s = run_s;
     c->busy_s = j->cpuload * run_s;
     return;
@@ -123,6 +125,18 @@ static void eng_idle_power(const struct scenario *s, double window_s, double bus
   out->avg_power_W = window_s > 0 ? out->energy_J / window_s : 0.0;
 }
 
+/* What the threads of a step with no I/O do. */
+static const char *eng_no_io_why(const struct workload_step *st)
+{
+  int cpu = 0, exec = 0;
+  for (int i = 0; i < st->njobs; i++) {
+    cpu |= st->jobs[i].client_only == JOB_CLIENT_CPU;
+    exec |= st->jobs[i].client_only == JOB_CLIENT_EXEC;
+  }
+  return cpu ? "cpuio's share of a client core" : exec ? "a program run on the client (not modelled)"
+                                                       : "reads of empty zones end at once";
+}
+
 int eng_client_only(const struct scenario *s, const struct workload_step *st, struct run_result *out)
 {
   int n_client = 0, nstreams = 0;
@@ -135,7 +149,7 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
   if (n_client < st->njobs) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
-             "step '%s' runs jobs that do no I/O to the NAS's storage (ioengine=null, cpuio or net, reads of "
+             "step '%s' runs jobs that do no I/O to the NAS's storage (ioengine=null, cpuio, exec or net, reads of "
              "emulated zbd zones) at once with jobs that do: not modelled, put them in separate steps",
              st->name);
     return 1;
@@ -210,16 +224,19 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
     const struct job *j = &st->jobs[i];
     snprintf(name, sizeof name, "client.fio.%.40s", j->name);
     snprintf(who, sizeof who, "each of the %d fio thread(s): %s", s->nclients * j->numjobs,
-             j->client_only == JOB_CLIENT_CPU ? "cpuio's share of a core" : "fio's own per-I/O work");
+             j->client_only == JOB_CLIENT_CPU    ? "cpuio's share of a core"
+             : j->client_only == JOB_CLIENT_EXEC ? "exec's program (not modelled)"
+                                                 : "fio's own per-I/O work");
     int x = analysis_add(out, RES_THREAD, name, who, busy[i]);
     if (x >= 0)
       out->res[x].occupied_s = busy[i];
   }
   analysis_finish(out);
-  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio: no background operation either */
+  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio, exec: no background operation either */
     snprintf(out->bottleneck_reason, sizeof out->bottleneck_reason,
-             "thread %s (%s) busy %.0f%% of the time: no I/O, cpuio's share of a client core; the NAS idles",
-             out->res[out->bottleneck].name, out->res[out->bottleneck].who, out->bottleneck_util * 100.0);
+             "thread %s (%s) busy %.0f%% of the time: no I/O, %s; the NAS idles", out->res[out->bottleneck].name,
+             out->res[out->bottleneck].who, out->bottleneck_util * 100.0,
+             eng_no_io_why(st));
   eng_idle_power(s, end_s, busy_cores, out);
   out->nseries = T > 0 ? (int)fmin(ceil(T), RES_MAX_SERIES) : 0;
   for (int k = 0; k < out->nseries; k++)
