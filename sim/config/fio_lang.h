@@ -34,6 +34,11 @@ int fio_parse_int(const char *v, long lo, long hi, long *out);
  * offset, nr_files -> nrfiles, ...): the name fio documents, else key. */
 const char *fio_option_alias(const char *key);
 
+/* fio_extent.c: size, filesize, offset, offset_increment (bytes, N% of
+ * the target, Nz zones) and bsrange=LO-HI on j.  0, or -1 with msg. */
+int fio_set_extent(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+int fio_set_bsrange(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+
 /* fio_dir.c: the options whose value may differ per direction
  * ("READ,WRITE[,TRIM]": bs, blocksize, bssplit, rate, rate_iops) and
  * random_distribution.  0, or -1 with msg; 1 when key is not one of them. */
