@@ -776,9 +776,9 @@ START_TEST(test_all_errors_at_once)
   free(msg);
   /* One reason, one line: an engine refused on several lines, options
    * refused for one reason. */
-  msg = fio_lang_fail("[global]\nioengine=exec\n[a]\nread_iolog=t.log\nreplay_no_stall=1\n[b]\nioengine=exec\n");
-  ck_assert_msg(strstr(msg, "lang.fio:2:10: error: ioengine=exec does no block I/O: not simulated (use psync, "
-                            "libaio, io_uring, ...) (lines 2, 7)") &&
+  msg = fio_lang_fail("[global]\nioengine=mtd\n[a]\nread_iolog=t.log\nreplay_no_stall=1\n[b]\nioengine=mtd\n");
+  ck_assert_msg(strstr(msg, "lang.fio:2:10: error: ioengine=mtd does its I/O to a target a NAS does not serve") &&
+                    strstr(msg, "(use psync, libaio, io_uring, ...) (lines 2, 7)") &&
                     strstr(msg, "lang.fio:4:1: error: fio options read_iolog (line 4), replay_no_stall (line 5) "
                                 "are not supported by nastwin (I/O trace replay"),
                 "%s", msg);

@@ -1,7 +1,8 @@
 /* Jobs that stay inside the client (sim/engine/client_only.c): fio's null
  * and cpp_null engines (every I/O fio's own per-I/O work: the catalogue's
  * fio_io_time, + fio_queue_time at iodepth > 1, + fio_clock_time without
- * gtod_reduce), cpuio (cpuload % of a core per copy, no I/O) and a
+ * gtod_reduce), cpuio (cpuload % of a core per copy, no I/O), exec (a
+ * program for the runtime, not modelled, no I/O) and a
  * read-only job on emulated zbd zones with read_beyond_wp=0 (fio ends it
  * at once); the NAS stays idle; a step mixing them with NAS jobs is
  * refused; fio's JSON carries the same figures.  fio's net engine: one TCP
@@ -69,10 +70,27 @@ START_TEST(test_client_parse)
   struct nw_err e2;
   struct workload w2;
   char *warn2 = NULL; /* beside a refused engine the mix is not said again (fio.c) */
-  ck_assert_int_eq(fio_parse_string("[e]\nioengine=exec\n[c]\nioengine=cpuio\ncpuload=5\n", "c.fio", &w2, &warn2,
+  ck_assert_int_eq(fio_parse_string("[e]\nioengine=rdma\n[c]\nioengine=cpuio\ncpuload=5\n", "c.fio", &w2, &warn2,
                                     &e2), -1);
-  ck_assert_msg(strstr(e2.msg, "ioengine=exec does no block I/O") && !strstr(e2.msg, "stonewall"), "%s", e2.msg);
+  ck_assert_msg(strstr(e2.msg, "ioengine=rdma does no block I/O") && !strstr(e2.msg, "stonewall"), "%s", e2.msg);
   free(warn2);
+  /* exec: a program on the client for the runtime, no I/O; fio requires program= */
+  struct job x = fc_job("[e]\nioengine=exec\nprogram=/bin/sleep\narguments=%r\ngrace_time=0\nstd_redirect=0\n"
+                        "runtime=10\n");
+  ck_assert_int_eq(x.client_only, JOB_CLIENT_EXEC);
+  ck_assert_double_eq(x.runtime_s, 10.0);
+  fc_refused("[e]\nioengine=exec\nruntime=10\n", "no program is defined");
+  fc_refused("[e]\nioengine=exec\nprogram=/bin/true\n", "ioengine=exec needs runtime=");
+  fc_refused("[e]\nioengine=exec\nprogram=/bin/true\nruntime=1\n[m]\nsize=1m\n", "put stonewall between them");
+  struct workload w3;
+  char *warn3 = NULL;
+  ck_assert_int_eq(fio_parse_string("[e]\nioengine=exec\nprogram=/bin/true\nruntime=3\n[c]\nioengine=cpuio\n"
+                                    "cpuload=5\nruntime=3\n", "c.fio", &w3, &warn3, &e2), 0);
+  ck_assert_int_eq(w3.nsteps, 1);
+  ck_assert_msg(warn3 && strstr(warn3, "c.fio:1: warning: job 'e' (ioengine=exec) runs its program on the client "
+                                       "for 3 s; what the program does there is not modelled"), "%s", warn3);
+  workload_free(&w3);
+  free(warn3);
   struct workload w;
   struct nw_err err;
   char *warn = NULL;
@@ -130,8 +148,8 @@ START_TEST(test_client_null_run)
 }
 END_TEST
 
-/* cpuio: a share of a core for the runtime, no I/O; zbd reads of empty
- * emulated zones: no I/O, the job ends at once. */
+/* cpuio: a share of a core for the runtime, no I/O; exec: the runtime,
+ * no I/O; zbd reads of empty emulated zones: no I/O, the job ends at once. */
 START_TEST(test_client_cpu_and_eof)
 {
   const char *json[] = {"--json", NULL};
@@ -140,6 +158,14 @@ START_TEST(test_client_cpu_and_eof)
   CK_REL(cli_json_number(c.out, "\"resource\": \"client.fio.c\"", "busy"), 0.3);
   ck_assert_double_eq(cli_json_number(c.out, "\"all\"", "ios"), 0.0);
   cli_out_free(&c);
+  /* exec beside cpuio: the step lasts the runtime; the program's thread counts as idle */
+  struct cli_out e = fc_run("[e]\nioengine=exec\nprogram=/usr/sbin/turbostat\nruntime=1s\n[c]\nioengine=cpuio\n"
+                            "cpuload=40\nruntime=1s\n", json);
+  CK_REL(cli_json_number(e.out, NULL, "window_s"), 1.0);
+  ck_assert_double_eq(cli_json_number(e.out, "\"all\"", "ios"), 0.0);
+  ck_assert_double_eq(cli_json_number(e.out, "\"resource\": \"client.fio.e\"", "busy"), 0.0);
+  CK_REL(cli_json_number(e.out, "\"resource\": \"client.fio.c\"", "busy"), 0.4);
+  cli_out_free(&e);
   struct cli_out z = fc_run("[z]\nrw=read\nbs=256k\nsize=1g\nzonemode=zbd\nzonesize=256m\n", json);
   ck_assert_double_eq(cli_json_number(z.out, "\"all\"", "ios"), 0.0);
   ck_assert_double_eq(cli_json_number(z.out, NULL, "window_s"), 0.0);

@@ -3,7 +3,7 @@
 #include "sim/config/drive_layout.h"
 #include "base/datadir.h"
 
-#include "sim/config/config_faults.h"
+#include "sim/config/config_impl.h"
 #include "sim/config/config_workload.h"
 #include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
@@ -109,8 +109,7 @@ const char *cfg_catalog_dir(void)
 }
 
 /* Fail at node n's position. */
-__attribute__((format(printf, 3, 4))) static int cfg_at(struct nw_err *err, const struct ynode *n,
-                                                        const char *fmt, ...)
+int cfg_at(struct nw_err *err, const struct ynode *n, const char *fmt, ...)
 {
   char msg[sizeof err->msg];
   va_list ap;
@@ -132,7 +131,7 @@ static int cfg_key_fail(struct nw_err *err, const struct ynode *m, int i, const 
   return nw_fail(err, m->file, m->key_line[i], m->key_col[i], "%s", msg);
 }
 
-static int cfg_in_list(const char *const *list, const char *key)
+int cfg_in_list(const char *const *list, const char *key)
 {
   for (int i = 0; list && list[i]; i++)
     if (strcmp(list[i], key) == 0)
@@ -172,7 +171,7 @@ static void cfg_list_keys(const struct param_desc *table, size_t n, const char *
     strcpy(buf + len - 4, "...");
 }
 
-static int cfg_unknown_key(const struct ynode *map, int i, const char *where,
+int cfg_unknown_key(const struct ynode *map, int i, const char *where,
                            const struct param_desc *table, size_t n, const char *const *extra,
                            struct nw_err *err)
 {
@@ -196,7 +195,7 @@ static void cfg_choices(const char *const *choices, char *buf, size_t len)
 }
 
 /* Parse one value node (scalar, or catalogue map {value, source|fit}) into *out. */
-static int cfg_value(const struct ynode *v, const char *where, const struct param_desc *d,
+int cfg_value(const struct ynode *v, const char *where, const struct param_desc *d,
                      double *out, struct scenario *s, const char *prefix, struct nw_err *err)
 {
   const struct ynode *val = v;
@@ -399,7 +398,7 @@ static const char *cfg_scalar(const struct ynode *n)
 }
 
 /* Read an integer key of a map: kind check, range check. def when absent (required < 0 => required). */
-static int cfg_int(const struct ynode *map, const char *where, const char *key, long min, long max,
+int cfg_int(const struct ynode *map, const char *where, const char *key, long min, long max,
                    int required, long def, long *out, struct nw_err *err)
 {
   const struct ynode *v = ytree_get(map, key);
@@ -424,7 +423,7 @@ static int cfg_int(const struct ynode *map, const char *where, const char *key, 
   return 0;
 }
 
-static int cfg_word(const struct ynode *map, const char *where, const char *key, int required,
+int cfg_word(const struct ynode *map, const char *where, const char *key, int required,
                     const char **out, const struct ynode **node, struct nw_err *err)
 {
   const struct ynode *v = ytree_get(map, key);
@@ -745,146 +744,6 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   return 0;
 }
 
-/* The `faults:` list. */
-static int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct nw_err *err)
-{
-  const struct ynode *fl = ytree_get(R, "faults");
-  if (fl) {
-    if (fl->kind != YNODE_SEQ)
-      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s", ytree_kind_name(fl));
-    if (fl->n > CFG_MAX_FAULTS)
-      return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
-    static const char *const fkeys[] = {"kind", "target", "at", NULL};
-    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", "path_up", NULL};
-    for (int i = 0; i < fl->n; i++) {
-      const struct ynode *f = fl->kids[i];
-      if (f->kind != YNODE_MAP)
-        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s", ytree_kind_name(f));
-      for (int k = 0; k < f->n; k++)
-        if (!cfg_in_list(fkeys, f->keys[k]))
-          return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
-      const char *k = NULL;
-      const struct ynode *kn = NULL;
-      if (cfg_word(f, "faults", "kind", 1, &k, &kn, err) < 0)
-        return -1;
-      int ki = -1;
-      for (int j = 0; fkinds[j]; j++)
-        if (!strcmp(fkinds[j], k))
-          ki = j;
-      if (ki < 0)
-        return nw_fail(err, kn->file, kn->line, kn->col,
-                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down, path_up", k);
-      struct cfg_fault *cf = &s->faults[s->nfaults++];
-      cf->kind = (enum cfg_fault_kind)ki;
-      long target;
-      int path = cf->kind == CFG_FAULT_PATH_DOWN || cf->kind == CFG_FAULT_PATH_UP;
-      long max = path ? 15 : s->ndisks - 1;
-      if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
-        return -1;
-      cf->target = (int)target;
-      if (path && cfg_fault_path_check(f, s, cf, err) < 0)
-        return -1;
-      const struct ynode *at = ytree_get(f, "at");
-      char msg[512];
-      if (!at || at->kind != YNODE_SCALAR || units_parse(at->scalar, UNITS_TIME, &cf->at_s, msg, sizeof msg) < 0 ||
-          cf->at_s < 0)
-        return nw_fail(err, at ? at->file : f->file, at ? at->line : f->line, at ? at->col : f->col,
-                       "faults.at: %s", at && at->kind == YNODE_SCALAR ? (cf->at_s < 0 ? "must be >= 0" : msg)
-                                                                       : "needs a time like 1.5s");
-      if (ytree_get(R, "time") && cf->at_s >= s->time_s) /* a replay's own span is known later */
-        return nw_fail(err, at->file, at->line, at->col,
-                       "faults.at: '%s' is not before the end of the simulated time (time %g s): the fault "
-                       "would never happen", at->scalar, s->time_s);
-    }
-    return cfg_fault_sequence(fl, s, err);
-  }
-  return 0;
-}
-
-/* The background md operation (`operation:`). */
-static int cfg_resolve_operation(const struct ynode *R, struct scenario *s, struct nw_err *err)
-{
-  const struct ynode *on = ytree_get(R, "operation");
-  s->op_from_members = s->ndisks;
-  s->op_from_level = (int)s->volume.level;
-  if (on) {
-    if (on->kind != YNODE_MAP)
-      return cfg_at(err, on, "operation: expected a map, got %s", ytree_kind_name(on));
-    static const char *const okeys[] = {"kind", "from_members", "from_level", "with_workload", NULL};
-    for (int i = 0; i < on->n; i++)
-      if (!cfg_in_list(okeys, on->keys[i]))
-        return cfg_unknown_key(on, i, "operation", NULL, 0, okeys, err);
-    const char *k = NULL;
-    const struct ynode *kn = NULL;
-    if (cfg_word(on, "operation", "kind", 1, &k, &kn, err) < 0)
-      return -1;
-    int ki = -1;
-    for (int i = STACK_OP_RESYNC; stack_op_names[i]; i++)
-      if (strcmp(stack_op_names[i], k) == 0)
-        ki = i;
-    if (ki < 0)
-      return nw_fail(err, kn->file, kn->line, kn->col,
-                     "operation.kind: '%s' is not allowed; one of: resync, rebuild, reshape, migrate", k);
-    s->op = (enum stack_op_kind)ki;
-    long fm, wl;
-    if (cfg_int(on, "operation", "from_members", 1, 64, 0, s->ndisks, &fm, err) < 0 ||
-        cfg_int(on, "operation", "with_workload", 0, 1, 0, 0, &wl, err) < 0)
-      return -1;
-    s->op_from_members = (int)fm;
-    s->op_with_workload = (int)wl;
-    s->op_members = s->ndisks;
-    s->op_level = (int)s->volume.level;
-    const struct ynode *fl = ytree_get(on, "from_level");
-    if (fl) {
-      const struct param_desc *ld = params_find(volume_param_table, volume_param_count, "level");
-      double lv;
-      if (cfg_value(fl, "operation", ld, &lv, NULL, "", err) < 0)
-        return -1;
-      s->op_from_level = (int)lv;
-    }
-    if ((s->op == STACK_OP_RESHAPE || s->op == STACK_OP_MIGRATE) && s->op_from_members > s->ndisks)
-      return nw_fail(err, on->file, on->line, on->col,
-                     "operation: from_members %d must not exceed disks.count %d", s->op_from_members,
-                     s->ndisks);
-  }
-  return 0;
-}
-
-/* fio's file operations (filecreate, filestat, filedelete, the dir* engines,
- * ftruncate, falloc) act on files the NAS serves: a block protocol (iSCSI)
- * serves a LUN whose filesystem is the client's own, so there is no NAS
- * request.  A trim of another engine is fio's BLKDISCARD ioctl, which a
- * file on a share refuses (ENOTTY): fio fails, so the scenario is refused. */
-static int cfg_check_meta(const struct ynode *R, const struct scenario *s, struct nw_err *err)
-{
-  int files = proto_ops_of(&s->proto)->opens_files;
-  const struct workload *w = &s->workload;
-  for (int i = 0; i < w->nsteps; i++)
-    for (int k = 0; k < w->steps[i].njobs; k++) {
-      const struct job *j = &w->steps[i].jobs[k];
-      int meta = j->meta_op != JOB_META_NONE, discard = j->trim && !meta;
-      if ((files ? !discard : !meta) || j->client_only != JOB_CLIENT_NAS) /* a null engine's trim stays in fio */
-        continue;
-      const struct ynode *n = ytree_path(R, "protocol.kind");
-      n = n ? n : R;
-      const char *kind = n->kind == YNODE_SCALAR ? n->scalar : "?";
-      if (discard)
-        return nw_fail(err, n->file, n->line, n->col,
-                       "protocol.kind: '%s' serves files, and job '%s' trims with ioengine=%s: fio trims "
-                       "with the BLKDISCARD ioctl (an NVMe passthrough engine with a Dataset Management "
-                       "command to an NVMe namespace), which a file on an SMB or NFS share does not "
-                       "support (ENOTTY), so fio fails; use ioengine=falloc (a hole punch: SMB2 "
-                       "FSCTL_SET_ZERO_DATA, NFS 4.2 DEALLOCATE) or an iSCSI LUN (SCSI UNMAP)",
-                       kind, j->name, j->engine[0] ? j->engine : "psync");
-      return nw_fail(err, n->file, n->line, n->col,
-                     "protocol.kind: '%s' serves no files, but job '%s' does file operations (fio's "
-                     "filecreate/filestat/filedelete/dircreate/dirstat/dirdelete/ftruncate/falloc "
-                     "engines); they need a file protocol (smb, nfs)",
-                     kind, j->name);
-    }
-  return 0;
-}
-
 static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, const struct ynode *sysref,
                        const char *sysname, struct scenario *s, struct nw_err *err)
 {
@@ -981,7 +840,7 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
-  if (cfg_check_meta(R, out, err) < 0)
+  if (cfg_workload_check(R, out, err) < 0)
     goto done;
   if (out->workload.replay && !ytree_get(R, "time")) { /* the whole trace */
     const struct replay_trace *rt = out->workload.replay;

@@ -1,12 +1,15 @@
-/* config_faults.c - the faults a scenario lists must name paths that exist
- * and follow each other in a way the model can simulate (see
- * config_faults.h). */
-#include "sim/config/config_faults.h"
+/* config_faults.c - the scenario's `faults:` list (config_impl.h): each
+ * fault's kind, target and time, and the cross-checks: the faults must
+ * name paths that exist and follow each other in a way the model can
+ * simulate. */
+#include <string.h>
+
+#include "sim/config/config_impl.h"
 
 /* A path fault names a path that exists: with network.mode lacp a NAS
  * port of a bond of two or more (the rest take over), with mpio one of
  * min(nas_links, client_nics) paths; mode single has no second path. */
-int cfg_fault_path_check(const struct ynode *f, const struct scenario *s, const struct cfg_fault *cf,
+static int cfg_fault_path_check(const struct ynode *f, const struct scenario *s, const struct cfg_fault *cf,
                                 struct nw_err *err)
 {
   const struct ynode *t = ytree_get(f, "target");
@@ -34,7 +37,7 @@ int cfg_fault_path_check(const struct ynode *f, const struct scenario *s, const 
  * later failure cannot be simulated); a path goes down only when up and up
  * only when down, and never all paths at once (an unreachable NAS, I/O
  * queued until a path returns, is not modelled). */
-int cfg_fault_sequence(const struct ynode *fl, const struct scenario *s, struct nw_err *err)
+static int cfg_fault_sequence(const struct ynode *fl, const struct scenario *s, struct nw_err *err)
 {
   int order[CFG_MAX_FAULTS], n = s->nfaults;
   for (int i = 0; i < n; i++) {
@@ -73,3 +76,58 @@ int cfg_fault_sequence(const struct ynode *fl, const struct scenario *s, struct 
   return 0;
 }
 
+/* The `faults:` list. */
+int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct nw_err *err)
+{
+  const struct ynode *fl = ytree_get(R, "faults");
+  if (fl) {
+    if (fl->kind != YNODE_SEQ)
+      return cfg_at(err, fl, "faults: expected a list of {kind, target, at}, got %s", ytree_kind_name(fl));
+    if (fl->n > CFG_MAX_FAULTS)
+      return nw_fail(err, fl->file, fl->line, fl->col, "faults: at most %d faults", CFG_MAX_FAULTS);
+    static const char *const fkeys[] = {"kind", "target", "at", NULL};
+    static const char *const fkinds[] = {"disk_fail", "disk_hang", "path_down", "path_up", NULL};
+    for (int i = 0; i < fl->n; i++) {
+      const struct ynode *f = fl->kids[i];
+      if (f->kind != YNODE_MAP)
+        return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s", ytree_kind_name(f));
+      for (int k = 0; k < f->n; k++)
+        if (!cfg_in_list(fkeys, f->keys[k]))
+          return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
+      const char *k = NULL;
+      const struct ynode *kn = NULL;
+      if (cfg_word(f, "faults", "kind", 1, &k, &kn, err) < 0)
+        return -1;
+      int ki = -1;
+      for (int j = 0; fkinds[j]; j++)
+        if (!strcmp(fkinds[j], k))
+          ki = j;
+      if (ki < 0)
+        return nw_fail(err, kn->file, kn->line, kn->col,
+                       "faults.kind: '%s' is not allowed; one of: disk_fail, disk_hang, path_down, path_up", k);
+      struct cfg_fault *cf = &s->faults[s->nfaults++];
+      cf->kind = (enum cfg_fault_kind)ki;
+      long target;
+      int path = cf->kind == CFG_FAULT_PATH_DOWN || cf->kind == CFG_FAULT_PATH_UP;
+      long max = path ? 15 : s->ndisks - 1;
+      if (cfg_int(f, "faults", "target", 0, max, 1, 0, &target, err) < 0)
+        return -1;
+      cf->target = (int)target;
+      if (path && cfg_fault_path_check(f, s, cf, err) < 0)
+        return -1;
+      const struct ynode *at = ytree_get(f, "at");
+      char msg[512];
+      if (!at || at->kind != YNODE_SCALAR || units_parse(at->scalar, UNITS_TIME, &cf->at_s, msg, sizeof msg) < 0 ||
+          cf->at_s < 0)
+        return nw_fail(err, at ? at->file : f->file, at ? at->line : f->line, at ? at->col : f->col,
+                       "faults.at: %s", at && at->kind == YNODE_SCALAR ? (cf->at_s < 0 ? "must be >= 0" : msg)
+                                                                       : "needs a time like 1.5s");
+      if (ytree_get(R, "time") && cf->at_s >= s->time_s) /* a replay's own span is known later */
+        return nw_fail(err, at->file, at->line, at->col,
+                       "faults.at: '%s' is not before the end of the simulated time (time %g s): the fault "
+                       "would never happen", at->scalar, s->time_s);
+    }
+    return cfg_fault_sequence(fl, s, err);
+  }
+  return 0;
+}

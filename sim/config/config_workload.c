@@ -126,3 +126,38 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
   snprintf(st->metric, sizeof st->metric, "%s", workload_default_metric(st));
   return 0;
 }
+
+/* fio's file operations (filecreate, filestat, filedelete, the dir* engines,
+ * ftruncate, falloc) act on files the NAS serves: a block protocol (iSCSI)
+ * serves a LUN whose filesystem is the client's own, so there is no NAS
+ * request.  A trim of another engine is fio's BLKDISCARD ioctl, which a
+ * file on a share refuses (ENOTTY): fio fails, so the scenario is refused. */
+int cfg_workload_check(const struct ynode *R, const struct scenario *s, struct nw_err *err)
+{
+  int files = proto_ops_of(&s->proto)->opens_files;
+  const struct workload *w = &s->workload;
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++) {
+      const struct job *j = &w->steps[i].jobs[k];
+      int meta = j->meta_op != JOB_META_NONE, discard = j->trim && !meta;
+      if ((files ? !discard : !meta) || j->client_only != JOB_CLIENT_NAS) /* a null engine's trim stays in fio */
+        continue;
+      const struct ynode *n = ytree_path(R, "protocol.kind");
+      n = n ? n : R;
+      const char *kind = n->kind == YNODE_SCALAR ? n->scalar : "?";
+      if (discard)
+        return nw_fail(err, n->file, n->line, n->col,
+                       "protocol.kind: '%s' serves files, and job '%s' trims with ioengine=%s: fio trims "
+                       "with the BLKDISCARD ioctl (an NVMe passthrough engine with a Dataset Management "
+                       "command to an NVMe namespace), which a file on an SMB or NFS share does not "
+                       "support (ENOTTY), so fio fails; use ioengine=falloc (a hole punch: SMB2 "
+                       "FSCTL_SET_ZERO_DATA, NFS 4.2 DEALLOCATE) or an iSCSI LUN (SCSI UNMAP)",
+                       kind, j->name, j->engine[0] ? j->engine : "psync");
+      return nw_fail(err, n->file, n->line, n->col,
+                     "protocol.kind: '%s' serves no files, but job '%s' does file operations (fio's "
+                     "filecreate/filestat/filedelete/dircreate/dirstat/dirdelete/ftruncate/falloc "
+                     "engines); they need a file protocol (smb, nfs)",
+                     kind, j->name);
+    }
+  return 0;
+}

@@ -41,7 +41,7 @@ static const char *const fio_modelled_keys[] = {
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
     "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run",
-    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", NULL,
+    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -54,8 +54,7 @@ static int fio_in_list(const char *const *list, size_t n, const char *key)
   return 0;
 }
 
-/* Bare flag (value NULL or "") means 1. */
-static int fio_parse_bool(const char *v, int *out)
+int fio_parse_bool(const char *v, int *out)
 {
   if (!v || !*v || strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0 ||
       strcasecmp(v, "on") == 0) {
@@ -169,48 +168,6 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   return fio_apply(j, key, expanded, unmodelled, msg, msg_len);
 }
 
-/* size=N% / offset=N%: a share of the target in [lo, 100]. */
-static int fio_percent(const char *v, double lo, double *frac)
-{
-  double d = 0.0;
-  const char *e = NULL;
-  if (fio_number(v, &d, &e) != 0 || strcmp(e, "%") != 0 || d < lo || d > 100.0 || (lo > 0 && d <= 0))
-    return -1;
-  *frac = d / 100.0;
-  return 0;
-}
-
-/* bsrange=LO-HI (or LO:HI): fio draws a multiple of LO up to HI, uniformly. */
-static int fio_set_bsrange(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
-{
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", v);
-  char *sep = strpbrk(buf, "-:");
-  double lo = 0.0, hi = 0.0;
-  if (strchr(v, ',') || !sep)
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: LO-HI, one range for reads and writes)", key, v);
-  *sep = '\0';
-  if (fio_parse_size(buf, &lo) != 0 || fio_parse_size(sep + 1, &hi) != 0 || lo < 1.0 || hi > FIO_MAX_BS_BYTES)
-    return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: LO-HI, each %s, 1 B .. 1 GiB)", key, v,
-                   FIO_SIZE_ALLOWED);
-  if (lo > hi) {
-    double t = lo;
-    lo = hi, hi = t; /* fio swaps them */
-  }
-  int n = (int)floor(hi / lo);
-  if (n > JOB_MAX_BS)
-    return fio_msg(msg, msg_len, "%s: '%s' spans %d block sizes (multiples of %.0f B); at most %d are "
-                   "modelled, use bssplit", key, v, n, lo, JOB_MAX_BS);
-  memset(j->bs_bytes, 0, sizeof j->bs_bytes);
-  memset(j->bs_weight, 0, sizeof j->bs_weight);
-  for (int i = 0; i < n; i++) {
-    j->bs_bytes[i] = lo * (i + 1);
-    j->bs_weight[i] = 1.0 / n;
-  }
-  j->nbs = n;
-  return 0;
-}
-
 /* One value for reads and writes ("10m" or "10m,10m"); msg otherwise. */
 static int fio_one_value(const char *key, const char *v, char *out, size_t n, char *msg, size_t msg_len)
 {
@@ -270,8 +227,8 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     snprintf(j->engine, sizeof j->engine, "%s", v);
     /* the scenario's protocol carries the I/O */
     *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
-  } else if (!strcmp(key, "protocol") || !strcmp(key, "window_size")) {
-    *rc = fio_net_option(j, key, v, msg, msg_len);
+  } else if (!strcmp(key, "program")) {
+    j->exec_program = 1; /* ioengine=exec's: what it does on the client is not modelled (fio_finish_job) */
   } else if (!strcmp(key, "cpuload")) {
     long n = 0;
     if (fio_parse_int(v, 0, INT_MAX, &n) != 0)
@@ -294,15 +251,17 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
                      size_t msg_len)
 {
   const char *v = value ? value : "";
-  double d = 0.0;
   long n = 0;
   int b = 0;
+  int rc = fio_net_option(j, key, value, msg, msg_len); /* ioengine=net's own */
+  if (rc != 1)
+    return rc;
 
   /* Flags: bare or 0/1. */
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
       !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only") ||
-      !strcmp(key, "gtod_reduce") || !strcmp(key, "pingpong")) {
+      !strcmp(key, "gtod_reduce")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -319,8 +278,6 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->verify_only = b;
     else if (!strcmp(key, "gtod_reduce"))
       j->gtod_reduce = b; /* fio's own per-I/O work: a null job's whole time */
-    else if (!strcmp(key, "pingpong"))
-      j->net_pingpong = b;
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }
@@ -337,7 +294,7 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   }
   if (!value || !*value)
     return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
-  int rc = fio_set_direction_option(j, key, v, msg, msg_len);
+  rc = fio_set_direction_option(j, key, v, msg, msg_len);
   if (rc != 1)
     return rc;
   if (!fio_apply_more(j, key, v, unmodelled, &rc, msg, msg_len))
@@ -382,45 +339,12 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
     return 0;
   }
   if (!strcmp(key, "size") || !strcmp(key, "filesize") || !strcmp(key, "offset") ||
-      !strcmp(key, "offset_increment")) {
-    int is_offset = !strcmp(key, "offset") || !strcmp(key, "offset_increment");
-    double frac = 0.0;
-    if (strchr(v, '%') && strcmp(key, "offset_increment") != 0) {
-      if (fio_percent(v, is_offset ? 0.0 : 1e-9, &frac) != 0)
-        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: a percentage of the target, %s .. 100%%)",
-                       key, v, is_offset ? "0%" : "above 0%");
-      if (is_offset)
-        j->offset_frac = frac, j->offset_bytes = 0.0;
-      else
-        j->size_frac = frac, j->size_bytes = 0.0;
-      return 0;
-    }
-    size_t vl = strlen(v);
-    if (vl > 1 && (v[vl - 1] == 'z' || v[vl - 1] == 'Z') && strcmp(key, "offset_increment") != 0) {
-      char num[64];
-      snprintf(num, sizeof num, "%.*s", (int)(vl - 1 < sizeof num ? vl - 1 : sizeof num - 1), v);
-      long nz = 0;
-      if (fio_parse_int(num, 0, 1L << 40, &nz) != 0)
-        return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: Nz, a whole number of zones)", key, v);
-      *(is_offset ? &j->offset_zones : &j->size_zones) = (double)nz; /* zones: bytes in fio_job_finish */
-      return 0;
-    }
-    if (strchr(v, '%') || strchr(v, '-') || fio_parse_size(v, &d) != 0 ||
-        d < (is_offset ? 0.0 : 1.0) || d > FIO_MAX_SIZE_BYTES)
-      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: %s, %s .. 1 PiB; percentages "
-                     "and ranges are not modelled)",
-                     key, v, FIO_SIZE_ALLOWED, is_offset ? "0" : "1 B");
-    if (!strcmp(key, "offset_increment"))
-      j->offset_increment_bytes = d;
-    else if (is_offset)
-      j->offset_bytes = d, j->offset_frac = 0.0;
-    else
-      j->size_bytes = d, j->size_frac = 0.0;
-    return 0;
-  }
+      !strcmp(key, "offset_increment"))
+    return fio_set_extent(j, key, v, msg, msg_len);
   if (!strcmp(key, "runtime") || !strcmp(key, "timeout") || !strcmp(key, "ramp_time") ||
       !strcmp(key, "thinktime")) {
     int micro = !strcmp(key, "thinktime");
+    double d = 0.0;
     if (fio_parse_time(v, micro ? 1e-6 : 1.0, &d) != 0 || d < 0.0 || d > FIO_MAX_TIME_S)
       return fio_msg(msg, msg_len,
                      "%s: bad value '%s' (allowed: a time >= 0, plain number = %s, or with suffix "
@@ -473,6 +397,13 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   if (j->client_only == JOB_CLIENT_NULL && !(j->size_bytes > 0)) /* fio filesetup.c total_file_size */
     return fio_msg(msg, msg_len, "ioengine=%s needs size=BYTES: its file is fio's own, with no size to take a "
                    "share of (fio: \"you need to specify size=\")", j->engine);
+  if (j->client_only == JOB_CLIENT_EXEC && !j->exec_program) /* fio exec.c fio_exec_init */
+    return fio_msg(msg, msg_len, "ioengine=exec needs program=PATH (fio: \"no program is defined, it is "
+                   "mandatory to define one\")");
+  if (j->client_only == JOB_CLIENT_EXEC && !(j->runtime_s > 0))
+    return fio_msg(msg, msg_len, "ioengine=exec needs runtime=TIME: fio runs the program for the job's runtime "
+                   "(without one it stops the program at its first check and the job's end is fio's own "
+                   "polling loop, not modelled)");
   if (j->client_only == JOB_CLIENT_CPU && j->cpuload <= 0.0) /* fio cpu.c fio_cpuio_init */
     return fio_msg(msg, msg_len, "ioengine=cpuio needs cpuload=N, the percentage of a core each copy burns "
                    "(fio: \"cpu thread needs rate (cpuload=)\")");
@@ -659,6 +590,14 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     return -1;
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
+  if (c->cur.client_only == JOB_CLIENT_EXEC) {
+    char text[FIO_LINE_MAX + 600];
+    snprintf(text, sizeof text, "%s:%d: warning: job '%s' (ioengine=exec) runs its program on the client for "
+             "%g s; what the program does there is not modelled (fio counts no I/O for the job; the NAS "
+             "idles)\n", c->job_file, c->job_line, c->cur.name, c->cur.runtime_s);
+    if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
+      return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
+  }
   struct job rb;
   int reads_back = fio_verify_job(&c->cur, &rb);
   if (reads_back && c->cur.verify_only) {
@@ -679,7 +618,7 @@ static int fio_finish_job(struct fio_parse_ctx *c)
         !fio_engine_refused(s->jobs[i].engine))
       return fio_err(c, c->job_file, c->job_line, 1,
                      "job '%s' runs at once with job '%s', and only one of them does I/O to the NAS's storage "
-                     "(the other stays inside the client, ioengine=null or cpuio or a read of emulated zbd "
+                     "(the other stays inside the client, ioengine=null, cpuio or exec or a read of emulated zbd "
                      "zones, or only streams over the link, ioengine=net); nastwin times those apart from the "
                      "NAS simulation and cannot merge the two "
                      "in one step: put stonewall between them", c->cur.name, s->jobs[i].name);

@@ -25,12 +25,19 @@ int fio_number(const char *s, double *out, const char **end);
 int fio_parse_time(const char *v, double unit_s, double *out);
 /* fio size: "4096", "4k", "4K", "4KB", "4KiB", "1.5g"; powers of 1024.  0 or -1. */
 int fio_parse_size(const char *v, double *out);
+/* A flag: bare (value NULL or ""), 1/0, true/false, yes/no, on/off.  0 or -1. */
+int fio_parse_bool(const char *v, int *out);
 /* A whole decimal number in [lo, hi].  0 or -1. */
 int fio_parse_int(const char *v, long lo, long hi, long *out);
 
 /* fio's other name for an option (ratemin -> rate_min, fileoffset ->
  * offset, nr_files -> nrfiles, ...): the name fio documents, else key. */
 const char *fio_option_alias(const char *key);
+
+/* fio_extent.c: size, filesize, offset, offset_increment (bytes, N% of
+ * the target, Nz zones) and bsrange=LO-HI on j.  0, or -1 with msg. */
+int fio_set_extent(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+int fio_set_bsrange(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
 
 /* fio_dir.c: the options whose value may differ per direction
  * ("READ,WRITE[,TRIM]": bs, blocksize, bssplit, rate, rate_iops) and
@@ -82,8 +89,10 @@ enum job_meta fio_engine_meta(const char *name);
 /* A metadata job once its options are all set: one operation per file
  * (nrfiles), as fio times them; 0, or -1 with msg. */
 int fio_meta_finish(struct job *j, char *msg, size_t msg_len);
-/* fio_net.c: ioengine=net's protocol= and window_size=; 0, or -1 with msg. */
-int fio_net_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);
+/* fio_net.c: ioengine=net's own options (protocol=, window_size=,
+ * pingpong; value NULL for a bare flag): 0, or -1 with msg; 1 when key is
+ * not one of them. */
+int fio_net_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len);
 /* A net job once its options are all set: what nastwin models of fio's net
  * engine (a TCP stream, one direction, sequential); 0, or -1 with msg. */
 int fio_net_finish(struct job *j, char *msg, size_t msg_len);

@@ -36,6 +36,7 @@
 #define N_DEPR "deprecated in fio, which ignores it"
 #define N_AFTER "acts before or after the measured I/O"
 #define N_BURN "how ioengine=cpuio burns its share of a core (a spin or qsort, in chunks), not the share"
+#define N_EXEC "what ioengine=exec's program is given or where its output goes; the program is not modelled"
 #define N_ZRESET "fio resets the zones it emulates on a file or LUN without I/O; nastwin's zones open empty"
 
 static const struct {
@@ -92,6 +93,9 @@ static const struct {
     {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
     {"zone_reset_threshold", N_ZRESET}, {"zone_reset_frequency", N_ZRESET},
     {"cpumode", N_BURN}, {"cpuchunks", N_BURN},
+    {"arguments", N_EXEC}, {"std_redirect", N_EXEC},
+    {"grace_time", "how long ioengine=exec lets its program end once the runtime is over, after the measured "
+                   "time"},
     {"exec_prerun", N_AFTER}, {"exec_postrun", N_AFTER}, {"unlink", N_AFTER},
     {"unlink_each_loop", N_AFTER},
 };
@@ -220,7 +224,6 @@ const char *fio_engine_refused(const char *name)
     const char *name;
     const char *why;
   } refused[] = {
-      {"exec", "does no block I/O: not simulated (use psync, libaio, io_uring, ...)"},
       {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
                    "does not support: not simulated"},
       {"http", "sends HTTP requests (WebDAV, S3, Swift) to a web server or object gateway; a NAS's web "
@@ -250,8 +253,9 @@ const char *fio_engine_refused(const char *name)
 }
 
 /* Engines whose I/O never leaves fio's thread (engines/null.c, cpp_null.cpp,
- * cpu.c), or that stream bytes over TCP with no file behind them
- * (engines/net.c, net and netsplice): what the job is on the client;
+ * cpu.c), that stream bytes over TCP with no file behind them
+ * (engines/net.c, net and netsplice), or that run a program and do no I/O
+ * (engines/exec.c: FIO_NOIO): what the job is on the client;
  * JOB_CLIENT_NAS for any other. */
 enum job_client fio_engine_client(const char *name)
 {
@@ -259,6 +263,8 @@ enum job_client fio_engine_client(const char *name)
     return JOB_CLIENT_NULL;
   if (!strcmp(name, "net") || !strcmp(name, "netsplice"))
     return JOB_CLIENT_NET;
+  if (!strcmp(name, "exec"))
+    return JOB_CLIENT_EXEC;
   return !strcmp(name, "cpuio") ? JOB_CLIENT_CPU : JOB_CLIENT_NAS;
 }
 

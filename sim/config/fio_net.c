@@ -15,8 +15,20 @@
 
 #define FIO_NET_MAX_WINDOW (1024.0 * 1048576.0) /* 1 GiB: above any socket buffer Linux grants */
 
-int fio_net_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)
+int fio_net_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len)
 {
+  const char *v = value ? value : "";
+  if (!strcmp(key, "pingpong")) {
+    int b = 0;
+    if (fio_parse_bool(value, &b) != 0)
+      return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
+    j->net_pingpong = b;
+    return 0;
+  }
+  if (strcmp(key, "protocol") != 0 && strcmp(key, "window_size") != 0)
+    return 1;
+  if (!*v)
+    return fio_msg(msg, msg_len, "%s: needs a value (%s=...)", key, key);
   if (!strcmp(key, "protocol")) {
     static const char *const names[] = {"tcp", "tcpv6", "udp", "udpv6", "unix", "vsock"}; /* fio's posval */
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

@@ -48,6 +48,8 @@ enum job_client {
                          data below the (empty) write pointers and ends the job with no I/O */
   JOB_CLIENT_NET,     /* ioengine=net/netsplice: a TCP stream to (write) or from (read) a peer on
                          the NAS, over the modelled links; no protocol daemon, no storage */
+  JOB_CLIENT_EXEC,    /* ioengine=exec: runs a program on the client for the runtime, no I/O; what
+                         the program does is not modelled */
 };
 enum job_dist { JOB_DIST_UNIFORM = 0, JOB_DIST_ZIPF, JOB_DIST_PARETO, JOB_DIST_NORMAL, JOB_DIST_ZONED };
 #define JOB_MAX_ZONES 16
@@ -164,6 +166,7 @@ struct job {
   char net_proto[8];        /* ioengine=net: fio's protocol= ("" = fio's default, tcp) */
   double net_window_bytes;  /* ioengine=net: fio's window_size= (socket buffers; 0 = the scenario's window) */
   int net_pingpong;         /* ioengine=net: fio's pingpong= (each message waits for its echo) */
+  int exec_program;         /* ioengine=exec: program= given (fio requires it) */
 };
 
 struct workload_step {

@@ -44,24 +44,75 @@ struct eng_net {
   struct eng *e;
   struct flow_net *fn;
   struct eng_sched sched;
-  int np, nc;      /* NAS ports, NICs per client */
-  int sw;          /* constraint index of a blocking switch, -1 if none */
-  int sw_link;     /* the routes cross a switch link (blocking, or latency only) */
-  double hop_s, sw_s, sw_bw, gamma;
+  struct eng_links links;
+  double gamma;
   struct eng_xfer *free_x;
 };
 
 /* Constraint indices: NAS port M client->NAS (its link's DOWN direction)
  * and NAS->client (UP); client C's NIC N towards the NAS (UP), from it
  * (DOWN); the switch backplane last. */
-static int eng_net_nas(int m, int up)
+static int eng_links_nas(int m, int up)
 {
   return 2 * m + (up ? 0 : 1);
 }
 
-static int eng_net_nic(const struct eng_net *n, int client, int nic, int up)
+static int eng_links_nic(const struct eng_links *l, int client, int nic, int up)
 {
-  return 2 * n->np + 2 * (client * n->nc + nic) + (up ? 0 : 1);
+  return 2 * l->np + 2 * (client * l->nc + nic) + (up ? 0 : 1);
+}
+
+struct flow_net *eng_links_create(const struct scenario *s, const struct plat_map *map, struct eng_links *l)
+{
+  l->np = map->nas_ports;
+  l->nc = map->client_nics;
+  l->hop_s = s->net.link_latency_s;
+  l->sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
+  l->sw_link = map->blocking_switch || l->sw_s > 0;
+  double sw_bw = map->blocking_switch ? s->net.switch_backplane_bytes_per_s : 1e15; /* else a fat pipe */
+  l->bw = map->nas_port_payload_bytes_per_s;
+  if (map->client_nic_payload_bytes_per_s < l->bw)
+    l->bw = map->client_nic_payload_bytes_per_s;
+  if (l->sw_link && sw_bw < l->bw)
+    l->bw = sw_bw;
+  int ncons = 2 * l->np + 2 * s->nclients * l->nc + 1;
+  l->sw = map->blocking_switch ? ncons - 1 : -1;
+  struct flow_net *fn = flow_net_create(ncons);
+  if (!fn)
+    return NULL;
+  for (int m = 0; m < l->np; m++)
+    for (int up = 0; up < 2; up++)
+      flow_cons_set(fn, eng_links_nas(m, up), map->nas_port_payload_bytes_per_s);
+  for (int c = 0; c < s->nclients; c++)
+    for (int k = 0; k < l->nc; k++)
+      for (int up = 0; up < 2; up++)
+        flow_cons_set(fn, eng_links_nic(l, c, k, up), map->client_nic_payload_bytes_per_s);
+  if (l->sw >= 0)
+    flow_cons_set(fn, l->sw, sw_bw);
+  return fn;
+}
+
+int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s, double bytes, int client,
+                    int nic, int nas_port, int up, double gamma_bytes, void *tag)
+{
+  int cons[3], k = 0;
+  if (up) {
+    cons[k++] = eng_links_nic(l, client, nic, 1);
+    if (l->sw >= 0)
+      cons[k++] = l->sw;
+    cons[k++] = eng_links_nas(nas_port, 1);
+  } else {
+    cons[k++] = eng_links_nas(nas_port, 0);
+    if (l->sw >= 0)
+      cons[k++] = l->sw;
+    cons[k++] = eng_links_nic(l, client, nic, 0);
+  }
+  double lat = 0.0 + l->hop_s;
+  if (l->sw_link)
+    lat += l->sw_s;
+  lat += l->hop_s;
+  double bound = lat > 0 && gamma_bytes / (2.0 * lat) < l->bw ? gamma_bytes / (2.0 * lat) : l->bw;
+  return flow_start(fn, now_s, bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, tag);
 }
 
 static void eng_net_done(void *ctx, void *tag);
@@ -84,27 +135,10 @@ int eng_net_setup(struct eng *e)
     return -1;
   e->net = n;
   n->e = e;
-  n->np = e->map.nas_ports;
-  n->nc = e->map.client_nics;
-  n->hop_s = s->net.link_latency_s;
-  n->sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
-  n->sw_link = e->map.blocking_switch || n->sw_s > 0;
-  n->sw_bw = e->map.blocking_switch ? s->net.switch_backplane_bytes_per_s : 1e15; /* else a fat pipe */
-  n->gamma = s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : 4194304.0; /* SimGrid's default */
-  int ncons = 2 * n->np + 2 * s->nclients * n->nc + 1;
-  n->sw = e->map.blocking_switch ? ncons - 1 : -1;
-  n->fn = flow_net_create(ncons);
+  n->gamma = s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : ENG_TCP_WINDOW_BYTES;
+  n->fn = eng_links_create(s, &e->map, &n->links);
   if (!n->fn)
     return -1;
-  for (int m = 0; m < n->np; m++)
-    for (int up = 0; up < 2; up++)
-      flow_cons_set(n->fn, eng_net_nas(m, up), e->map.nas_port_payload_bytes_per_s);
-  for (int c = 0; c < s->nclients; c++)
-    for (int k = 0; k < n->nc; k++)
-      for (int up = 0; up < 2; up++)
-        flow_cons_set(n->fn, eng_net_nic(n, c, k, up), e->map.client_nic_payload_bytes_per_s);
-  if (n->sw >= 0)
-    flow_cons_set(n->fn, n->sw, n->sw_bw);
   n->sched = (struct eng_sched){.model = n->fn, .advance = eng_net_advance, .next_s = eng_net_next_s, .ctx = n};
   eng_sched_start(e, &n->sched, "network", e->nas);
   return 0;
@@ -137,8 +171,7 @@ static int eng_net_route(const struct eng_conn *c, sg_host_t h)
   return -1;
 }
 
-/* x goes on the wire: its route's constraints, latency (summed in route
- * order, as SimGrid does), bound and weight (CM02, flow.h). */
+/* x goes on the wire over its route (eng_links_start). */
 static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload);
 
 static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
@@ -159,30 +192,9 @@ static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
   int route = x->route;
   if (!x->up)
     route = eng_net_route(x->c, x->ch->receiver ? sg_actor_get_host(x->ch->receiver) : x->c->host);
-  int cons[3], k = 0;
-  if (x->up) {
-    cons[k++] = eng_net_nic(n, pc->client, pc->client_tx, 1);
-    if (n->sw >= 0)
-      cons[k++] = n->sw;
-    cons[k++] = eng_net_nas(route < 0 ? pc->nas_rx : pc->alt_rx[route], 1);
-  } else {
-    cons[k++] = eng_net_nas(route < 0 ? pc->nas_tx : pc->alt_tx[route], 0);
-    if (n->sw >= 0)
-      cons[k++] = n->sw;
-    cons[k++] = eng_net_nic(n, pc->client, pc->client_rx, 0);
-  }
-  double lat = 0.0 + n->hop_s;
-  if (n->sw_link)
-    lat += n->sw_s;
-  lat += n->hop_s;
-  const struct plat_map *map = &n->e->map;
-  double bw = map->nas_port_payload_bytes_per_s;
-  if (map->client_nic_payload_bytes_per_s < bw)
-    bw = map->client_nic_payload_bytes_per_s;
-  if (n->sw_link && n->sw_bw < bw)
-    bw = n->sw_bw;
-  double bound = lat > 0 && n->gamma / (2.0 * lat) < bw ? n->gamma / (2.0 * lat) : bw;
-  if (flow_start(n->fn, simgrid_get_clock(), x->bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, x) < 0)
+  int nas = x->up ? (route < 0 ? pc->nas_rx : pc->alt_rx[route]) : (route < 0 ? pc->nas_tx : pc->alt_tx[route]);
+  if (eng_links_start(n->fn, &n->links, simgrid_get_clock(), x->bytes, pc->client,
+                      x->up ? pc->client_tx : pc->client_rx, nas, x->up, n->gamma, x) < 0)
     xbt_die("out of memory");
   eng_sched_poke(&n->sched);
 }

@@ -5,7 +5,9 @@
  * commit, which fio makes after each queue at its default iodepth_batch
  * of 1, so one I/O is in flight whatever iodepth is); cpuio keeps cpuload % of a
  * core busy and does no I/O; a read-only job on emulated zbd zones with
- * read_beyond_wp=0 finds nothing written and ends at once.  Such a job is
+ * read_beyond_wp=0 finds nothing written and ends at once; exec runs a
+ * program for the runtime and does no I/O (what the program does is not
+ * modelled: its thread counts as idle).  Such a job is
  * one server per fio thread with a fixed time per I/O (the catalogue's
  * fio_io_time, + fio_queue_time at iodepth > 1, + fio_clock_time without
  * gtod_reduce): its k-th I/O completes at k periods, every one after the
@@ -14,31 +16,16 @@
  * meanwhile: its power is the idle power of its SoC, drives, chassis and
  * ports.
  *
- * fio's net and netsplice engines (engines/net.c) stream bytes over one
- * TCP connection per fio thread, here to or from a peer on the NAS (a fio
- * receiver or sender run there), with no protocol daemon and no storage:
- * a network-only workload.  Each stream is one long flow of the fluid
- * network model (flow.h) over the links its connection is pinned to
- * (platform.c plat_build; copy k of a client on the client's connection k
- * mod its connections, as the engine places a protocol job's copies),
- * with CM02's latency, max-min sharing and TCP-gamma bound, gamma the
- * job's window_size or the scenario's TCP window.  The NAS's kernel
- * network stack costs the protocol entry's cycles_per_packet per segment
- * (data segments of MTU payload, a delayed ACK per two, a TSO super-segment
- * of 64 KiB per transmit with offload, as proto.h counts them) and
- * csum_cycles_per_byte without checksum offload: what it receives on the
- * one interrupt core, what it sends and its ACKs on the peer's thread,
- * which also copies each byte between socket and user buffer
- * (soc_mem_copy_s).  A stream runs at its flow rate capped by its peer's
- * thread; when the interrupt core or all cores together cannot keep up,
- * every stream slows by the same factor (a simplification: the links'
- * shares are not re-solved).  A sender's write of bs bytes then takes
+ * fio's net and netsplice engines stream bytes over one TCP connection
+ * per fio thread to or from a peer on the NAS, with no protocol daemon
+ * and no storage: each stream's rate on the modelled links and the NAS's
+ * network stack is client_net.c's; a sender's write of bs bytes then takes
  * bs / rate (a full socket buffer drains at the stream's rate; fio's own
  * per-I/O time overlaps it, and bounds the I/O rate when longer); the
  * first writes filling the empty buffer and the connection's set-up are
- * not timed.  The SoC's power follows the busy
- * cores.  A step mixing these jobs with NAS storage jobs is refused
- * (fio.c; here as a failed run for a YAML workload). */
+ * not timed.  The SoC's power follows the busy cores.  A step mixing
+ * these jobs with NAS storage jobs is refused (fio.c; here as a failed
+ * run for a YAML workload). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,10 +33,8 @@
 #include <string.h>
 
 #include "models/disks/disk.h"
-#include "models/net/frame.h"
 #include "sim/analysis/analysis.h"
-#include "sim/engine/eng_impl.h"
-#include "sim/engine/flow.h"
+#include "sim/engine/client_net.h"
 
 /* The time one I/O of a null job takes on its thread (s). */
 static double eng_null_io_s(const struct scenario *s, const struct job *j)
@@ -80,7 +65,7 @@ static void eng_copy_run(const struct scenario *s, const struct job *j, double r
   double run_s = j->runtime_s > 0 && j->runtime_s < s->time_s ? j->runtime_s : s->time_s;
   if (j->client_only == JOB_CLIENT_EOF)
     return;
-  if (j->client_only == JOB_CLIENT_CPU) {
+  if (j->client_only == JOB_CLIENT_CPU || j->client_only == JOB_CLIENT_EXEC) { /* exec: cpuload 0 */
     c->end_s = run_s;
     c->busy_s = j->cpuload * run_s;
     return;
@@ -118,156 +103,6 @@ static void eng_copy_run(const struct scenario *s, const struct job *j, double r
   c->bytes[2] = c->ios[2] * mean_w;
 }
 
-/* ------------------------------------------------ net jobs' streams */
-
-#define ENG_MAX_STREAMS 65536
-#define ENG_NET_PORTS 64
-
-/* The NAS's network work per payload byte of a stream (s of one core per
- * byte): on the interrupt core (the segments it receives) and on the
- * peer's thread (the ACKs or segments it sends, its copy). */
-static void eng_stream_cost(const struct scenario *s, int to_nas, double *irq_s, double *peer_s)
-{
-  const struct proto_costs *c = &s->proto.costs;
-  double speed = soc_effective_speed_cycles_per_s(&s->soc);
-  double segs = 1.0 / net_payload_per_frame(s->net.mtu_bytes, s->net.tcp_timestamps != 0); /* per byte */
-  double csum = s->proto.checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte;
-  int tso = s->proto.tso != 0 && s->proto.checksum_offload != 0;
-  double copy = soc_mem_copy_s(&s->soc, 1.0);
-  if (to_nas) {
-    *irq_s = (c->cycles_per_packet * segs + csum) / speed;
-    *peer_s = c->cycles_per_packet * 0.5 * segs / speed + copy;
-  } else {
-    *irq_s = c->cycles_per_packet * 0.5 * segs / speed;
-    *peer_s = (c->cycles_per_packet * (tso ? 1.0 / PROTO_TSO_MAX_BYTES : segs) + csum) / speed + copy;
-  }
-}
-
-struct eng_net_load {
-  double nas[ENG_NET_PORTS][2];  /* bytes/s through NAS port M towards the NAS [1] and from it [0] */
-  double *nic;                   /* client C's NIC K: [2 (C nc + K) + up] */
-  double irq_util;               /* the interrupt core's busy share */
-  double peer_util[STEP_MAX_JOBS]; /* per job: its peers' threads, in cores */
-};
-
-static void eng_flow_ended(void *ctx, void *tag)
-{
-  (void)ctx;
-  (void)tag;
-}
-
-/* The steady rate (bytes/s) of every net stream of st (job, client, copy
- * order) into Bps, and the loads they put on the links and the NAS.  0,
- * or -1 with out->failure. */
-static int eng_net_streams(const struct scenario *s, const struct workload_step *st, double *Bps,
-                           struct eng_net_load *ld, struct run_result *out)
-{
-  struct plat_map *map = malloc(sizeof *map);
-  struct nw_err err = {0};
-  if (!map || plat_build(s, map, &err) != 0) {
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure, "%.500s", map ? err.msg : "out of memory");
-    free(map);
-    return -1;
-  }
-  int np = map->nas_ports, nc = map->client_nics, cpc = map->conns_per_client;
-  int ncons = 2 * np + 2 * s->nclients * nc + 1, sw = map->blocking_switch ? ncons - 1 : -1;
-  double sw_s = s->net.switch_hops > 0 ? s->net.switch_latency_s * s->net.switch_hops : 0.0;
-  int sw_link = map->blocking_switch || sw_s > 0;
-  double sw_bw = map->blocking_switch ? s->net.switch_backplane_bytes_per_s : 1e15;
-  double lat = 2.0 * s->net.link_latency_s + (sw_link ? sw_s : 0.0); /* as chan.c routes a message */
-  double bw = fmin(map->nas_port_payload_bytes_per_s, map->client_nic_payload_bytes_per_s);
-  bw = sw_link ? fmin(bw, sw_bw) : bw;
-  struct flow_net *fn = flow_net_create(ncons);
-  if (!fn) {
-    free(map);
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure, "out of memory");
-    return -1;
-  }
-  for (int m = 0; m < np; m++)
-    for (int up = 0; up < 2; up++)
-      flow_cons_set(fn, 2 * m + !up, map->nas_port_payload_bytes_per_s);
-  for (int k = 0; k < 2 * s->nclients * nc; k++)
-    flow_cons_set(fn, 2 * np + k, map->client_nic_payload_bytes_per_s);
-  if (sw >= 0)
-    flow_cons_set(fn, sw, sw_bw);
-  int n = 0;
-  for (int i = 0; i < st->njobs; i++) {
-    const struct job *j = &st->jobs[i];
-    if (j->client_only != JOB_CLIENT_NET)
-      continue;
-    int up = j->read_frac < 0.5; /* a sender: towards the NAS */
-    double gamma = j->net_window_bytes > 0 ? j->net_window_bytes
-                   : s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : 4194304.0; /* chan.c's */
-    double bound = lat > 0 && gamma / (2.0 * lat) < bw ? gamma / (2.0 * lat) : bw;
-    for (int c = 0; c < s->nclients; c++)
-      for (int k = 0; k < j->numjobs; k++, n++) {
-        const struct plat_conn *pc = &map->conns[c * cpc + k % cpc];
-        int cons[3], m = 0;
-        cons[m++] = 2 * np + 2 * (c * nc + (up ? pc->client_tx : pc->client_rx)) + !up;
-        if (sw >= 0)
-          cons[m++] = sw;
-        cons[m++] = 2 * (up ? pc->nas_rx : pc->nas_tx) + !up;
-        if (flow_start(fn, 0.0, 1e30, cons, m, lat, lat > 0 ? lat : 1.0, bound, (void *)(intptr_t)(n + 1)) < 0) {
-          n = -1;
-          goto done;
-        }
-      }
-  }
-  if (flow_advance(fn, lat, eng_flow_ended, NULL) < 0)
-    n = -1;
-  for (int k = 0; k < n; k++)
-    Bps[k] = flow_rate_of(fn, (void *)(intptr_t)(k + 1));
-done:
-  flow_net_destroy(fn);
-  if (n < 0) {
-    free(map);
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure, "out of memory");
-    return -1;
-  }
-  /* The NAS's CPU: a peer's thread is at most one core; the interrupt
-   * core, and all the cores together, slow every stream alike. */
-  double irq = 0.0, peer = 0.0;
-  for (int i = 0, x = 0; i < st->njobs; i++) {
-    const struct job *j = &st->jobs[i];
-    if (j->client_only != JOB_CLIENT_NET)
-      continue;
-    double irq_s, peer_s;
-    eng_stream_cost(s, j->read_frac < 0.5, &irq_s, &peer_s);
-    for (int k = 0; k < s->nclients * j->numjobs; k++, x++) {
-      Bps[x] = peer_s > 0 && Bps[x] * peer_s > 1.0 ? 1.0 / peer_s : Bps[x];
-      irq += Bps[x] * irq_s;
-      peer += Bps[x] * peer_s;
-    }
-  }
-  double f = 1.0;
-  if (irq > 1.0)
-    f = 1.0 / irq;
-  if ((irq + peer) * f > map->nas_cores)
-    f = map->nas_cores / (irq + peer);
-  ld->irq_util = irq * f;
-  for (int i = 0, x = 0; i < st->njobs; i++) {
-    const struct job *j = &st->jobs[i];
-    if (j->client_only != JOB_CLIENT_NET)
-      continue;
-    int up = j->read_frac < 0.5;
-    double irq_s, peer_s;
-    eng_stream_cost(s, up, &irq_s, &peer_s);
-    for (int c = 0; c < s->nclients; c++)
-      for (int k = 0; k < j->numjobs; k++, x++) {
-        const struct plat_conn *pc = &map->conns[c * cpc + k % cpc];
-        Bps[x] *= f;
-        ld->peer_util[i] += Bps[x] * peer_s;
-        ld->nas[(up ? pc->nas_rx : pc->nas_tx) % ENG_NET_PORTS][up] += Bps[x];
-        ld->nic[2 * (c * nc + (up ? pc->client_tx : pc->client_rx)) + up] += Bps[x];
-      }
-  }
-  free(map);
-  return 0;
-}
-
 /* The NAS's power for window_s with busy_cores of its SoC busy (idle
  * drives, chassis and ports), at the wall. */
 static void eng_idle_power(const struct scenario *s, double window_s, double busy_cores, struct run_result *out)
@@ -290,6 +125,18 @@ static void eng_idle_power(const struct scenario *s, double window_s, double bus
   out->avg_power_W = window_s > 0 ? out->energy_J / window_s : 0.0;
 }
 
+/* What the threads of a step with no I/O do. */
+static const char *eng_no_io_why(const struct workload_step *st)
+{
+  int cpu = 0, exec = 0;
+  for (int i = 0; i < st->njobs; i++) {
+    cpu |= st->jobs[i].client_only == JOB_CLIENT_CPU;
+    exec |= st->jobs[i].client_only == JOB_CLIENT_EXEC;
+  }
+  return cpu ? "cpuio's share of a client core" : exec ? "a program run on the client (not modelled)"
+                                                       : "reads of empty zones end at once";
+}
+
 int eng_client_only(const struct scenario *s, const struct workload_step *st, struct run_result *out)
 {
   int n_client = 0, nstreams = 0;
@@ -302,38 +149,15 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
   if (n_client < st->njobs) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
-             "step '%s' runs jobs that do no I/O to the NAS's storage (ioengine=null, cpuio or net, reads of "
+             "step '%s' runs jobs that do no I/O to the NAS's storage (ioengine=null, cpuio, exec or net, reads of "
              "emulated zbd zones) at once with jobs that do: not modelled, put them in separate steps",
              st->name);
     return 1;
   }
-  int local = proto_ops_of(&s->proto)->shape == PROTO_SHAPE_NONE;
-  if (nstreams > 0 && (local || nstreams > ENG_MAX_STREAMS)) {
-    out->failed = 1;
-    snprintf(out->failure, sizeof out->failure,
-             local ? "step '%s' streams over the network (ioengine=net), and protocol.kind local has no NAS "
-                     "link: not simulated"
-                   : "step '%s' opens more than 65536 net streams at once: not simulated",
-             st->name);
-    return 1;
-  }
-  double *Bps = NULL;
   struct eng_net_load ld = {0};
-  if (nstreams > 0) {
-    Bps = calloc((size_t)nstreams, sizeof *Bps);
-    ld.nic = calloc((size_t)(2 * s->nclients * (int)s->net.client_nics), sizeof *ld.nic);
-    if (!Bps || !ld.nic) {
-      free(Bps);
-      free(ld.nic);
-      out->failed = 1;
-      snprintf(out->failure, sizeof out->failure, "out of memory");
-      return 1;
-    }
-    if (eng_net_streams(s, st, Bps, &ld, out) != 0) {
-      free(Bps);
-      free(ld.nic);
-      return 1;
-    }
+  if (nstreams > 0 && eng_net_load(s, st, nstreams, &ld, out) != 0) {
+    eng_net_load_free(&ld);
+    return 1;
   }
   double ramp_s = 0.0;
   for (int i = 0; i < st->njobs; i++)
@@ -350,7 +174,7 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
     double copies = net ? 1.0 : (double)s->nclients * j->numjobs;
     for (int r = 0; r < runs; r++) {
       struct eng_copy cp;
-      eng_copy_run(s, j, ramp_s, net ? Bps[x++] : 0.0, &cp);
+      eng_copy_run(s, j, ramp_s, net ? ld.Bps[x++] : 0.0, &cp);
       end_s = cp.end_s > end_s ? cp.end_s : end_s;
       busy[i] = cp.busy_s; /* one copy's thread */
       for (int d = 0; d < 3; d++) {
@@ -364,7 +188,6 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
       resid_s += copies * (cp.ios[0] + cp.ios[1] + cp.ios[2]) * cp.io_s;
     }
   }
-  free(Bps);
   double T = end_s - ramp_s;
   out->simulated_s = end_s;
   out->window_start_s = ramp_s;
@@ -392,54 +215,28 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
   out->clients = s->nclients;
   out->outstanding_per_client = st->jobs[0].numjobs * st->jobs[0].iodepth;
   double busy_cores = 0.0; /* the NAS's threads first: analysis_cores places every thread so far */
-  char name[64], who[96];
-  for (int i = 0; i < st->njobs; i++) {
-    const struct job *j = &st->jobs[i];
-    if (j->client_only != JOB_CLIENT_NET)
-      continue;
-    snprintf(name, sizeof name, "nas.fio_peer.%.40s", j->name);
-    snprintf(who, sizeof who, "the %d fio peer(s) on the NAS: socket copy, %s", s->nclients * j->numjobs,
-             j->read_frac < 0.5 ? "ACKs" : "transmit segments");
-    analysis_add(out, RES_THREAD, name, who, ld.peer_util[i] * T);
-    busy_cores += ld.peer_util[i];
-  }
   if (nstreams > 0) {
-    analysis_add(out, RES_THREAD, "nas.net_rx", "kernel network receive (softirq) on the interrupt core",
-                 ld.irq_util * T);
-    busy_cores += ld.irq_util;
-    analysis_cores(out, (int)s->soc.cores);
-    double nas_cap = net_nas_link_payload_rate_bytes_per_s(&s->net);
-    double nic_cap = net_client_link_payload_rate_bytes_per_s(&s->net);
-    for (int m = 0; m < (int)s->net.nas_links && m < ENG_NET_PORTS; m++) {
-      snprintf(name, sizeof name, "net.nas%d.rx", m);
-      analysis_add(out, RES_LINK, name, "NAS port, client->NAS payload", ld.nas[m][1] / nas_cap * T);
-      snprintf(name, sizeof name, "net.nas%d.tx", m);
-      analysis_add(out, RES_LINK, name, "NAS port, NAS->client payload", ld.nas[m][0] / nas_cap * T);
-    }
-    for (int c = 0; c < s->nclients; c++)
-      for (int k = 0; k < (int)s->net.client_nics; k++) {
-        int at = 2 * (c * (int)s->net.client_nics + k);
-        snprintf(name, sizeof name, "net.client%d.nic%d.tx", c, k);
-        analysis_add(out, RES_LINK, name, "client NIC, towards the NAS", ld.nic[at + 1] / nic_cap * T);
-        snprintf(name, sizeof name, "net.client%d.nic%d.rx", c, k);
-        analysis_add(out, RES_LINK, name, "client NIC, from the NAS", ld.nic[at] / nic_cap * T);
-      }
+    busy_cores = eng_net_account(s, st, &ld, T, out);
+    eng_net_load_free(&ld);
   }
+  char name[64], who[96];
   for (int i = 0; i < st->njobs; i++) {
     const struct job *j = &st->jobs[i];
     snprintf(name, sizeof name, "client.fio.%.40s", j->name);
     snprintf(who, sizeof who, "each of the %d fio thread(s): %s", s->nclients * j->numjobs,
-             j->client_only == JOB_CLIENT_CPU ? "cpuio's share of a core" : "fio's own per-I/O work");
+             j->client_only == JOB_CLIENT_CPU    ? "cpuio's share of a core"
+             : j->client_only == JOB_CLIENT_EXEC ? "exec's program (not modelled)"
+                                                 : "fio's own per-I/O work");
     int x = analysis_add(out, RES_THREAD, name, who, busy[i]);
     if (x >= 0)
       out->res[x].occupied_s = busy[i];
   }
-  free(ld.nic);
   analysis_finish(out);
-  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio: no background operation either */
+  if (out->all.ios == 0 && out->bottleneck >= 0) /* cpuio, exec: no background operation either */
     snprintf(out->bottleneck_reason, sizeof out->bottleneck_reason,
-             "thread %s (%s) busy %.0f%% of the time: no I/O, cpuio's share of a client core; the NAS idles",
-             out->res[out->bottleneck].name, out->res[out->bottleneck].who, out->bottleneck_util * 100.0);
+             "thread %s (%s) busy %.0f%% of the time: no I/O, %s; the NAS idles", out->res[out->bottleneck].name,
+             out->res[out->bottleneck].who, out->bottleneck_util * 100.0,
+             eng_no_io_why(st));
   eng_idle_power(s, end_s, busy_cores, out);
   out->nseries = T > 0 ? (int)fmin(ceil(T), RES_MAX_SERIES) : 0;
   for (int k = 0; k < out->nseries; k++)

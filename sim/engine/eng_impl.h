@@ -21,6 +21,7 @@
 
 struct eng;
 struct eng_job;
+struct flow_net;
 
 /* Distinct NAS code paths tracked by the kernel-path stall (daemon, softirq,
  * flusher, block layer, md, ...: a handful in practice). */
@@ -353,6 +354,31 @@ uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r);
 /* A request record (zeroed, its seg_ready kept) and its return (engine.c). */
 struct eng_req *eng_req_new(struct eng *e);
 void eng_req_free(struct eng *e, struct eng_req *r);
+
+/* The client<->NAS links as the flow model's constraints (chan.c): NAS
+ * port M's two directions, client C's NIC K's two, a blocking switch's
+ * backplane last; every route crosses a client NIC, the switch and a NAS
+ * port, and pays two links' latency and the switch's. */
+struct eng_links {
+  int np, nc;   /* NAS ports, NICs per client */
+  int sw;       /* constraint index of a blocking switch, -1 if none */
+  int sw_link;  /* the routes cross a switch link (blocking, or latency only) */
+  double hop_s; /* one link's latency (s) */
+  double sw_s;  /* the switch hops' latency (s) */
+  double bw;    /* a route's slowest payload rate (bytes/s) */
+};
+/* The TCP window when the scenario gives none (bytes): SimGrid's default. */
+#define ENG_TCP_WINDOW_BYTES 4194304.0
+/* l for scenario s on map, and a flow model with every constraint's
+ * capacity set (flow.h; NULL out of memory). */
+struct flow_net *eng_links_create(const struct scenario *s, const struct plat_map *map, struct eng_links *l);
+/* Start a flow of `bytes` at now_s between client's NIC nic and NAS port
+ * nas_port (up: client->NAS) on fn: its route's constraints, latency
+ * (summed in route order, as SimGrid does), CM02 weight and bound (the
+ * slowest link, TCP window gamma_bytes over the round trip); tag back
+ * from flow_advance.  0, or -1 out of memory. */
+int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s, double bytes, int client,
+                    int nic, int nas_port, int up, double gamma_bytes, void *tag);
 
 /* The network (chan.c): the flow model and its scheduler actor (0, or -1
  * out of memory), its release; a channel; a message of `bytes` from the
