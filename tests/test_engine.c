@@ -368,6 +368,48 @@ START_TEST(test_softirq_placement)
 }
 END_TEST
 
+/* smbd CPU demand per I/O (ms) of n clients, each with one 32 KiB read
+ * outstanding over its own 1GbE link, summed over their processes. */
+static double smbd_demand_ms(int n, const char *ws)
+{
+  char count[32], wset[64];
+  snprintf(count, sizeof count, "clients.count=%d", n);
+  snprintf(wset, sizeof wset, "protocol.daemon_working_set=%s", ws);
+  const char *args[] = {"--set", count, "--set", "network.client_nics=1", "--set",
+                        "network.client_link_rate=1Gbit/s", "--set", "network.mtu=1500", "--set",
+                        "workload.bs=32k", "--set", "workload.iodepth=1", "--set", "soc.l2_cache=1MiB",
+                        "--set", "soc.cache_refill_rate=1GB/s", "--set", wset, "--time", "0.5s", NULL};
+  struct cli_out r = run_json("", args);
+  ck_assert_msg(r.status == 0, "exit %d", r.status);
+  double sum = 0.0;
+  for (int c = 0; c < n; c++) {
+    char key[64];
+    snprintf(key, sizeof key, "\"resource\": \"soc.smbd.c%d.0\"", c);
+    sum += cli_json_number(r.out, key, "demand_ms_per_io");
+  }
+  cli_out_free(&r);
+  return sum;
+}
+
+/* The smbd working-set refill counts the processes that ran between two
+ * requests of one process, not those with work at the same moment: 8
+ * clients with one read outstanding each take turns (each smbd sleeps
+ * until its client's next request, so at most a few have work at once),
+ * and between two of its requests the 7 others have touched 256 KiB each:
+ * 8 x 256 KiB over a 1 MiB L2, half its lines gone, 128 KiB refilled at
+ * 1 GB/s = 131 us more per request.  Two clients (512 KiB) fit: nothing. */
+START_TEST(test_smbd_working_set_turns)
+{
+  double d1 = smbd_demand_ms(1, "256KiB"), d2 = smbd_demand_ms(2, "256KiB");
+  double d8 = smbd_demand_ms(8, "256KiB"), d8off = smbd_demand_ms(8, "0B");
+  double want_ms = 0.5 * 262144 / 1e9 * 1e3;
+  ck_assert_msg(fabs(d2 / d1 - 1.0) < 0.02, "2 clients fit in the L2: %g ms vs %g ms per I/O", d2, d1);
+  ck_assert_msg(fabs(d8off / d1 - 1.0) < 0.02, "no working set: 8 clients %g ms vs 1 client %g ms", d8off, d1);
+  ck_assert_msg(fabs((d8 - d8off) / want_ms - 1.0) < 0.1, "8 clients take turns: %g ms more per I/O, expected %g",
+                d8 - d8off, want_ms);
+}
+END_TEST
+
 /* Sum of the busy fractions of resources disk0..disk{n-1}. */
 static double disks_busy(const char *out, int n)
 {
@@ -919,6 +961,7 @@ int main(void)
   tcase_add_test(tc, test_iperf_link_rate);
   tcase_add_test(tc, test_client_cache_rewrite);
   tcase_add_test(tc, test_softirq_placement);
+  tcase_add_test(tc, test_smbd_working_set_turns);
   tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_copy_readahead);

@@ -448,9 +448,10 @@ START_TEST(test_catalog_protocols)
 }
 END_TEST
 
-/* Working-set refill: nothing while the runnable processes' working sets
- * fit in the L2; beyond, the share of a process's lines still cached is
- * L2 / (runnable * working set), the rest refilled at cache_refill_rate. */
+/* Working-set refill: nothing while the working sets of the processes
+ * that ran since this one (and its own) fit in the L2; beyond, the share
+ * of a process's lines still cached is L2 / (sharing * working set), the
+ * rest refilled at cache_refill_rate. */
 START_TEST(test_soc_cache_refill)
 {
   struct soc_params p = test_soc();
@@ -462,10 +463,10 @@ START_TEST(test_soc_cache_refill)
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 1), 0.0);
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 4), 0.0);  /* 4 x 256 KiB = 1 MiB fits */
   double r8 = soc_cache_refill_s(&p, ws_bytes, 8);                /* half its lines survive */
-  ck_assert_msg(fabs(r8 - 0.5 * ws_bytes / 1e9) < 1e-12, "8 runnable: refill %g s, expected %g s", r8,
+  ck_assert_msg(fabs(r8 - 0.5 * ws_bytes / 1e9) < 1e-12, "8 sharing: refill %g s, expected %g s", r8,
                 0.5 * ws_bytes / 1e9);
   double r16 = soc_cache_refill_s(&p, ws_bytes, 16);
-  ck_assert_msg(fabs(r16 - 0.75 * ws_bytes / 1e9) < 1e-12, "16 runnable: refill %g s", r16);
+  ck_assert_msg(fabs(r16 - 0.75 * ws_bytes / 1e9) < 1e-12, "16 sharing: refill %g s", r16);
   /* a larger cache holds more processes' working sets */
   p.l2_cache_bytes = 2048.0 * 1024;
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 8), 0.0);

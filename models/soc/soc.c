@@ -258,12 +258,12 @@ static double soc_set_overflow_share(double ways, double footprint_over_l2)
   return share > 0.0 ? share : 0.0;
 }
 
-double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable)
+double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int sharing)
 {
   /* Alone, a path's misses on its own lines are part of its measured
    * cost (its cycles); only the others' lines evict. */
-  double footprint_bytes = runnable * working_set_bytes;
-  if (p->l2_cache_bytes <= 0.0 || working_set_bytes <= 0.0 || runnable <= 1)
+  double footprint_bytes = sharing * working_set_bytes;
+  if (p->l2_cache_bytes <= 0.0 || working_set_bytes <= 0.0 || sharing <= 1)
     return 0.0;
   double share;
   if (p->l2_ways > 0)

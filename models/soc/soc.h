@@ -101,11 +101,13 @@ double soc_mem_copy_s(const struct soc_params *p, double bytes);
 double soc_cache_refill_rate(const struct soc_params *p);
 
 /* Stall of one daemon request refilling its working set from DRAM (s).
- * working_set_bytes: what one request of a daemon process touches (code,
- * heap, stack); runnable: daemon processes with work at once (count,
- * including this one).  Their working sets share the L2: while they fit
- * (runnable * working_set <= L2) nothing is refilled; beyond, a process
- * finds the share L2 / (runnable * working_set) of its own lines still
+ * working_set_bytes: the lines of its own one request of a daemon
+ * process touches (heap, stack, connection state); sharing: the
+ * processes (or paths) that ran since this one last ran, this one
+ * included (count), each with a working set of that size.  They share
+ * the L2: while they fit (sharing * working_set <= L2) nothing is
+ * refilled; beyond, a process finds the share L2 / (sharing *
+ * working_set) of its own lines still
  * cached (random replacement, which the Cortex-A15's L2 uses) and refills
  * the rest at soc_cache_refill_rate.  With l2_ways A set, the L2 is A-way
  * set associative: the lines of scattered 4 KiB pages (slab objects,
@@ -113,10 +115,10 @@ double soc_cache_refill_rate(const struct soc_params *p);
  * set holds k ~ Poisson(lambda = A x footprint / L2) of them and the ones
  * beyond A take turns: the share refilled is E[(k - A)+] / lambda, which
  * starts below the full L2 (a few sets overflow first) and tends to
- * 1 - L2 / footprint far beyond it.  0 when alone (runnable <= 1: its
+ * 1 - L2 / footprint far beyond it.  0 when alone (sharing <= 1: its
  * own conflicts are in its cycles) and when l2_cache_bytes or
  * working_set_bytes is 0 (mechanism not modelled). */
-double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int runnable);
+double soc_cache_refill_s(const struct soc_params *p, double working_set_bytes, int sharing);
 
 /* Stall of one work item of a NAS path (protocol daemon, receive
  * softirq, flusher, block layer, md) refilling the lines the work items

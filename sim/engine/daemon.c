@@ -173,8 +173,7 @@ static void eng_reply_copied(struct eng *e, struct eng_req *r, uint64_t k)
 
 /* ---- protocol daemons on the SoC ---------------------------------------- */
 
-/* Hand a received request to its daemon; an smbd with nothing to do
- * becomes runnable (counted for the cache working-set model). */
+/* Hand a received request to its daemon. */
 static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
 {
   if (r->parent) { /* a piece of a streamed write: its process may copy it */
@@ -186,8 +185,6 @@ static void eng_deliver(struct eng *e, struct eng_conn *c, struct eng_req *r)
     sg_sem_release(w->seg_ready);
     return;
   }
-  if (e->ops->shape == PROTO_SHAPE_PROCESS && !e->net_only && c->proc_work++ == 0)
-    e->proc_runnable++;
   eng_queue_push(c->deliver, r);
 }
 
@@ -290,17 +287,49 @@ struct eng_daemon {
   struct eng_conn *c;   /* its connection (NULL for a pool thread) */
   enum eng_work work;
   sg_sem_t wait;        /* where it sleeps on the storage, NULL until needed */
+  struct eng_daemon *recent_prev, *recent_next; /* ENG_WORK_PROCESS: in e->proc_recent */
+  int ran;              /* it has run a request (it is in e->proc_recent) */
 };
 
+/* Daemon processes that ran a request since d's last one (count): d's
+ * depth in the engine's list of processes by their last run (the LRU
+ * stack distance of its working set), after which d heads the list.  A
+ * process that has not run yet finds every one that has ahead of it.
+ * Each of them touched its own private lines in between, whether it
+ * still has work or sleeps until its client's next request. */
+static int eng_proc_ran_since(struct eng *e, struct eng_daemon *d)
+{
+  int depth = 0;
+  if (d->ran) {
+    for (const struct eng_daemon *p = e->proc_recent; p != d; p = p->recent_next)
+      depth++;
+    if (depth == 0)
+      return 0;
+    d->recent_prev->recent_next = d->recent_next; /* not the head: it has a predecessor */
+    if (d->recent_next)
+      d->recent_next->recent_prev = d->recent_prev;
+  } else {
+    depth = e->nproc_recent++;
+    d->ran = 1;
+  }
+  d->recent_prev = NULL;
+  d->recent_next = e->proc_recent;
+  if (e->proc_recent)
+    e->proc_recent->recent_prev = d;
+  e->proc_recent = d;
+  return depth;
+}
+
 /* Reference cycles the daemon executes for r. */
-static double eng_daemon_cycles(const struct eng_daemon *d, const struct eng_req *r)
+static double eng_daemon_cycles(struct eng_daemon *d, const struct eng_req *r)
 {
   struct eng *e = d->e;
   switch (d->work) {
   case ENG_WORK_PROCESS: {
-    /* Its lines evicted by the other runnable processes since it last
+    /* Its private lines evicted by the processes that ran since it last
      * ran: the core stalls refilling them (cache thrashing). */
-    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, e->proc_runnable);
+    int sharing = eng_proc_ran_since(e, d) + 1;
+    double refill_s = soc_cache_refill_s(&e->s->soc, e->s->proto.daemon_working_set_bytes, sharing);
     return r->rx_cycles + r->tx_cycles + refill_s * d->t->speed;
   }
   case ENG_WORK_POOL:
@@ -362,8 +391,6 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
   struct eng *e = d->e;
   switch (d->work) {
   case ENG_WORK_PROCESS: {
-    if (--d->c->proc_work == 0)
-      e->proc_runnable--;
     /* A file operation (create, stat, delete) is a system call the
      * process waits in; a read blocks unless cached or asynchronous. */
     int blocks = r->meta != JOB_META_NONE || r->trim ||
@@ -407,10 +434,7 @@ static void eng_daemon_main(int argc, char **argv)
     struct eng_req *r = eng_queue_pop(d->q);
     if (r->phase) { /* a streamed reply whose data the storage has ready */
       eng_hold(d->t);
-      struct eng_conn *c = d->c;
       eng_stream_reply(d, r);
-      if (--c->proc_work == 0)
-        d->e->proc_runnable--;
       eng_release(d->e, d->t);
       continue;
     }

@@ -22,6 +22,7 @@
 struct eng;
 struct eng_job;
 struct flow_net;
+struct eng_daemon;
 
 /* Distinct NAS code paths tracked by the kernel-path stall (daemon, softirq,
  * flusher, block layer, md, ...: a handful in practice). */
@@ -121,7 +122,6 @@ struct eng_conn {
   int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
   sg_host_t alt_host[PLAT_MAX_BOND]; /* client end while rehashed without member M */
   double alt_up[PLAT_MAX_BOND], alt_down[PLAT_MAX_BOND]; /* payload carried while rehashed */
-  int proc_work;                /* PROTO_SHAPE_PROCESS: requests in rxq or being executed */
 };
 
 struct eng_job {
@@ -197,7 +197,9 @@ struct eng {
   int softirq_single;       /* NIC interrupts on one core (soc.irq_core >= 0) */
   struct eng_queue softirqq;
   struct eng_thread *softirq; /* ksoftirqd on the irq core */
-  int proc_runnable;        /* daemon processes (PROTO_SHAPE_PROCESS) with a request to execute */
+  struct eng_daemon *proc_recent; /* daemon processes (PROTO_SHAPE_PROCESS) that have run a
+                                     request, the most recent first (daemon.c: the working-set refill) */
+  int nproc_recent;
   uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
   struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
   int npaths;
