@@ -118,6 +118,39 @@ START_TEST(test_ssd_read_stalls)
 }
 END_TEST
 
+/* Write stalls (foreground garbage collection): a write waits, holding its
+ * die, with probability write_stall_fraction for an exponential time of
+ * mean write_stall_time.  One die at QD1: the mean write takes fraction x
+ * mean longer than without; the same seed repeats; reads draw nothing
+ * from it (their stalls and times are unchanged). */
+START_TEST(test_ssd_write_stalls)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 20000;
+  double w[3], r[2];
+  for (int k = 0; k < 3; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "channels", 1), set_param(m, &pb, "dies_per_channel", 1);
+    set_param(m, &pb, "write_stall_fraction", k ? 0.05 : 0.0);
+    set_param(m, &pb, "write_stall_time", 2e-3);
+    struct disk *d = make_disk(m, &pb, 7);
+    w[k] = run_qd(d, n, 1, 4096, RANDOM_WRITE, 0, (uint64_t)200e9, 11);
+    disk_destroy(d);
+    if (k < 2) {
+      set_param(m, &pb, "read_stall_fraction", 0.05);
+      d = make_disk(m, &pb, 7);
+      r[k] = run_qd(d, n, 4, 4096, RANDOM_READ, 0, (uint64_t)200e9, 11);
+      disk_destroy(d);
+    }
+  }
+  double extra = (w[1] - w[0]) / n, want = 0.05 * 2e-3;
+  ck_assert_msg(fabs(extra / want - 1) < 0.1, "a write stalls %.1f us on average, want %.1f", extra * 1e6, want * 1e6);
+  ck_assert_msg(w[2] == w[1], "same seed, other run: %.9g s vs %.9g s", w[2], w[1]);
+  ck_assert_msg(r[0] == r[1], "write stalls changed the reads: %.9g s vs %.9g s", r[1], r[0]);
+}
+END_TEST
+
 START_TEST(test_ssd_link_caps)
 {
   struct pbuf pb;
@@ -197,6 +230,7 @@ int main(void)
   tcase_add_test(tc, test_ssd_channel_bus);
   tcase_add_test(tc, test_ssd_link_caps);
   tcase_add_test(tc, test_ssd_read_stalls);
+  tcase_add_test(tc, test_ssd_write_stalls);
   tcase_add_test(tc, test_ssd_steady_state);
   tcase_add_test(tc, test_ssd_active_range);
   suite_add_tcase(s, tc);

@@ -18,7 +18,10 @@
  *      erase it waits behind, a read retry) with probability
  *      read_stall_fraction and waits an exponential time of mean
  *      read_stall_time first, holding the die: the heavy tail of flash
- *      read latency, and why random-read IOPS grow slowly with depth;
+ *      read latency, and why random-read IOPS grow slowly with depth.  A
+ *      write command finds no free block with probability
+ *      write_stall_fraction and its die first garbage-collects for an
+ *      exponential time of mean write_stall_time (the write tail);
  *   4. the controller's data path at read_rate / write_rate;
  *   5. the host link (SATA 8b/10b payload, or PCIe lanes), then any
  *      shared upstream link.
@@ -40,6 +43,8 @@ struct flash_params {
   double cmd_time_s;      /* controller time per command */
   double read_stall_fraction; /* share of read commands whose die is busy with a background operation */
   double read_stall_s;        /* mean wait of such a read (exponential) */
+  double write_stall_fraction; /* share of write commands that wait for a garbage collection */
+  double write_stall_s;        /* mean wait of such a write (exponential) */
   double channels;
   double dies_per_channel;
   double page_bytes;
@@ -100,6 +105,12 @@ void flash_precondition(void *priv, const struct disk_precond *p);
     {.key = "read_stall_time", .dim = UNITS_TIME, .offset = FLASH_OFF(read_stall_s), .min = 0.0, \
      .max = 0.1, .optional = 1, .def = 1e-3, \
      .help = "mean wait of a stalled read, exponential (s)"}, \
+    {.key = "write_stall_fraction", .dim = UNITS_NUMBER, .offset = FLASH_OFF(write_stall_fraction), \
+     .min = 0.0, .max = 0.5, .optional = 1, .def = 0.0, \
+     .help = "share of write commands that find no free block and wait for garbage collection"}, \
+    {.key = "write_stall_time", .dim = UNITS_TIME, .offset = FLASH_OFF(write_stall_s), .min = 0.0, \
+     .max = 0.5, .optional = 1, .def = 5e-3, \
+     .help = "mean wait of a write stalled by garbage collection, exponential (s)"}, \
     {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32, \
      .help = "flash channels"}, \
     {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel), \

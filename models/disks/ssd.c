@@ -24,6 +24,7 @@ struct flash {
   struct disk_power power;
   uint64_t seed;        /* the device's random stream (read stalls) */
   uint64_t read_cmds;   /* read commands drawn from it so far */
+  uint64_t write_cmds;  /* write commands drawn from it so far (their own draws) */
   uint64_t last_write_end_bytes;
   int have_last_write;
   uint64_t span_lo, span_hi; /* the LBA span written: the workload's active range */
@@ -184,6 +185,24 @@ static double flash_read_stall(struct flash *f)
   return -f->p.read_stall_s * log1p(-disk_seed_unit(f->seed ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
 }
 
+/* The wait of the next write command before its die can program: with
+ * probability write_stall_fraction the FTL has no free block ready and
+ * the die first reclaims one (foreground garbage collection: the victim's
+ * valid pages moved, its erase), for an exponential time of mean
+ * write_stall_time; else 0.  Two draws per command from the device's
+ * stream, on their own sequence (a salt apart from the reads'), so adding
+ * write stalls never changes the reads' draws. */
+static double flash_write_stall(struct flash *f)
+{
+  if (f->p.write_stall_fraction <= 0.0 || f->p.write_stall_s <= 0.0)
+    return 0.0;
+  uint64_t k = 2 * f->write_cmds++;
+  uint64_t salt = f->seed ^ 0x5851f42d4c957f2dULL;
+  if (disk_seed_unit(salt ^ (0x9e3779b97f4a7c15ULL * (k + 1))) >= f->p.write_stall_fraction)
+    return 0.0;
+  return -f->p.write_stall_s * log1p(-disk_seed_unit(salt ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
+}
+
 /* Run the page operations of one command on the dies, none before
  * ready_s (now_s: the submit time, for the channel schedules); returns
  * when the last one ends (s).  A read's page lives where the FTL striped
@@ -191,12 +210,13 @@ static double flash_read_stall(struct flash *f)
  * channels), so random reads collide on dies; the die senses it
  * (read_latency) and holds it until the channel has moved the bytes the
  * host asked for (channel_rate); its first die waits out any stall
- * (flash_read_stall) first.  A write's data crosses the channel of the
+ * (flash_read_stall) first, a write's any garbage collection
+ * (flash_write_stall).  A write's data crosses the channel of the
  * die that is free first and is programmed there (write_latency x share
  * of a page x WA). */
 static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa)
 {
-  double end = ready_s, stall = io->write ? 0.0 : flash_read_stall(f);
+  double end = ready_s, stall = io->write ? flash_write_stall(f) : flash_read_stall(f);
   double page = f->p.page_bytes;
   uint64_t off = io->offset_bytes, left = io->len_bytes;
   while (left > 0) {
