@@ -170,37 +170,38 @@ static size_t flash_write_die(const struct flash *f)
   return best;
 }
 
+/* One command's stall (s): with probability `fraction` it waits an
+ * exponential time of mean `mean_s`, else 0.  Two draws per command from
+ * the stream `stream` (the device's seed, salted per kind of command),
+ * the command's index *count, so a seed gives the same stalls. */
+static double flash_stall(uint64_t stream, uint64_t *count, double fraction, double mean_s)
+{
+  if (fraction <= 0.0 || mean_s <= 0.0)
+    return 0.0;
+  uint64_t k = 2 * (*count)++;
+  if (disk_seed_unit(stream ^ (0x9e3779b97f4a7c15ULL * (k + 1))) >= fraction)
+    return 0.0;
+  return -mean_s * log1p(-disk_seed_unit(stream ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
+}
+
 /* The wait of the next read command before its first die can sense:
  * with probability read_stall_fraction the die is busy with a background
  * operation (a program or erase the read waits behind, a read retry) for
- * an exponential time of mean read_stall_time; else 0.  Two draws per
- * command from the device's stream, so a seed gives the same stalls. */
+ * an exponential time of mean read_stall_time. */
 static double flash_read_stall(struct flash *f)
 {
-  if (f->p.read_stall_fraction <= 0.0 || f->p.read_stall_s <= 0.0)
-    return 0.0;
-  uint64_t k = 2 * f->read_cmds++;
-  if (disk_seed_unit(f->seed ^ (0x9e3779b97f4a7c15ULL * (k + 1))) >= f->p.read_stall_fraction)
-    return 0.0;
-  return -f->p.read_stall_s * log1p(-disk_seed_unit(f->seed ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
+  return flash_stall(f->seed, &f->read_cmds, f->p.read_stall_fraction, f->p.read_stall_s);
 }
 
 /* The wait of the next write command before its die can program: with
  * probability write_stall_fraction the FTL has no free block ready and
  * the die first reclaims one (foreground garbage collection: the victim's
  * valid pages moved, its erase), for an exponential time of mean
- * write_stall_time; else 0.  Two draws per command from the device's
- * stream, on their own sequence (a salt apart from the reads'), so adding
- * write stalls never changes the reads' draws. */
+ * write_stall_time.  Its own sequence (the seed salted), so adding write
+ * stalls never changes the reads' draws. */
 static double flash_write_stall(struct flash *f)
 {
-  if (f->p.write_stall_fraction <= 0.0 || f->p.write_stall_s <= 0.0)
-    return 0.0;
-  uint64_t k = 2 * f->write_cmds++;
-  uint64_t salt = f->seed ^ 0x5851f42d4c957f2dULL;
-  if (disk_seed_unit(salt ^ (0x9e3779b97f4a7c15ULL * (k + 1))) >= f->p.write_stall_fraction)
-    return 0.0;
-  return -f->p.write_stall_s * log1p(-disk_seed_unit(salt ^ (0x9e3779b97f4a7c15ULL * (k + 2))));
+  return flash_stall(f->seed ^ 0x5851f42d4c957f2dULL, &f->write_cmds, f->p.write_stall_fraction, f->p.write_stall_s);
 }
 
 /* Run the page operations of one command on the dies, none before
