@@ -75,6 +75,8 @@ struct stk_req {
   uint64_t tag;      /* RQ_CLIENT: client cookie */
   int skip_raid, ssd_fill, planned, stripes_held;
   int sc_looked;          /* SSD cache: the layer's CPU for this request is done */
+  int sc_job;             /* SSD cache: its cache-device job completes through kcached (a hit,
+                             a cached write): the completion pass at ST_SSD_FILL */
   int sc_md;              /* SSD cache: a metadata update to write at ST_SSD_FILL (a block
                              turned dirty by this write, or clean by this destage) */
   double pre_cycles;
