@@ -235,6 +235,40 @@ START_TEST(test_cache_layer_cpu)
 }
 END_TEST
 
+/* flashcache completes every cache-device job through kcached, the cache
+ * layer's one thread: a write that turns a block dirty waits for that pass
+ * (its metadata write is issued from there), a rewrite of a dirty block
+ * does not (the pass runs detached): the first takes the rewrite's time
+ * plus a pass and the metadata write. */
+START_TEST(test_kcached_completion_pass)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
+  c.ssdcache.mode = 2; /* read-write, mirrored */
+  c.ssdcache.capacity_bytes = 64 * MiB;
+  c.ncache_devs = 2;
+  c.ssdcache_io_cycles = 2e4; /* 20 us a pass at the harness's 1 GHz */
+  struct env *e = env_new(&c, 4, 5e-3, 100e6);
+  env_submit(e, 0, 4096, 1, 1); /* dirtying */
+  env_run(e, 1.0);
+  env_submit(e, 4096, 4096, 1, 1); /* a rewrite of the now dirty block */
+  env_run(e, 2.0);
+  struct stack_ssdcache_stats st;
+  stack_ssdcache_get(e->s, &st);
+  ck_assert_uint_eq(st.write_allocs, 1);
+  ck_assert_uint_eq(st.write_hits, 1);
+  double dirtying = e->done_s[0] - e->submit_s[0], rewrite = e->done_s[1] - e->submit_s[1];
+  double dev = 50e-6 + 4096 / 500e6, pass = 20e-6;
+  ck_assert_msg(dirtying >= rewrite + pass + dev - 1e-9, "dirtying write %g s, rewrite %g s: the pass and the metadata write",
+                dirtying, rewrite);
+  ck_assert_msg(rewrite < pass + dev + pass, "rewrite %g s: waited for its completion pass", rewrite);
+  /* two passes per write (map + completion) */
+  ck_assert_msg(fabs(e->cpu_cycles[STACK_THREAD_SSDCACHE] - 4 * 2e4) < 1, "cache-layer cycles %g, want %g",
+                e->cpu_cycles[STACK_THREAD_SSDCACHE], 4 * 2e4);
+  env_free(e);
+}
+END_TEST
+
 /* One preconditioned mixed run: its counts and completion times. */
 struct sc_trace {
   struct stack_ssdcache_stats st;
@@ -388,6 +422,7 @@ int main(void)
   Suite *s = suite_create("ssdcache");
   TCase *tc = tcase_create("admission");
   tcase_add_test(tc, test_hit_ratio_emerges);
+  tcase_add_test(tc, test_kcached_completion_pass);
   tcase_add_test(tc, test_promotion_and_bypass);
   tcase_add_test(tc, test_precondition_sequential_and_none);
   suite_add_tcase(s, tc);
