@@ -106,7 +106,9 @@ START_TEST(test_big_reshape_events)
   ck_assert_msg(fabs((r.end_s - r.start_s) / want - 1) < 0.01, "14 TB reshape %g s, md's windows %g s",
                 r.end_s - r.start_s, want);
   uint64_t nwin = M / w, ops = F(e->spare[0])->writes;
-  ck_assert_msg(ops < nwin / 20, "new member: %llu writes for %llu md windows: not batched",
+  /* batches alone leave ~1.4e5 (a lone window after each of ~6e4
+   * checkpoints); steady checkpoint periods as spans ~9e3 */
+  ck_assert_msg(ops < nwin / 1000, "new member: %llu writes for %llu md windows: not batched",
                 (unsigned long long)ops, (unsigned long long)nwin);
   env_free(e);
 }
