@@ -78,7 +78,10 @@ static size_t iface_sched_first_after(const struct iface_sched *s, size_t from, 
 
 double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, double dur_s)
 {
-  s->head = iface_sched_first_after(s, s->head, now_s);
+  /* forget what ended by now_s; the head still ending after now_s is the
+   * common case (a large transfer reserves page after page at one now_s) */
+  if (s->head < s->n && !(s->end_s[s->head] > now_s))
+    s->head = iface_sched_first_after(s, s->head, now_s);
   if (s->head == s->n)
     s->head = s->n = 0;
   if (dur_s <= 0.0)

@@ -219,7 +219,7 @@ void stk_run(struct stack *s, struct stk_req *r, double t)
         r->stripes_held = 0;
         stk_stripes_release(s, n, t);
       }
-      if ((r->ssd_fill || r->sc_md) && s->sc != NULL)
+      if ((r->ssd_fill || r->sc_md || r->sc_job) && s->sc != NULL)
         stk_ssd_fill(s, r, t);
       break;
     case ST_CRYPT_R:

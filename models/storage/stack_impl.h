@@ -31,6 +31,8 @@
  * most this many windows: a 14 TB rebuild costs the same number of events
  * as a 1 TB one (windows are simulation granularity, not md's). */
 #define STK_OP_WINDOWS_PER_PASS 16384u
+#define STK_OP_SPANS_PER_PASS 256u  /* reshape: a span extrapolates at most this share of the pass */
+#define STK_OP_SPAN_MEASURE 8       /* reshape: real checkpoint periods measured before a span */
 #define STK_OP_WINDOW_BUSY_BYTES (1u << 20)   /* per member, foreground active */
 /* an idle window is at most this share of the time since the last
  * foreground I/O at the sync's pace (stk_op_idle_window): with
@@ -75,6 +77,8 @@ struct stk_req {
   uint64_t tag;      /* RQ_CLIENT: client cookie */
   int skip_raid, ssd_fill, planned, stripes_held;
   int sc_looked;          /* SSD cache: the layer's CPU for this request is done */
+  int sc_job;             /* SSD cache: its cache-device job completes through kcached (a hit,
+                             a cached write): the completion pass at ST_SSD_FILL */
   int sc_md;              /* SSD cache: a metadata update to write at ST_SSD_FILL (a block
                              turned dirty by this write, or clean by this destage) */
   double pre_cycles;
@@ -119,6 +123,14 @@ struct stk_op {
   double unit_issue_s;   /* reshape: issue time of the unit in flight */
   int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */
   double window_s;       /* reshape: duration of the last plain window (0: none; < 0: skip the next) */
+  /* reshape: the checkpoint periods (superblock update done to the next
+   * one done) measured since the last span, for stk_reshape_span */
+  uint64_t per_done, ck_done;
+  double per_s, ck_s;
+  int nper;              /* periods measured; -1: no checkpoint done yet */
+  int spanned;           /* a span ran since the last checkpoint */
+  int span_checkpoints;  /* the unit in flight is a span standing for this many periods (0: not) */
+  double span_end_s;     /* ... and ends then */
   struct raid_geom newg; /* reshape / migration target */
   int phase;             /* migrate RAID-1 -> 5: 0 then reshape */
   int mkfs;              /* RESYNC of a volume without redundancy: file-system creation writes */

@@ -172,15 +172,21 @@ static uint64_t stk_reshape_window_bytes(const struct stack *s, const struct stk
  * (readpos > writepos: before that, mdadm's backup covers the critical
  * section).  Positions per member; md uses one chunk as the margin, we use
  * the window.  `issued` is the new-layout position of the next window. */
-static int stk_reshape_unsafe(const struct stack *s, const struct stk_op *op, uint64_t issued,
-                              uint64_t w)
+static int stk_reshape_unsafe_at(const struct stack *s, const struct stk_op *op, uint64_t issued,
+                                 uint64_t safe_bytes, uint64_t w)
 {
   uint64_t od = (uint64_t)s->g.data_members, nd = (uint64_t)op->newg.data_members;
   uint64_t writepos = issued + w;
-  uint64_t readpos = issued * nd / od, safepos = op->safe_bytes / od;
+  uint64_t readpos = issued * nd / od, safepos = safe_bytes / od;
   readpos = readpos > w ? readpos - w : 0;
   safepos = safepos > w ? safepos - w : 0;
   return safepos < writepos && readpos > writepos;
+}
+
+static int stk_reshape_unsafe(const struct stack *s, const struct stk_op *op, uint64_t issued,
+                              uint64_t w)
+{
+  return stk_reshape_unsafe_at(s, op, issued, op->safe_bytes, w);
 }
 
 /* ... and in any case every reshape_checkpoint seconds. */
@@ -312,6 +318,91 @@ static uint64_t stk_op_idle_window(const struct stack *s, double rate, double t)
   return w & ~(uint64_t)0xfffff; /* whole MiBs */
 }
 
+/* Issue a unit of `units` progress (a reshape: its read phase first, the
+ * rest waiting in op->held); the next may go at next_s.  0, or -1 without
+ * memory. */
+static int stk_op_issue(struct stack *s, struct stk_op *op, uint64_t units, int reshape,
+                        double next_s, double t)
+{
+  struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+  if (r == NULL)
+    return -1;
+  stk_op_window(s, op, r, units);
+  r->op_units = units;
+  r->op_index = (int)(op - s->ops);
+  r->planned = 1;
+  r->step = ST_READS;
+  if (reshape) {
+    struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
+    if (rd == NULL) {
+      stk_req_free(s, r);
+      return -1;
+    }
+    struct raid_ext_list tmp = rd->plan.reads;
+    rd->plan.reads = r->plan.reads;
+    r->plan.reads = tmp;
+    rd->planned = 1;
+    rd->step = ST_READS;
+    rd->op_index = r->op_index;
+    op->held = r;
+    r = rd;
+  }
+  op->issued += units;
+  op->inflight++;
+  op->next_issue_s = next_s;
+  stk_run(s, r, t);
+  return 0;
+}
+
+/* Progress a steady reshape may move as one span (0: none), extrapolated
+ * at the rate of the STK_OP_SPAN_MEASURE checkpoint periods just measured:
+ * the array idle since the operation began, the checkpoint now due by time
+ * (not by md's safety rule); at most 1/STK_OP_SPANS_PER_PASS of the pass
+ * (the rate drifts along the members: an HDD's zones), whole windows, one
+ * kind of window (all reading old rows or none), the last two periods left
+ * real, and md's safety rule not turning on in its last period
+ * (superblocks as its checkpoints would leave them). */
+static uint64_t stk_reshape_span_bytes(const struct stack *s, const struct stk_op *op, uint64_t w,
+                                       int busy)
+{
+  if (busy || op->spanned || op->nper < STK_OP_SPAN_MEASURE || op->inflight > 0 ||
+      s->last_fg_s >= op->rep.start_s || op->per_done == 0 || !(op->per_s > 0) ||
+      stk_reshape_unsafe(s, op, op->issued, w))
+    return 0;
+  uint64_t d = op->per_done / (uint64_t)op->nper; /* a period's progress, on average */
+  uint64_t nd = (uint64_t)op->newg.data_members, cap = raid_capacity_bytes(&s->g);
+  uint64_t left = op->total - op->issued;
+  uint64_t b = left > 2 * d ? left - 2 * d : 0;
+  if (b > op->total / STK_OP_SPANS_PER_PASS)
+    b = op->total / STK_OP_SPANS_PER_PASS;
+  uint64_t l0 = op->issued * nd;
+  if (l0 < cap && b > (cap - l0) / nd - (cap - l0) / nd % w)
+    b = (cap - l0) / nd - (cap - l0) / nd % w;
+  b -= b % w;
+  while (b >= 2 * d && stk_reshape_unsafe_at(s, op, op->issued + b - w, (op->issued + b - d) * nd, w))
+    b = (b / 2) - (b / 2) % w;
+  return b >= 2 * d ? b : 0;
+}
+
+/* Steady checkpoint periods as one span: one unit moving their progress
+ * (read the old rows, then write the new), held for the time the measured
+ * periods' rate gives it, their superblock updates counted (the next real
+ * one follows); then STK_OP_SPAN_MEASURE real periods again. */
+static int stk_reshape_span(struct stack *s, struct stk_op *op, uint64_t w, int busy, double t)
+{
+  uint64_t b = stk_reshape_span_bytes(s, op, w, busy);
+  if (b == 0)
+    return 0;
+  double periods = (double)op->nper * (double)b / (double)op->per_done;
+  op->spanned = 1;
+  op->unit_windows = 1;
+  op->unit_plain = 0;
+  op->unit_issue_s = t;
+  op->span_checkpoints = (int)floor(periods + 0.5);
+  op->span_end_s = t + (double)b * op->per_s / (double)op->per_done;
+  return stk_op_issue(s, op, b, 1, op->span_end_s, t) == 0;
+}
+
 void stk_op_pump(struct stack *s, double t)
 {
   struct stk_op *op = stk_op_running(s);
@@ -337,7 +428,8 @@ void stk_op_pump(struct stack *s, double t)
     int busy = stk_md_busy(s, op, t);
     uint64_t w = reshape ? stk_reshape_window_bytes(s, op) : 0;
     if (reshape && stk_reshape_need_checkpoint(s, op, w, t)) {
-      stk_reshape_checkpoint(s, op, t);
+      if (!stk_reshape_span(s, op, w, busy, t))
+        stk_reshape_checkpoint(s, op, t);
       return;
     }
     /* md: speed_limit_min while the array is busy, up to speed_limit_max
@@ -363,33 +455,9 @@ void stk_op_pump(struct stack *s, double t)
       if (op->unit_windows == 1 && !op->unit_plain && op->window_s > 0)
         op->window_s = 0;
     }
-    struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
-    if (r == NULL)
+    double next = (op->next_issue_s > t ? op->next_issue_s : t) + (double)units / rate;
+    if (stk_op_issue(s, op, units, reshape, next, t) != 0)
       return;
-    stk_op_window(s, op, r, units);
-    r->op_units = units;
-    r->op_index = (int)(op - s->ops);
-    r->planned = 1;
-    r->step = ST_READS;
-    if (reshape) { /* read phase first; the rest waits in op->held */
-      struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
-      if (rd == NULL) {
-        stk_req_free(s, r);
-        return;
-      }
-      struct raid_ext_list tmp = rd->plan.reads;
-      rd->plan.reads = r->plan.reads;
-      r->plan.reads = tmp;
-      rd->planned = 1;
-      rd->step = ST_READS;
-      rd->op_index = r->op_index;
-      op->held = r;
-      r = rd;
-    }
-    op->issued += units;
-    op->inflight++;
-    op->next_issue_s = (op->next_issue_s > t ? op->next_issue_s : t) + (double)units / rate;
-    stk_run(s, r, t);
   }
 }
 
@@ -487,6 +555,19 @@ void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     op->safe_bytes = op->done * (uint64_t)op->newg.data_members;
     op->checkpoint_s = t;
     op->rep.checkpoints++;
+    if (op->spanned) { /* the span's period: measure afresh */
+      op->nper = op->per_done = 0;
+      op->per_s = 0;
+    } else if (op->nper >= 0) { /* the period that ends here */
+      op->per_done += op->done - op->ck_done;
+      op->per_s += t - op->ck_s;
+      op->nper++;
+    } else {
+      op->nper = 0;
+    }
+    op->ck_done = op->done;
+    op->ck_s = t;
+    op->spanned = 0;
     /* measure a lone window again, but not the first: it pays what the
      * superblock write left on the members (a broken sequential stream) */
     op->window_s = -1;
@@ -494,7 +575,13 @@ void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
     if (op->next_issue_s < flushed)
       op->next_issue_s = flushed;
   } else if (op->reshape && op->stage == STK_STAGE_DATA) { /* one window at a time: in order */
-    if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
+    if (op->span_end_s > 0) { /* a span: its periods' checkpoints, then the real one */
+      op->rep.checkpoints += op->span_checkpoints;
+      op->span_checkpoints = 0;
+      if (op->next_issue_s < op->span_end_s)
+        op->next_issue_s = op->span_end_s;
+      op->span_end_s = 0;
+    } else if (op->unit_windows > 1) { /* a batch: each of its windows takes window_s */
       double end = op->unit_issue_s + (double)op->unit_windows * op->window_s;
       if (op->next_issue_s < end)
         op->next_issue_s = end;
@@ -657,6 +744,7 @@ int stack_start_op(struct stack *s, double now_s, const struct stack_op_cfg *op_
       op.reshape = 1;
       op.checkpoint_s = now_s; /* raid5_start_reshape sets reshape_checkpoint */
       op.window_s = -1;        /* the window after the critical section's backup is not typical */
+      op.nper = -1;            /* no checkpoint period measured yet */
       s->reshaping = 1;
       s->reshape_pos = 0;
     }

@@ -116,6 +116,7 @@ void stk_ssd(struct stack *s, struct stk_req *r, double t)
       int d = s->sc_rr++ % s->cfg.ncache_devs;
       stk_dev_submit(s, s->cfg.cache_devs[d], -1, stk_cdev_off(s, r->off), r->len, 0, r, t);
       r->skip_raid = 1;
+      r->sc_job = 1;
       st->read_hits++;
     } else {
       r->ssd_fill = 1;
@@ -135,6 +136,7 @@ void stk_ssd(struct stack *s, struct stk_req *r, double t)
   for (int d = 0; d < s->cfg.ncache_devs; d++) /* mirrored */
     stk_dev_submit(s, s->cfg.cache_devs[d], -1, stk_cdev_off(s, r->off), r->len, 1, r, t);
   r->skip_raid = 1;
+  r->sc_job = 1;
   r->sc_md = dirtying > 0; /* after the data: the blocks' dirty state on the SSD */
   if (dirtying > 0)
     st->write_allocs++;
@@ -189,6 +191,33 @@ void stk_destage_kick(struct stack *s, double t)
   }
 }
 
+/* flashcache's completion of a cache-device job (a hit, a cached write):
+ * flashcache_io_callback ends the client's bio and pushes the job onto the
+ * pending list of the kcached work item, the cache layer's one thread,
+ * which under the cache lock clears the block's in-progress state and
+ * frees the job; a write that turned a block dirty gets its metadata
+ * update from there (push_md_io), so that write waits for the pass, a hit
+ * or a rewrite does not (the pass runs detached).  Returns 1 when r waits
+ * (ST_SSD_FILL again when the pass is done). */
+static int stk_sc_completion(struct stack *s, struct stk_req *r, double t)
+{
+  double cy = s->cfg.ssdcache_io_cycles;
+  r->sc_job = 0;
+  if (!(cy > 0) || s->hooks.cpu_work == NULL)
+    return 0;
+  if (r->sc_md) {
+    stk_compute(s, r, NULL, 0, STACK_THREAD_SSDCACHE, cy, t);
+    r->step = ST_SSD_FILL;
+    return 1;
+  }
+  struct stk_req *k = stk_req_new(s, RQ_FILL, r->off, 0, 0);
+  if (k == NULL)
+    return 0;
+  stk_compute(s, k, NULL, 0, STACK_THREAD_SSDCACHE, cy, t);
+  k->step = ST_FINISH;
+  return 0;
+}
+
 /* ST_SSD_FILL: the metadata update a write or destage owes (written after
  * its data, before it completes; both mirrors in read-write mode), and the
  * asynchronous promotion of a read miss: its sectors enter the directory
@@ -199,6 +228,8 @@ void stk_ssd_fill(struct stack *s, struct stk_req *r, double t)
   const struct stack_cfg *c = &s->cfg;
   int rw = s->sc_mode == SSDCACHE_READ_WRITE;
   int nd = rw ? c->ncache_devs : 1;
+  if (r->sc_job && stk_sc_completion(s, r, t))
+    return;
   if (r->sc_md) {
     r->sc_md = 0;
     uint64_t mo = stk_md_off(s, stk_cdev_off(s, r->off));
