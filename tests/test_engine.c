@@ -901,6 +901,46 @@ START_TEST(test_flow_maxmin_star)
 }
 END_TEST
 
+/* A flow alone on its constraints has one event, its end (its latency
+ * is folded into its start); a second flow starting while the first
+ * still pays its latency puts it back to paying, one starting after
+ * puts it to sharing since its latency was paid.  1e6 B flows over a
+ * 1e9 B/s constraint, 20 us latency: alone, 20 us + 1 ms; B starting at
+ * 10 us: A alone from 20 us, both at 5e8 from B's 30 us, A ends at
+ * 30 us + (1e6 - 1e4) / 5e8 = 2.01 ms and B 10 us later. */
+START_TEST(test_flow_alone_one_event)
+{
+  static int ids[2] = {0, 1};
+  const int c0[1] = {0};
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e6, c0, 1, 2e-5, 2e-5, 1e9, &ids[0]), 0);
+  struct flow_probe p = {0};
+  int events = 0;
+  while (!isinf(flow_next_s(fn))) {
+    p.now = flow_next_s(fn);
+    flow_advance(fn, p.now, flow_probe_done, &p);
+    events++;
+  }
+  ck_assert_msg(events == 1 && fabs(p.end[0] - 1.02e-3) < 1e-15, "%d events, ends at %.15g s", events, p.end[0]);
+  flow_net_destroy(fn);
+
+  for (int late = 0; late < 2; late++) { /* B at 10 us (A still paying), at 25 us (A sharing since 20 us) */
+    fn = flow_net_create(1);
+    flow_cons_set(fn, 0, 1e9);
+    const double size[2] = {1e6, 1e6}, start[2] = {0.0, late ? 2.5e-5 : 1e-5};
+    struct flow_probe q = {0};
+    flow_probe_run(fn, &q, 2, size, start, c0, 1, 2e-5, 1e9);
+    double b_paid = start[1] + 2e-5, a_left = 1e6 - 1e9 * (b_paid - 2e-5);
+    double a_end = b_paid + a_left / 5e8, b_end = a_end + (1e6 - a_left) / 1e9;
+    ck_assert_msg(fabs(q.end[0] - a_end) < 1e-12 && fabs(q.end[1] - b_end) < 1e-12,
+                  "B at %g s: A ends at %.12g s (want %.12g), B at %.12g s (want %.12g)", start[1], q.end[0],
+                  a_end, q.end[1], b_end);
+    flow_net_destroy(fn);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -934,6 +974,7 @@ int main(void)
   tcase_add_test(tc, test_flow_matches_cm02);
   tcase_add_test(tc, test_flow_maxmin_star);
   tcase_add_test(tc, test_flow_ties_last_started_first);
+  tcase_add_test(tc, test_flow_alone_one_event);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

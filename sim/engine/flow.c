@@ -1,13 +1,23 @@
 /* flow.c - the fluid network model (flow.h): weighted max-min sharing by
  * progressive filling over the component of the changed constraints, an
- * indexed binary heap of the flows' next events. */
+ * indexed binary heap of the flows' next events.
+ *
+ * A flow that starts alone on every constraint it crosses (no other flow
+ * sharing or paying its latency there) has one event, its end: when its
+ * latency is paid it would share with nobody, so its rate then is its
+ * rate alone, known at its start.  Its latency event is folded into its
+ * start (FLOW_ALONE); a flow starting on one of its constraints later
+ * first puts it where the unfolded model would have it then: still
+ * paying its latency, or sharing at that rate since its latency was paid
+ * (flow_unfold).  The scheduler then wakes once per lone transfer, not
+ * twice, for the same end times. */
 #include "sim/engine/flow.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING };
+enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING, FLOW_ALONE };
 
 struct flow {
   double rem;    /* bytes still to go (at t_upd) */
@@ -16,6 +26,7 @@ struct flow {
   double bound;  /* rate cap (<= 0: none) */
   double t_upd;  /* when rem was last brought up to date */
   double t_ev;   /* its next event: latency paid, or the end */
+  double t_paid; /* FLOW_ALONE: when its latency is paid (its rate holds from then) */
   unsigned long long seq; /* start order: ties (the last started first) */
   void *tag;
   int ncons, cons[FLOW_MAX_CONS], pos[FLOW_MAX_CONS]; /* its constraints, its place in their lists */
@@ -29,6 +40,8 @@ struct flow {
 struct flow_cons {
   double cap;
   int *fl, n, capn; /* the sharing flows crossing it */
+  int npaying;      /* flows crossing it still paying their latency (FLOW_ALONE ones too) */
+  int alone;        /* the FLOW_ALONE flow crossing it, -1 if none */
   int mark;         /* solve: stamp of the component, or of the dirty list */
   int dirty;
   double rem, usage; /* solve: capacity left, sum of 1/weight of the undecided flows */
@@ -64,6 +77,8 @@ struct flow_net *flow_net_create(int ncons)
     flow_net_destroy(n);
     return NULL;
   }
+  for (int j = 0; j < ncons; j++)
+    n->c[j].alone = -1;
   return n;
 }
 
@@ -169,6 +184,83 @@ double flow_next_s(const struct flow_net *n)
 
 /* ---- flows ------------------------------------------------------------- */
 
+/* Levels within this relative distance are one (float noise of the sums). */
+#define FLOW_LEVEL_EPS 1e-12
+
+static void flow_dirty(struct flow_net *n, int j)
+{
+  if (!n->c[j].dirty) {
+    n->c[j].dirty = 1;
+    n->dirty[n->ndirty++] = j;
+  }
+}
+
+/* Latency paid: fi takes its place in its constraints, re-solved (dirty
+ * 1), or not (an unfolded lone flow: its rate is the one their solve
+ * would give it).  0, or -1 out of memory. */
+static int flow_join(struct flow_net *n, int fi, int dirty)
+{
+  struct flow *f = &n->f[fi];
+  f->state = FLOW_SHARING;
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->npaying--;
+    if (c->n == c->capn) {
+      int cap = c->capn ? c->capn * 2 : 8;
+      int *v = realloc(c->fl, (size_t)cap * sizeof *v);
+      if (!v)
+        return -1;
+      c->fl = v;
+      c->capn = cap;
+    }
+    f->pos[k] = c->n;
+    c->fl[c->n++] = fi;
+    if (dirty)
+      flow_dirty(n, f->cons[k]);
+  }
+  return 0;
+}
+
+/* Its rate as flow_solve gives a flow alone in its component: the level
+ * of its tightest constraint (or its bound) over its weight. */
+static double flow_alone_rate(const struct flow_net *n, const struct flow *f)
+{
+  double usage = 1.0 / f->weight, level = INFINITY;
+  for (int k = 0; k < f->ncons; k++) {
+    double cap = n->c[f->cons[k]].cap, l = (cap > 0 ? cap : 0.0) / usage;
+    level = l < level ? l : level;
+  }
+  if (f->bound > 0 && f->bound * f->weight < level)
+    level = f->bound * f->weight;
+  double top = level * (1.0 + FLOW_LEVEL_EPS);
+  for (int k = 0; k < f->ncons; k++) {
+    double cap = n->c[f->cons[k]].cap;
+    if ((cap > 0 ? cap : 0.0) / usage <= top)
+      return level / f->weight;
+  }
+  return f->bound;
+}
+
+/* A flow starts at now on a constraint of lone flow fi: fi becomes what
+ * the unfolded model has then: paying its latency until t_paid, or
+ * sharing at its lone rate since (the solve at t_paid gave it that rate
+ * and its end).  0, or -1 out of memory. */
+static int flow_unfold(struct flow_net *n, int fi, double now)
+{
+  struct flow *f = &n->f[fi];
+  for (int k = 0; k < f->ncons; k++)
+    n->c[f->cons[k]].alone = -1;
+  if (f->t_paid > now) {
+    f->state = FLOW_LATENCY;
+    f->rate = 0.0;
+    f->t_ev = f->t_paid;
+    flow_heap_fix(n, fi);
+    return 0;
+  }
+  f->t_upd = f->t_paid;
+  return flow_join(n, fi, 0);
+}
+
 int flow_start(struct flow_net *n, double now, double bytes, const int *cons, int ncons, double latency_s,
                double weight, double bound, void *tag)
 {
@@ -192,6 +284,10 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     }
     n->capf = cap;
   }
+  int nc = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
+  for (int k = 0; k < nc; k++)
+    if (n->c[cons[k]].alone >= 0 && flow_unfold(n, n->c[cons[k]].alone, now) < 0)
+      return -1;
   int fi = n->free_head;
   struct flow *f = &n->f[fi];
   n->free_head = f->next_free;
@@ -203,43 +299,26 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
   f->t_ev = now + (latency_s > 0 ? latency_s : 0.0);
   f->seq = n->seq++;
   f->tag = tag;
-  f->ncons = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
-  for (int k = 0; k < f->ncons; k++)
+  f->ncons = nc;
+  int alone = f->rem > 0;
+  for (int k = 0; k < f->ncons; k++) {
     f->cons[k] = cons[k];
+    alone &= n->c[cons[k]].n == 0 && n->c[cons[k]].npaying == 0;
+    n->c[cons[k]].npaying++;
+  }
   f->heap = -1;
   f->state = FLOW_LATENCY;
   f->mark = -1;
+  double rate = alone ? flow_alone_rate(n, f) : 0.0;
+  if (rate > 0) { /* its end as flow_solve would put it when its latency is paid */
+    f->state = FLOW_ALONE;
+    f->rate = rate;
+    f->t_paid = f->t_ev;
+    f->t_ev = f->t_paid + f->rem / rate;
+    for (int k = 0; k < f->ncons; k++)
+      n->c[f->cons[k]].alone = fi;
+  }
   flow_heap_fix(n, fi);
-  return 0;
-}
-
-static void flow_dirty(struct flow_net *n, int j)
-{
-  if (!n->c[j].dirty) {
-    n->c[j].dirty = 1;
-    n->dirty[n->ndirty++] = j;
-  }
-}
-
-/* Latency paid: fi takes its place in its constraints. */
-static int flow_activate(struct flow_net *n, int fi)
-{
-  struct flow *f = &n->f[fi];
-  f->state = FLOW_SHARING;
-  for (int k = 0; k < f->ncons; k++) {
-    struct flow_cons *c = &n->c[f->cons[k]];
-    if (c->n == c->capn) {
-      int cap = c->capn ? c->capn * 2 : 8;
-      int *v = realloc(c->fl, (size_t)cap * sizeof *v);
-      if (!v)
-        return -1;
-      c->fl = v;
-      c->capn = cap;
-    }
-    f->pos[k] = c->n;
-    c->fl[c->n++] = fi;
-    flow_dirty(n, f->cons[k]);
-  }
   return 0;
 }
 
@@ -247,6 +326,12 @@ static int flow_activate(struct flow_net *n, int fi)
 static void flow_remove(struct flow_net *n, int fi)
 {
   struct flow *f = &n->f[fi];
+  for (int k = 0; f->state != FLOW_SHARING && k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->npaying--; /* a 0-byte flow at its latency's end, or a lone one */
+    if (c->alone == fi)
+      c->alone = -1;
+  }
   for (int k = 0; f->state == FLOW_SHARING && k < f->ncons; k++) {
     struct flow_cons *c = &n->c[f->cons[k]];
     int at = f->pos[k], last = c->fl[--c->n];
@@ -317,9 +402,6 @@ static void flow_fix(struct flow_net *n, int fi, double rate)
     c->unfixed--;
   }
 }
-
-/* Levels within this relative distance are one (float noise of the sums). */
-#define FLOW_LEVEL_EPS 1e-12
 
 static void flow_solve(struct flow_net *n, double now)
 {
@@ -396,7 +478,7 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
       struct flow *f = &n->f[fi];
       if (f->state == FLOW_LATENCY && f->rem > 0) {
         f->t_upd = f->t_ev;
-        if (flow_activate(n, fi) < 0)
+        if (flow_join(n, fi, 1) < 0)
           return -1;
         continue;
       }
@@ -417,6 +499,6 @@ double flow_rate_of(const struct flow_net *n, const void *tag)
 {
   for (int i = 0; i < n->capf; i++)
     if (n->f[i].state != FLOW_FREE && n->f[i].tag == tag)
-      return n->f[i].state == FLOW_SHARING ? n->f[i].rate : 0.0;
+      return n->f[i].state == FLOW_LATENCY ? 0.0 : n->f[i].rate;
   return -1.0;
 }
