@@ -916,6 +916,11 @@ START_TEST(test_flow_alone_one_event)
   flow_cons_set(fn, 0, 1e9);
   ck_assert_int_eq(flow_start(fn, 0.0, 1e6, c0, 1, 2e-5, 2e-5, 1e9, &ids[0]), 0);
   struct flow_probe p = {0};
+  p.now = 2e-5; /* its latency paid: in flight at its rate (client_net.c reads it so), not ended */
+  flow_advance(fn, p.now, flow_probe_done, &p);
+  double rate = flow_rate_of(fn, &ids[0]);
+  ck_assert_msg(p.end[0] == 0.0 && fabs(rate - 1e9) < 1e-3, "at 20 us: ended at %g s, rate %.6g B/s", p.end[0],
+                rate);
   int events = 0;
   while (!isinf(flow_next_s(fn))) {
     p.now = flow_next_s(fn);

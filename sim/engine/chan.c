@@ -92,6 +92,14 @@ struct flow_net *eng_links_create(const struct scenario *s, const struct plat_ma
   return fn;
 }
 
+double eng_links_latency_s(const struct eng_links *l)
+{
+  double lat = 0.0 + l->hop_s;
+  if (l->sw_link)
+    lat += l->sw_s;
+  return lat + l->hop_s;
+}
+
 int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s, double bytes, int client,
                     int nic, int nas_port, int up, double gamma_bytes, void *tag)
 {
@@ -107,10 +115,7 @@ int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s
       cons[k++] = l->sw;
     cons[k++] = eng_links_nic(l, client, nic, 0);
   }
-  double lat = 0.0 + l->hop_s;
-  if (l->sw_link)
-    lat += l->sw_s;
-  lat += l->hop_s;
+  double lat = eng_links_latency_s(l);
   double bound = lat > 0 && gamma_bytes / (2.0 * lat) < l->bw ? gamma_bytes / (2.0 * lat) : l->bw;
   return flow_start(fn, now_s, bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, tag);
 }

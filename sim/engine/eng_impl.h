@@ -374,6 +374,9 @@ struct eng_links {
 /* l for scenario s on map, and a flow model with every constraint's
  * capacity set (flow.h; NULL out of memory). */
 struct flow_net *eng_links_create(const struct scenario *s, const struct plat_map *map, struct eng_links *l);
+/* A route's latency (s): its two links' and the switch's, summed in route
+ * order (every route pays the same). */
+double eng_links_latency_s(const struct eng_links *l);
 /* Start a flow of `bytes` at now_s between client's NIC nic and NAS port
  * nas_port (up: client->NAS) on fn: its route's constraints, latency
  * (summed in route order, as SimGrid does), CM02 weight and bound (the
