@@ -946,6 +946,42 @@ START_TEST(test_flow_alone_one_event)
 }
 END_TEST
 
+/* A flow's latency paid while nothing else is due is taken ahead: the
+ * scheduler's next event is the next end.  A (1e6 B) at 0, B (1e6 B) at
+ * 100 us, 20 us latency, 1e9 B/s: B joins at 120 us (A has 9e5 B left),
+ * both at 5e8: A ends at 1.92 ms, B at 2.02 ms: two events, the ends.  C
+ * (1e6 B) started at 110 us, while B pays its latency, undoes it: A
+ * 8.95e5 B left at 130 us, three at 1e9/3: A ends at 2.815 ms, B at
+ * 3.015 ms, C at 3.02 ms. */
+START_TEST(test_flow_join_ahead)
+{
+  static int ids[2] = {0, 1};
+  const int c0[1] = {0};
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e6, c0, 1, 2e-5, 2e-5, -1.0, &ids[0]), 0);
+  ck_assert_int_eq(flow_start(fn, 1e-4, 1e6, c0, 1, 2e-5, 2e-5, -1.0, &ids[1]), 0);
+  struct flow_probe p = {.now = 1e-4};
+  flow_advance(fn, p.now, flow_probe_done, &p); /* the scheduler, poked by B's start */
+  int events = 0;
+  for (; !isinf(flow_next_s(fn)); events++) {
+    p.now = flow_next_s(fn);
+    flow_advance(fn, p.now, flow_probe_done, &p);
+  }
+  ck_assert_msg(events == 2 && fabs(p.end[0] - 1.92e-3) < 1e-12 && fabs(p.end[1] - 2.02e-3) < 1e-12,
+                "%d events, ends %.12g %.12g s", events, p.end[0], p.end[1]);
+  flow_net_destroy(fn);
+  fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  const double size[3] = {1e6, 1e6, 1e6}, start[3] = {0.0, 1e-4, 1.1e-4}, want[3] = {2.815e-3, 3.015e-3, 3.02e-3};
+  struct flow_probe q = {0};
+  flow_probe_run(fn, &q, 3, size, start, c0, 1, 2e-5, -1.0);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(fabs(q.end[i] - want[i]) < 1e-12, "flow %d ends at %.12g s, want %.12g", i, q.end[i], want[i]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -980,6 +1016,7 @@ int main(void)
   tcase_add_test(tc, test_flow_maxmin_star);
   tcase_add_test(tc, test_flow_ties_last_started_first);
   tcase_add_test(tc, test_flow_alone_one_event);
+  tcase_add_test(tc, test_flow_join_ahead);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -10,7 +10,11 @@
  * first puts it where the unfolded model would have it then: still
  * paying its latency, or sharing at that rate since its latency was paid
  * (flow_unfold).  The scheduler then wakes once per lone transfer, not
- * twice, for the same end times. */
+ * twice, for the same end times.
+ *
+ * A flow whose latency is paid when nothing else is due has its join
+ * taken ahead at the end of flow_advance (flow_ahead), undone if a flow
+ * starts before it (flow_behind): the scheduler sleeps to the next end. */
 #include "sim/engine/flow.h"
 
 #include <math.h>
@@ -61,6 +65,12 @@ struct flow_net {
   int nended, capended;
   unsigned long long seq;
   int stamp;
+  /* A join taken ahead (flow_ahead): its flow (-1: none), its time, the
+   * component's flows as they were before its solve. */
+  int ahead, nsaved, saving;
+  double ahead_s, ahead_upd;
+  int *sv_f;
+  double *sv;     /* 4 a flow: rem, t_upd, t_ev, rate */
 };
 
 struct flow_net *flow_net_create(int ncons)
@@ -73,6 +83,7 @@ struct flow_net *flow_net_create(int ncons)
   n->dirty = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->dirty);
   n->comp_c = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->comp_c);
   n->free_head = -1;
+  n->ahead = -1;
   if (!n->c || !n->dirty || !n->comp_c) {
     flow_net_destroy(n);
     return NULL;
@@ -95,6 +106,8 @@ void flow_net_destroy(struct flow_net *n)
   free(n->comp_c);
   free(n->comp_f);
   free(n->ended);
+  free(n->sv_f);
+  free(n->sv);
   free(n);
 }
 
@@ -261,6 +274,8 @@ static int flow_unfold(struct flow_net *n, int fi, double now)
   return flow_join(n, fi, 0);
 }
 
+static void flow_behind(struct flow_net *n, double now, int at_too);
+
 int flow_start(struct flow_net *n, double now, double bytes, const int *cons, int ncons, double latency_s,
                double weight, double bound, void *tag)
 {
@@ -269,13 +284,19 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     struct flow *f = realloc(n->f, (size_t)cap * sizeof *f);
     int *h = realloc(n->heap, (size_t)cap * sizeof *h);
     int *cf = realloc(n->comp_f, (size_t)cap * sizeof *cf);
+    int *svf = realloc(n->sv_f, (size_t)cap * sizeof *svf);
+    double *sv = realloc(n->sv, (size_t)cap * 4 * sizeof *sv);
     if (f)
       n->f = f;
     if (h)
       n->heap = h;
     if (cf)
       n->comp_f = cf;
-    if (!f || !h || !cf)
+    if (svf)
+      n->sv_f = svf;
+    if (sv)
+      n->sv = sv;
+    if (!f || !h || !cf || !svf || !sv)
       return -1;
     for (int i = cap - 1; i >= n->capf; i--) {
       n->f[i].state = FLOW_FREE;
@@ -284,6 +305,7 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     }
     n->capf = cap;
   }
+  flow_behind(n, now, 1);
   int nc = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
   for (int k = 0; k < nc; k++)
     if (n->c[cons[k]].alone >= 0 && flow_unfold(n, n->c[cons[k]].alone, now) < 0)
@@ -374,6 +396,11 @@ static void flow_component(struct flow_net *n, double now)
         continue;
       f->mark = stamp;
       n->comp_f[n->ncomp_f++] = c->fl[i];
+      if (n->saving) {
+        double *v = &n->sv[4 * n->nsaved];
+        n->sv_f[n->nsaved++] = c->fl[i];
+        v[0] = f->rem, v[1] = f->t_upd, v[2] = f->t_ev, v[3] = f->rate;
+      }
       f->rem -= f->rate * (now - f->t_upd);
       if (f->rem < 0)
         f->rem = 0.0;
@@ -469,8 +496,72 @@ static int flow_ended(struct flow_net *n, void *tag)
   return 0;
 }
 
+/* ---- a join taken ahead ------------------------------------------------ */
+
+/* The model's next event is a flow's latency paid at t, alone at t (the
+ * one after it later): nothing but a flow started before t can come
+ * first (the ends are later; a start's own events are not earlier: its
+ * latency is the route's), so its join and solve are done now, at t, as
+ * flow_advance would do them then, and the scheduler sleeps to the event
+ * after.  A flow started at or before t undoes them first (flow_behind),
+ * so a start sees the model as it is at its time, and the join is done
+ * again at t.  Same arithmetic at the same times: the same ends. */
+static int flow_ahead(struct flow_net *n, double now)
+{
+  if (n->ahead >= 0 || n->nheap == 0 || n->ndirty > 0)
+    return 0;
+  int fi = n->heap[0];
+  struct flow *f = &n->f[fi];
+  if (f->state != FLOW_LATENCY || f->rem <= 0 || f->t_ev <= now)
+    return 0;
+  for (int k = 1; k <= 2 && k < n->nheap; k++)
+    if (n->f[n->heap[k]].t_ev <= f->t_ev)
+      return 0;
+  double t = f->t_ev;
+  n->ahead_upd = f->t_upd;
+  f->t_upd = t;
+  if (flow_join(n, fi, 1) < 0)
+    return -1;
+  n->saving = 1;
+  n->nsaved = 0;
+  flow_solve(n, t);
+  n->saving = 0;
+  n->ahead = fi;
+  n->ahead_s = t;
+  return 0;
+}
+
+/* At now: a join taken ahead stands once its time is past (at it too,
+ * unless at_too); before, it is undone: the component's flows as they
+ * were, the flow paying its latency again (it is the last in its
+ * constraints' lists: nothing joined or left since). */
+static void flow_behind(struct flow_net *n, double now, int at_too)
+{
+  int fi = n->ahead;
+  if (fi < 0)
+    return;
+  n->ahead = -1;
+  if (now > n->ahead_s || (now == n->ahead_s && !at_too))
+    return;
+  struct flow *f = &n->f[fi];
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->n--;
+    c->npaying++;
+  }
+  f->state = FLOW_LATENCY;
+  for (int i = 0; i < n->nsaved; i++) {
+    struct flow *g = &n->f[n->sv_f[i]];
+    const double *v = &n->sv[4 * i];
+    g->rem = v[0], g->t_upd = v[1], g->t_ev = v[2], g->rate = v[3];
+    flow_heap_fix(n, n->sv_f[i]);
+  }
+  f->t_upd = n->ahead_upd;
+}
+
 int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx)
 {
+  flow_behind(n, now, 0);
   n->nended = 0;
   while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
     while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
@@ -492,7 +583,7 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
   int k = n->nended; /* done() may start flows, not advance */
   for (int i = 0; i < k; i++)
     done(ctx, n->ended[i]);
-  return 0;
+  return flow_ahead(n, now);
 }
 
 double flow_rate_of(const struct flow_net *n, const void *tag)

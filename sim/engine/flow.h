@@ -22,7 +22,8 @@
  * flows they are connected to (progressive filling over that component);
  * events (latency paid, flow done) sit in one heap, ties the last started
  * first (as SimGrid).  A flow alone on its constraints from its start has
- * its end as its only event (flow.c). */
+ * its end as its only event, and a latency paid with nothing else due is
+ * not an event of its own (flow.c); flow_next_s is then the next end. */
 #ifndef NASTWIN_FLOW_H
 #define NASTWIN_FLOW_H
 
