@@ -8,7 +8,10 @@
  *   LD_PRELOAD=build-bench/bench/libsimgrid_waits.so NASTWIN_WAITS_OUT=/tmp/w.txt \
  *     build-bench/nastwin run SCENARIO.yaml -j 1 --no-ci
  *
- * Divide by the run's client I/Os for the waits per I/O (bench/README.md). */
+ * Divide by the run's client I/Os for the waits per I/O (bench/README.md).
+ * With NASTWIN_WAITS_BY_ACTOR set it adds a line per kind of waiting actor
+ * (its name with the digits taken out: "smbd" for smbd0..smbdN), the
+ * kind's count of all four. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -23,6 +26,31 @@ struct waits {
   unsigned long long acquire, acquire_released, acquire_timeout, sleep;
 };
 static struct waits waits_count; /* one simulation per process: its counts */
+
+#define WAITS_KINDS 64
+static struct {
+  char name[48];
+  unsigned long long n;
+} waits_kind[WAITS_KINDS];
+
+/* One more wait of the calling actor's kind (the last slot takes the rest). */
+static void waits_by_actor(void)
+{
+  sg_actor_t self = sg_actor_self();
+  const char *full = self ? sg_actor_get_name(self) : "maestro";
+  char name[48];
+  size_t k = 0;
+  for (const char *c = full; *c && k + 1 < sizeof name; c++)
+    if (*c < '0' || *c > '9')
+      name[k++] = *c;
+  name[k] = 0;
+  int i = 0;
+  while (i < WAITS_KINDS - 1 && waits_kind[i].name[0] && strcmp(waits_kind[i].name, name) != 0)
+    i++;
+  if (!waits_kind[i].name[0])
+    snprintf(waits_kind[i].name, sizeof waits_kind[i].name, "%s", i < WAITS_KINDS - 1 ? name : "(others)");
+  waits_kind[i].n++;
+}
 
 /* The next definition of name (the real SimGrid or libc function). */
 static void waits_real(const char *name, void *fn, size_t size)
@@ -44,6 +72,7 @@ void sg_sem_acquire(sg_sem_t sem)
     waits_count.acquire_released++;
   else
     waits_count.acquire++;
+  waits_by_actor();
   real(sem);
 }
 
@@ -53,6 +82,7 @@ int sg_sem_acquire_timeout(sg_sem_t sem, double timeout)
   if (!real)
     waits_real("sg_sem_acquire_timeout", &real, sizeof real);
   waits_count.acquire_timeout++;
+  waits_by_actor();
   return real(sem, timeout);
 }
 
@@ -62,6 +92,7 @@ void sg_actor_sleep_for(double duration)
   if (!real)
     waits_real("sg_actor_sleep_for", &real, sizeof real);
   waits_count.sleep++;
+  waits_by_actor();
   real(duration);
 }
 
@@ -71,6 +102,7 @@ void sg_actor_sleep_until(double wakeup_time)
   if (!real)
     waits_real("sg_actor_sleep_until", &real, sizeof real);
   waits_count.sleep++;
+  waits_by_actor();
   real(wakeup_time);
 }
 
@@ -87,6 +119,8 @@ void _exit(int status)
       fprintf(f, "acquire %llu acquire_released %llu acquire_timeout %llu sleep %llu total %llu\n", w->acquire,
               w->acquire_released, w->acquire_timeout, w->sleep,
               w->acquire + w->acquire_released + w->acquire_timeout + w->sleep);
+      for (int i = 0; getenv("NASTWIN_WAITS_BY_ACTOR") && i < WAITS_KINDS && waits_kind[i].name[0]; i++)
+        fprintf(f, "  %s %llu\n", waits_kind[i].name, waits_kind[i].n);
       fclose(f);
     }
   }

@@ -901,6 +901,87 @@ START_TEST(test_flow_maxmin_star)
 }
 END_TEST
 
+/* A flow alone on its constraints has one event, its end (its latency
+ * is folded into its start); a second flow starting while the first
+ * still pays its latency puts it back to paying, one starting after
+ * puts it to sharing since its latency was paid.  1e6 B flows over a
+ * 1e9 B/s constraint, 20 us latency: alone, 20 us + 1 ms; B starting at
+ * 10 us: A alone from 20 us, both at 5e8 from B's 30 us, A ends at
+ * 30 us + (1e6 - 1e4) / 5e8 = 2.01 ms and B 10 us later. */
+START_TEST(test_flow_alone_one_event)
+{
+  static int ids[2] = {0, 1};
+  const int c0[1] = {0};
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e6, c0, 1, 2e-5, 2e-5, 1e9, &ids[0]), 0);
+  struct flow_probe p = {0};
+  p.now = 2e-5; /* its latency paid: in flight at its rate (client_net.c reads it so), not ended */
+  flow_advance(fn, p.now, flow_probe_done, &p);
+  double rate = flow_rate_of(fn, &ids[0]);
+  ck_assert_msg(p.end[0] == 0.0 && fabs(rate - 1e9) < 1e-3, "at 20 us: ended at %g s, rate %.6g B/s", p.end[0],
+                rate);
+  int events = 0;
+  while (!isinf(flow_next_s(fn))) {
+    p.now = flow_next_s(fn);
+    flow_advance(fn, p.now, flow_probe_done, &p);
+    events++;
+  }
+  ck_assert_msg(events == 1 && fabs(p.end[0] - 1.02e-3) < 1e-15, "%d events, ends at %.15g s", events, p.end[0]);
+  flow_net_destroy(fn);
+
+  for (int late = 0; late < 2; late++) { /* B at 10 us (A still paying), at 25 us (A sharing since 20 us) */
+    fn = flow_net_create(1);
+    flow_cons_set(fn, 0, 1e9);
+    const double size[2] = {1e6, 1e6}, start[2] = {0.0, late ? 2.5e-5 : 1e-5};
+    struct flow_probe q = {0};
+    flow_probe_run(fn, &q, 2, size, start, c0, 1, 2e-5, 1e9);
+    double b_paid = start[1] + 2e-5, a_left = 1e6 - 1e9 * (b_paid - 2e-5);
+    double a_end = b_paid + a_left / 5e8, b_end = a_end + (1e6 - a_left) / 1e9;
+    ck_assert_msg(fabs(q.end[0] - a_end) < 1e-12 && fabs(q.end[1] - b_end) < 1e-12,
+                  "B at %g s: A ends at %.12g s (want %.12g), B at %.12g s (want %.12g)", start[1], q.end[0],
+                  a_end, q.end[1], b_end);
+    flow_net_destroy(fn);
+  }
+}
+END_TEST
+
+/* A flow's latency paid while nothing else is due is taken ahead: the
+ * scheduler's next event is the next end.  A (1e6 B) at 0, B (1e6 B) at
+ * 100 us, 20 us latency, 1e9 B/s: B joins at 120 us (A has 9e5 B left),
+ * both at 5e8: A ends at 1.92 ms, B at 2.02 ms: two events, the ends.  C
+ * (1e6 B) started at 110 us, while B pays its latency, undoes it: A
+ * 8.95e5 B left at 130 us, three at 1e9/3: A ends at 2.815 ms, B at
+ * 3.015 ms, C at 3.02 ms. */
+START_TEST(test_flow_join_ahead)
+{
+  static int ids[2] = {0, 1};
+  const int c0[1] = {0};
+  struct flow_net *fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  ck_assert_int_eq(flow_start(fn, 0.0, 1e6, c0, 1, 2e-5, 2e-5, -1.0, &ids[0]), 0);
+  ck_assert_int_eq(flow_start(fn, 1e-4, 1e6, c0, 1, 2e-5, 2e-5, -1.0, &ids[1]), 0);
+  struct flow_probe p = {.now = 1e-4};
+  flow_advance(fn, p.now, flow_probe_done, &p); /* the scheduler, poked by B's start */
+  int events = 0;
+  for (; !isinf(flow_next_s(fn)); events++) {
+    p.now = flow_next_s(fn);
+    flow_advance(fn, p.now, flow_probe_done, &p);
+  }
+  ck_assert_msg(events == 2 && fabs(p.end[0] - 1.92e-3) < 1e-12 && fabs(p.end[1] - 2.02e-3) < 1e-12,
+                "%d events, ends %.12g %.12g s", events, p.end[0], p.end[1]);
+  flow_net_destroy(fn);
+  fn = flow_net_create(1);
+  flow_cons_set(fn, 0, 1e9);
+  const double size[3] = {1e6, 1e6, 1e6}, start[3] = {0.0, 1e-4, 1.1e-4}, want[3] = {2.815e-3, 3.015e-3, 3.02e-3};
+  struct flow_probe q = {0};
+  flow_probe_run(fn, &q, 3, size, start, c0, 1, 2e-5, -1.0);
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(fabs(q.end[i] - want[i]) < 1e-12, "flow %d ends at %.12g s, want %.12g", i, q.end[i], want[i]);
+  flow_net_destroy(fn);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("engine");
@@ -934,6 +1015,8 @@ int main(void)
   tcase_add_test(tc, test_flow_matches_cm02);
   tcase_add_test(tc, test_flow_maxmin_star);
   tcase_add_test(tc, test_flow_ties_last_started_first);
+  tcase_add_test(tc, test_flow_alone_one_event);
+  tcase_add_test(tc, test_flow_join_ahead);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -35,6 +35,7 @@ struct eng_xfer {
   double bytes;
   int through;     /* its last byte is through */
   int waited;      /* its sender waits on sem for that */
+  struct eng_xfer **fold; /* sent with no actor waiting: where it is held (eng_chan_send_fold) */
   sg_sem_t sem;    /* released then if its sender waits */
   struct eng_xfer *next;
 };
@@ -91,6 +92,14 @@ struct flow_net *eng_links_create(const struct scenario *s, const struct plat_ma
   return fn;
 }
 
+double eng_links_latency_s(const struct eng_links *l)
+{
+  double lat = 0.0 + l->hop_s;
+  if (l->sw_link)
+    lat += l->sw_s;
+  return lat + l->hop_s;
+}
+
 int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s, double bytes, int client,
                     int nic, int nas_port, int up, double gamma_bytes, void *tag)
 {
@@ -106,10 +115,7 @@ int eng_links_start(struct flow_net *fn, const struct eng_links *l, double now_s
       cons[k++] = l->sw;
     cons[k++] = eng_links_nic(l, client, nic, 0);
   }
-  double lat = 0.0 + l->hop_s;
-  if (l->sw_link)
-    lat += l->sw_s;
-  lat += l->hop_s;
+  double lat = eng_links_latency_s(l);
   double bound = lat > 0 && gamma_bytes / (2.0 * lat) < l->bw ? gamma_bytes / (2.0 * lat) : l->bw;
   return flow_start(fn, now_s, bytes, cons, k, lat, lat > 0 ? lat : 1.0, bound, tag);
 }
@@ -238,12 +244,17 @@ static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload)
 /* x's last byte is through: it has arrived; its sender wakes. */
 static void eng_net_done(void *ctx, void *tag)
 {
-  (void)ctx;
   struct eng_xfer *x = tag;
+  struct eng_net *n = ctx;
   eng_chan_arrive(x->ch, x->slot, x->payload);
   x->through = 1;
-  if (x->waited)
+  if (x->waited) {
     sg_sem_release(x->sem);
+  } else if (x->fold) { /* nobody waits for it: done with */
+    *x->fold = NULL;
+    x->next = n->free_x;
+    n->free_x = x;
+  }
 }
 
 static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
@@ -264,6 +275,7 @@ static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struc
   x->route = up ? eng_net_route(c, sg_host_self()) : -1;
   x->detached = detached;
   x->through = x->waited = 0;
+  x->fold = NULL;
   x->payload = payload;
   x->bytes = bytes;
   x->next = NULL;
@@ -291,6 +303,10 @@ int eng_xfer_through(const struct eng_xfer *x)
  * acquire yields even on a released semaphore). */
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
 {
+  if (x->fold) { /* a folded send: this actor now waits for it */
+    *x->fold = NULL;
+    x->fold = NULL;
+  }
   if (!x->through) {
     x->waited = 1;
     sg_sem_acquire(x->sem);
@@ -302,6 +318,14 @@ void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
 void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes)
 {
   eng_xfer_wait(e, eng_chan_send_async(e, ch, c, up, payload, bytes));
+}
+
+void eng_chan_send_fold(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes,
+                        struct eng_xfer **slot)
+{
+  struct eng_xfer *x = eng_chan_queue(e, ch, c, 0, payload, bytes, 0);
+  x->fold = slot;
+  *slot = x;
 }
 
 /* SimGrid's detached 0-byte comm between the client cache's actor and the

@@ -90,7 +90,10 @@ static int eng_net_flows(const struct scenario *s, const struct workload_step *s
         }
       }
   }
-  int rc = flow_advance(fn, flow_next_s(fn), eng_flow_ended, NULL); /* every latency paid: the rates */
+  /* Every latency paid (all started at 0, one route latency): the rates.
+   * Not flow_next_s: a stream alone on its links has its end as its only
+   * event (flow.c's lone-flow fold), 1e30 bytes away. */
+  int rc = flow_advance(fn, eng_links_latency_s(&l), eng_flow_ended, NULL);
   for (int k = 0; k < n && rc == 0; k++)
     ld->Bps[k] = flow_rate_of(fn, (void *)(intptr_t)(k + 1));
   flow_net_destroy(fn);

@@ -140,6 +140,8 @@ struct eng_job {
   struct eng_chan reply[PLAT_MAX_CONNS > 16 ? 16 : PLAT_MAX_CONNS]; /* NAS->client, per lane */
   struct eng_queue sendq[16]; /* requests another lane must send */
   struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
+  int reply_busy[16];         /* the lane's reply sender has a reply (engine.c) */
+  struct eng_xfer *reply_fold[16]; /* a reply its completion put on the wire itself, in flight */
   struct mpio *mpio;
   int rr;
   struct eng_queue localq;  /* local mode: completions */
@@ -372,6 +374,9 @@ struct eng_links {
 /* l for scenario s on map, and a flow model with every constraint's
  * capacity set (flow.h; NULL out of memory). */
 struct flow_net *eng_links_create(const struct scenario *s, const struct plat_map *map, struct eng_links *l);
+/* A route's latency (s): its two links' and the switch's, summed in route
+ * order (every route pays the same). */
+double eng_links_latency_s(const struct eng_links *l);
 /* Start a flow of `bytes` at now_s between client's NIC nic and NAS port
  * nas_port (up: client->NAS) on fn: its route's constraints, latency
  * (summed in route order, as SimGrid does), CM02 weight and bound (the
@@ -393,6 +398,11 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
                                      void *payload, double bytes);
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x);
 void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes);
+/* A NAS->client message sent with no actor waiting for it: *slot holds
+ * it until it is through (then NULL, the message freed) or until an
+ * actor waits for it with eng_xfer_wait (which clears *slot). */
+void eng_chan_send_fold(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes,
+                        struct eng_xfer **slot);
 void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
 void *eng_chan_recv(struct eng_chan *ch);
 

@@ -1,13 +1,27 @@
 /* flow.c - the fluid network model (flow.h): weighted max-min sharing by
  * progressive filling over the component of the changed constraints, an
- * indexed binary heap of the flows' next events. */
+ * indexed binary heap of the flows' next events.
+ *
+ * A flow that starts alone on every constraint it crosses (no other flow
+ * sharing or paying its latency there) has one event, its end: when its
+ * latency is paid it would share with nobody, so its rate then is its
+ * rate alone, known at its start.  Its latency event is folded into its
+ * start (FLOW_ALONE); a flow starting on one of its constraints later
+ * first puts it where the unfolded model would have it then: still
+ * paying its latency, or sharing at that rate since its latency was paid
+ * (flow_unfold).  The scheduler then wakes once per lone transfer, not
+ * twice, for the same end times.
+ *
+ * A flow whose latency is paid when nothing else is due has its join
+ * taken ahead at the end of flow_advance (flow_ahead), undone if a flow
+ * starts before it (flow_behind): the scheduler sleeps to the next end. */
 #include "sim/engine/flow.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING };
+enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING, FLOW_ALONE };
 
 struct flow {
   double rem;    /* bytes still to go (at t_upd) */
@@ -16,6 +30,7 @@ struct flow {
   double bound;  /* rate cap (<= 0: none) */
   double t_upd;  /* when rem was last brought up to date */
   double t_ev;   /* its next event: latency paid, or the end */
+  double t_paid; /* FLOW_ALONE: when its latency is paid (its rate holds from then) */
   unsigned long long seq; /* start order: ties (the last started first) */
   void *tag;
   int ncons, cons[FLOW_MAX_CONS], pos[FLOW_MAX_CONS]; /* its constraints, its place in their lists */
@@ -29,6 +44,8 @@ struct flow {
 struct flow_cons {
   double cap;
   int *fl, n, capn; /* the sharing flows crossing it */
+  int npaying;      /* flows crossing it still paying their latency (FLOW_ALONE ones too) */
+  int alone;        /* the FLOW_ALONE flow crossing it, -1 if none */
   int mark;         /* solve: stamp of the component, or of the dirty list */
   int dirty;
   double rem, usage; /* solve: capacity left, sum of 1/weight of the undecided flows */
@@ -48,6 +65,12 @@ struct flow_net {
   int nended, capended;
   unsigned long long seq;
   int stamp;
+  /* A join taken ahead (flow_ahead): its flow (-1: none), its time, the
+   * component's flows as they were before its solve. */
+  int ahead, nsaved, saving;
+  double ahead_s, ahead_upd;
+  int *sv_f;
+  double *sv;     /* 4 a flow: rem, t_upd, t_ev, rate */
 };
 
 struct flow_net *flow_net_create(int ncons)
@@ -60,10 +83,13 @@ struct flow_net *flow_net_create(int ncons)
   n->dirty = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->dirty);
   n->comp_c = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->comp_c);
   n->free_head = -1;
+  n->ahead = -1;
   if (!n->c || !n->dirty || !n->comp_c) {
     flow_net_destroy(n);
     return NULL;
   }
+  for (int j = 0; j < ncons; j++)
+    n->c[j].alone = -1;
   return n;
 }
 
@@ -80,6 +106,8 @@ void flow_net_destroy(struct flow_net *n)
   free(n->comp_c);
   free(n->comp_f);
   free(n->ended);
+  free(n->sv_f);
+  free(n->sv);
   free(n);
 }
 
@@ -169,6 +197,85 @@ double flow_next_s(const struct flow_net *n)
 
 /* ---- flows ------------------------------------------------------------- */
 
+/* Levels within this relative distance are one (float noise of the sums). */
+#define FLOW_LEVEL_EPS 1e-12
+
+static void flow_dirty(struct flow_net *n, int j)
+{
+  if (!n->c[j].dirty) {
+    n->c[j].dirty = 1;
+    n->dirty[n->ndirty++] = j;
+  }
+}
+
+/* Latency paid: fi takes its place in its constraints, re-solved (dirty
+ * 1), or not (an unfolded lone flow: its rate is the one their solve
+ * would give it).  0, or -1 out of memory. */
+static int flow_join(struct flow_net *n, int fi, int dirty)
+{
+  struct flow *f = &n->f[fi];
+  f->state = FLOW_SHARING;
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->npaying--;
+    if (c->n == c->capn) {
+      int cap = c->capn ? c->capn * 2 : 8;
+      int *v = realloc(c->fl, (size_t)cap * sizeof *v);
+      if (!v)
+        return -1;
+      c->fl = v;
+      c->capn = cap;
+    }
+    f->pos[k] = c->n;
+    c->fl[c->n++] = fi;
+    if (dirty)
+      flow_dirty(n, f->cons[k]);
+  }
+  return 0;
+}
+
+/* Its rate as flow_solve gives a flow alone in its component: the level
+ * of its tightest constraint (or its bound) over its weight. */
+static double flow_alone_rate(const struct flow_net *n, const struct flow *f)
+{
+  double usage = 1.0 / f->weight, level = INFINITY;
+  for (int k = 0; k < f->ncons; k++) {
+    double cap = n->c[f->cons[k]].cap, l = (cap > 0 ? cap : 0.0) / usage;
+    level = l < level ? l : level;
+  }
+  if (f->bound > 0 && f->bound * f->weight < level)
+    level = f->bound * f->weight;
+  double top = level * (1.0 + FLOW_LEVEL_EPS);
+  for (int k = 0; k < f->ncons; k++) {
+    double cap = n->c[f->cons[k]].cap;
+    if ((cap > 0 ? cap : 0.0) / usage <= top)
+      return level / f->weight;
+  }
+  return f->bound;
+}
+
+/* A flow starts at now on a constraint of lone flow fi: fi becomes what
+ * the unfolded model has then: paying its latency until t_paid, or
+ * sharing at its lone rate since (the solve at t_paid gave it that rate
+ * and its end).  0, or -1 out of memory. */
+static int flow_unfold(struct flow_net *n, int fi, double now)
+{
+  struct flow *f = &n->f[fi];
+  for (int k = 0; k < f->ncons; k++)
+    n->c[f->cons[k]].alone = -1;
+  if (f->t_paid > now) {
+    f->state = FLOW_LATENCY;
+    f->rate = 0.0;
+    f->t_ev = f->t_paid;
+    flow_heap_fix(n, fi);
+    return 0;
+  }
+  f->t_upd = f->t_paid;
+  return flow_join(n, fi, 0);
+}
+
+static void flow_behind(struct flow_net *n, double now, int at_too);
+
 int flow_start(struct flow_net *n, double now, double bytes, const int *cons, int ncons, double latency_s,
                double weight, double bound, void *tag)
 {
@@ -177,13 +284,19 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     struct flow *f = realloc(n->f, (size_t)cap * sizeof *f);
     int *h = realloc(n->heap, (size_t)cap * sizeof *h);
     int *cf = realloc(n->comp_f, (size_t)cap * sizeof *cf);
+    int *svf = realloc(n->sv_f, (size_t)cap * sizeof *svf);
+    double *sv = realloc(n->sv, (size_t)cap * 4 * sizeof *sv);
     if (f)
       n->f = f;
     if (h)
       n->heap = h;
     if (cf)
       n->comp_f = cf;
-    if (!f || !h || !cf)
+    if (svf)
+      n->sv_f = svf;
+    if (sv)
+      n->sv = sv;
+    if (!f || !h || !cf || !svf || !sv)
       return -1;
     for (int i = cap - 1; i >= n->capf; i--) {
       n->f[i].state = FLOW_FREE;
@@ -192,6 +305,11 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     }
     n->capf = cap;
   }
+  flow_behind(n, now, 1);
+  int nc = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
+  for (int k = 0; k < nc; k++)
+    if (n->c[cons[k]].alone >= 0 && flow_unfold(n, n->c[cons[k]].alone, now) < 0)
+      return -1;
   int fi = n->free_head;
   struct flow *f = &n->f[fi];
   n->free_head = f->next_free;
@@ -203,43 +321,26 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
   f->t_ev = now + (latency_s > 0 ? latency_s : 0.0);
   f->seq = n->seq++;
   f->tag = tag;
-  f->ncons = ncons < FLOW_MAX_CONS ? ncons : FLOW_MAX_CONS;
-  for (int k = 0; k < f->ncons; k++)
+  f->ncons = nc;
+  int alone = f->rem > 0;
+  for (int k = 0; k < f->ncons; k++) {
     f->cons[k] = cons[k];
+    alone &= n->c[cons[k]].n == 0 && n->c[cons[k]].npaying == 0;
+    n->c[cons[k]].npaying++;
+  }
   f->heap = -1;
   f->state = FLOW_LATENCY;
   f->mark = -1;
+  double rate = alone ? flow_alone_rate(n, f) : 0.0;
+  if (rate > 0) { /* its end as flow_solve would put it when its latency is paid */
+    f->state = FLOW_ALONE;
+    f->rate = rate;
+    f->t_paid = f->t_ev;
+    f->t_ev = f->t_paid + f->rem / rate;
+    for (int k = 0; k < f->ncons; k++)
+      n->c[f->cons[k]].alone = fi;
+  }
   flow_heap_fix(n, fi);
-  return 0;
-}
-
-static void flow_dirty(struct flow_net *n, int j)
-{
-  if (!n->c[j].dirty) {
-    n->c[j].dirty = 1;
-    n->dirty[n->ndirty++] = j;
-  }
-}
-
-/* Latency paid: fi takes its place in its constraints. */
-static int flow_activate(struct flow_net *n, int fi)
-{
-  struct flow *f = &n->f[fi];
-  f->state = FLOW_SHARING;
-  for (int k = 0; k < f->ncons; k++) {
-    struct flow_cons *c = &n->c[f->cons[k]];
-    if (c->n == c->capn) {
-      int cap = c->capn ? c->capn * 2 : 8;
-      int *v = realloc(c->fl, (size_t)cap * sizeof *v);
-      if (!v)
-        return -1;
-      c->fl = v;
-      c->capn = cap;
-    }
-    f->pos[k] = c->n;
-    c->fl[c->n++] = fi;
-    flow_dirty(n, f->cons[k]);
-  }
   return 0;
 }
 
@@ -247,6 +348,12 @@ static int flow_activate(struct flow_net *n, int fi)
 static void flow_remove(struct flow_net *n, int fi)
 {
   struct flow *f = &n->f[fi];
+  for (int k = 0; f->state != FLOW_SHARING && k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->npaying--; /* a 0-byte flow at its latency's end, or a lone one */
+    if (c->alone == fi)
+      c->alone = -1;
+  }
   for (int k = 0; f->state == FLOW_SHARING && k < f->ncons; k++) {
     struct flow_cons *c = &n->c[f->cons[k]];
     int at = f->pos[k], last = c->fl[--c->n];
@@ -289,6 +396,11 @@ static void flow_component(struct flow_net *n, double now)
         continue;
       f->mark = stamp;
       n->comp_f[n->ncomp_f++] = c->fl[i];
+      if (n->saving) {
+        double *v = &n->sv[4 * n->nsaved];
+        n->sv_f[n->nsaved++] = c->fl[i];
+        v[0] = f->rem, v[1] = f->t_upd, v[2] = f->t_ev, v[3] = f->rate;
+      }
       f->rem -= f->rate * (now - f->t_upd);
       if (f->rem < 0)
         f->rem = 0.0;
@@ -317,9 +429,6 @@ static void flow_fix(struct flow_net *n, int fi, double rate)
     c->unfixed--;
   }
 }
-
-/* Levels within this relative distance are one (float noise of the sums). */
-#define FLOW_LEVEL_EPS 1e-12
 
 static void flow_solve(struct flow_net *n, double now)
 {
@@ -387,8 +496,72 @@ static int flow_ended(struct flow_net *n, void *tag)
   return 0;
 }
 
+/* ---- a join taken ahead ------------------------------------------------ */
+
+/* The model's next event is a flow's latency paid at t, alone at t (the
+ * one after it later): nothing but a flow started before t can come
+ * first (the ends are later; a start's own events are not earlier: its
+ * latency is the route's), so its join and solve are done now, at t, as
+ * flow_advance would do them then, and the scheduler sleeps to the event
+ * after.  A flow started at or before t undoes them first (flow_behind),
+ * so a start sees the model as it is at its time, and the join is done
+ * again at t.  Same arithmetic at the same times: the same ends. */
+static int flow_ahead(struct flow_net *n, double now)
+{
+  if (n->ahead >= 0 || n->nheap == 0 || n->ndirty > 0)
+    return 0;
+  int fi = n->heap[0];
+  struct flow *f = &n->f[fi];
+  if (f->state != FLOW_LATENCY || f->rem <= 0 || f->t_ev <= now)
+    return 0;
+  for (int k = 1; k <= 2 && k < n->nheap; k++)
+    if (n->f[n->heap[k]].t_ev <= f->t_ev)
+      return 0;
+  double t = f->t_ev;
+  n->ahead_upd = f->t_upd;
+  f->t_upd = t;
+  if (flow_join(n, fi, 1) < 0)
+    return -1;
+  n->saving = 1;
+  n->nsaved = 0;
+  flow_solve(n, t);
+  n->saving = 0;
+  n->ahead = fi;
+  n->ahead_s = t;
+  return 0;
+}
+
+/* At now: a join taken ahead stands once its time is past (at it too,
+ * unless at_too); before, it is undone: the component's flows as they
+ * were, the flow paying its latency again (it is the last in its
+ * constraints' lists: nothing joined or left since). */
+static void flow_behind(struct flow_net *n, double now, int at_too)
+{
+  int fi = n->ahead;
+  if (fi < 0)
+    return;
+  n->ahead = -1;
+  if (now > n->ahead_s || (now == n->ahead_s && !at_too))
+    return;
+  struct flow *f = &n->f[fi];
+  for (int k = 0; k < f->ncons; k++) {
+    struct flow_cons *c = &n->c[f->cons[k]];
+    c->n--;
+    c->npaying++;
+  }
+  f->state = FLOW_LATENCY;
+  for (int i = 0; i < n->nsaved; i++) {
+    struct flow *g = &n->f[n->sv_f[i]];
+    const double *v = &n->sv[4 * i];
+    g->rem = v[0], g->t_upd = v[1], g->t_ev = v[2], g->rate = v[3];
+    flow_heap_fix(n, n->sv_f[i]);
+  }
+  f->t_upd = n->ahead_upd;
+}
+
 int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx)
 {
+  flow_behind(n, now, 0);
   n->nended = 0;
   while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
     while (n->nheap > 0 && n->f[n->heap[0]].t_ev <= now) {
@@ -396,7 +569,7 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
       struct flow *f = &n->f[fi];
       if (f->state == FLOW_LATENCY && f->rem > 0) {
         f->t_upd = f->t_ev;
-        if (flow_activate(n, fi) < 0)
+        if (flow_join(n, fi, 1) < 0)
           return -1;
         continue;
       }
@@ -410,13 +583,13 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
   int k = n->nended; /* done() may start flows, not advance */
   for (int i = 0; i < k; i++)
     done(ctx, n->ended[i]);
-  return 0;
+  return flow_ahead(n, now);
 }
 
 double flow_rate_of(const struct flow_net *n, const void *tag)
 {
   for (int i = 0; i < n->capf; i++)
     if (n->f[i].state != FLOW_FREE && n->f[i].tag == tag)
-      return n->f[i].state == FLOW_SHARING ? n->f[i].rate : 0.0;
+      return n->f[i].state == FLOW_LATENCY ? 0.0 : n->f[i].rate;
   return -1.0;
 }

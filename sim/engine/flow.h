@@ -21,7 +21,9 @@
  * Only the constraints whose flow set changed are re-solved, with the
  * flows they are connected to (progressive filling over that component);
  * events (latency paid, flow done) sit in one heap, ties the last started
- * first (as SimGrid). */
+ * first (as SimGrid).  A flow alone on its constraints from its start has
+ * its end as its only event, and a latency paid with nothing else due is
+ * not an event of its own (flow.c); flow_next_s is then the next end. */
 #ifndef NASTWIN_FLOW_H
 #define NASTWIN_FLOW_H
 
@@ -52,7 +54,8 @@ double flow_next_s(const struct flow_net *n);
 int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *tag), void *ctx);
 
 /* The current rate of the flow started with tag (bytes/s; 0 while it pays
- * its latency, -1 if not in flight): for tests. */
+ * its latency, unless it is alone on its constraints: its rate once paid;
+ * -1 if not in flight): for tests. */
 double flow_rate_of(const struct flow_net *n, const void *tag);
 
 #endif
