@@ -187,6 +187,9 @@ static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
   for (int i = 0; i < ch->nposted; i++)
     ch->posted[i] = ch->posted[i + 1];
   ch->slot[x->slot] = 1;
+  ch->held[x->slot] = x->bytes;
+  ch->seq[x->slot] = ch->next_seq++;
+  ch->held_bytes += x->bytes;
   if (x->detached) {
     eng_chan_arrive(ch, x->slot, x->payload);
     x->next = n->free_x;
@@ -207,7 +210,8 @@ static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
 /* Start the next waiting message of ch if a receive is free. */
 static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
 {
-  while (ch->wait_head && ch->nposted > 0) {
+  while (ch->wait_head && ch->nposted > 0 &&
+         (ch->held_bytes <= 0.0 || ch->held_bytes + ch->wait_head->bytes <= ch->net->gamma)) {
     struct eng_xfer *x = ch->wait_head;
     ch->wait_head = x->next;
     if (!ch->wait_head)
@@ -221,6 +225,9 @@ static void eng_chan_pump(struct eng_net *n, struct eng_chan *ch)
 static void eng_chan_take(struct eng_chan *ch, int i)
 {
   ch->slot[i] = 0;
+  ch->held_bytes -= ch->held[i];
+  if (ch->held_bytes < 0.5)
+    ch->held_bytes = 0.0;
   ch->posted[ch->nposted++] = i;
   eng_chan_pump(ch->net, ch);
 }
@@ -340,9 +347,10 @@ void *eng_chan_recv(struct eng_chan *ch)
 {
   if (!ch->receiver)
     ch->receiver = sg_actor_self();
-  int i = 0;
-  while (i < ENG_SOCKET_POSTED && ch->slot[i] != 2)
-    i++;
+  int i = ENG_SOCKET_POSTED;
+  for (int k = 0; k < ENG_SOCKET_POSTED; k++)
+    if (ch->slot[k] == 2 && (i == ENG_SOCKET_POSTED || ch->seq[k] < ch->seq[i]))
+      i = k;
   if (i == ENG_SOCKET_POSTED) {
     ch->blocked = 1;
     ch->woke = -1;

@@ -81,15 +81,21 @@ struct eng_req {
 /* One direction of a connection's socket on the flow model (chan.c): the
  * receiver's ENG_SOCKET_POSTED posted receives (each free, carrying a
  * message, or holding one arrived), the messages waiting for one, and
- * the receiver's wake-up.  Two receives stay posted (at the NAS socket
- * and at each lane) so back-to-back messages of one TCP stream do not pay
- * the route latency between them; as many client senders. */
-#define ENG_SOCKET_POSTED 2
+ * the receiver's wake-up.  Up to ENG_SOCKET_POSTED messages of one TCP
+ * stream are on the wire at once while their bytes (in flight plus
+ * arrived and not yet read) fit the TCP window, as a TCP sender pipelines
+ * its segments: a stream's message rate is not bounded by its route
+ * latency (two posted receives capped a connection's 48 B iSCSI commands
+ * at 2 per one-way latency, 80k/s at 25 us); as many client senders. */
+#define ENG_SOCKET_POSTED 32
 struct eng_xfer;
 struct eng_chan {
   struct eng_net *net;
   int slot[ENG_SOCKET_POSTED];            /* 0 posted and free, 1 a message on the wire, 2 arrived */
   void *arrived[ENG_SOCKET_POSTED];       /* the arrived messages' payloads */
+  double held[ENG_SOCKET_POSTED];         /* bytes of the message holding each receive */
+  uint64_t seq[ENG_SOCKET_POSTED], next_seq; /* start order of the messages holding them */
+  double held_bytes;                      /* sent and not yet taken: TCP's bytes in flight + unread */
   int posted[ENG_SOCKET_POSTED], nposted; /* the free receives, oldest posted first */
   struct eng_xfer *wait_head, *wait_tail; /* messages waiting for a receive */
   int blocked;                            /* the receiver waits for an arrival */
