@@ -35,7 +35,7 @@ struct eng_xfer {
   double bytes;
   int through;     /* its last byte is through */
   int waited;      /* its sender waits on sem for that */
-  struct eng_xfer **fold; /* sent with no actor waiting: where it is held (eng_chan_send_fold) */
+  int forgotten;   /* sent with no actor waiting for it: freed once through (eng_chan_send_forget) */
   sg_sem_t sem;    /* released then if its sender waits */
   struct eng_xfer *next;
 };
@@ -257,8 +257,7 @@ static void eng_net_done(void *ctx, void *tag)
   x->through = 1;
   if (x->waited) {
     sg_sem_release(x->sem);
-  } else if (x->fold) { /* nobody waits for it: done with */
-    *x->fold = NULL;
+  } else if (x->forgotten) { /* nobody waits for it: done with */
     x->next = n->free_x;
     n->free_x = x;
   }
@@ -282,7 +281,7 @@ static struct eng_xfer *eng_chan_queue(struct eng *e, struct eng_chan *ch, struc
   x->route = up ? eng_net_route(c, sg_host_self()) : -1;
   x->detached = detached;
   x->through = x->waited = 0;
-  x->fold = NULL;
+  x->forgotten = 0;
   x->payload = payload;
   x->bytes = bytes;
   x->next = NULL;
@@ -310,10 +309,6 @@ int eng_xfer_through(const struct eng_xfer *x)
  * acquire yields even on a released semaphore). */
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
 {
-  if (x->fold) { /* a folded send: this actor now waits for it */
-    *x->fold = NULL;
-    x->fold = NULL;
-  }
   if (!x->through) {
     x->waited = 1;
     sg_sem_acquire(x->sem);
@@ -327,12 +322,9 @@ void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int u
   eng_xfer_wait(e, eng_chan_send_async(e, ch, c, up, payload, bytes));
 }
 
-void eng_chan_send_fold(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes,
-                        struct eng_xfer **slot)
+void eng_chan_send_forget(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes)
 {
-  struct eng_xfer *x = eng_chan_queue(e, ch, c, 0, payload, bytes, 0);
-  x->fold = slot;
-  *slot = x;
+  eng_chan_queue(e, ch, c, 0, payload, bytes, 0)->forgotten = 1; /* not through before the flow model's next event */
 }
 
 /* SimGrid's detached 0-byte comm between the client cache's actor and the

@@ -147,7 +147,6 @@ struct eng_job {
   struct eng_queue sendq[16]; /* requests another lane must send */
   struct eng_queue replyq[16]; /* replies waiting for the lane's reply sender */
   int reply_busy[16];         /* the lane's reply sender has a reply (engine.c) */
-  struct eng_xfer *reply_fold[16]; /* a reply its completion put on the wire itself, in flight */
   struct mpio *mpio;
   int rr;
   struct eng_queue localq;  /* local mode: completions */
@@ -404,11 +403,10 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
                                      void *payload, double bytes);
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x);
 void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes);
-/* A NAS->client message sent with no actor waiting for it: *slot holds
- * it until it is through (then NULL, the message freed) or until an
- * actor waits for it with eng_xfer_wait (which clears *slot). */
-void eng_chan_send_fold(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes,
-                        struct eng_xfer **slot);
+/* A NAS->client message sent with no actor waiting for it (a TCP send
+ * returns once the socket buffer holds the data): it goes on the wire in
+ * the channel's order and is freed once through. */
+void eng_chan_send_forget(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes);
 void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
 void *eng_chan_recv(struct eng_chan *ch);
 

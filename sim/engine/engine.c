@@ -301,29 +301,27 @@ static double eng_reply_bytes(const struct eng *e, const struct eng_req *r)
   return (double)(long)(e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes));
 }
 
-/* Replies wait in their lane's queue for its reply sender (a detached
- * SimGrid comm per waiting reply would cost a scan of every pending one
- * at each completion: the cost per I/O would grow with queue depth).
- * When the sender is idle (nothing queued, nothing in flight) a whole
- * message goes on the wire from here, at the same instant the sender
- * would have put it there, without waking it (its hand-off and its wait
- * for the message are two SimGrid waits); a reply completing meanwhile
- * queues, and the sender waits for the one in flight first. */
+/* A reply goes into its lane's socket as it completes: the sending
+ * thread does not wait for it to be through (a TCP send returns once the
+ * socket buffer holds it), so a lane's replies pipeline on the wire as
+ * far as the TCP window and the receiver's posted receives let them
+ * (chan.c), in order.  Only while the lane's reply sender streams a
+ * reply in pieces (or a path is down) do replies queue behind it. */
 void eng_send_reply(struct eng *e, struct eng_req *r)
 {
   struct eng_job *j = r->job;
   int q = r->conn;
   struct eng_conn *c = &e->conns[j->conn0 + q];
-  if (!j->reply_busy[q] && !j->reply_fold[q] && !j->replyq[q].head && (r->write || r->nsegs <= 1) &&
-      !e->map.failover && eng_bond_open(e, c, 0)) {
-    eng_chan_send_fold(e, &j->reply[q], c, r, eng_reply_bytes(e, r), &j->reply_fold[q]);
+  if (!j->reply_busy[q] && !j->replyq[q].head && (r->write || r->nsegs <= 1) && !e->map.failover &&
+      eng_bond_open(e, c, 0)) {
+    eng_chan_send_forget(e, &j->reply[q], c, r, eng_reply_bytes(e, r));
     return;
   }
   eng_queue_push(&j->replyq[q], r);
 }
 
-/* The NAS end of a lane: sends its replies in order, one at a time, as
- * the lane's receive takes them. */
+/* The NAS end of a lane: streams the replies that go in pieces, one at a
+ * time, and sends those that queued behind them. */
 static void eng_reply_main(int argc, char **argv)
 {
   (void)argc;
@@ -334,13 +332,11 @@ static void eng_reply_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->replyq[q]);
     j->reply_busy[q] = 1;
-    if (j->reply_fold[q]) /* the one its completion sent first */
-      eng_xfer_wait(j->e, j->reply_fold[q]);
     if (!r->write && r->nsegs > 1) {
       eng_reply_stream(j, q, r);
     } else {
       eng_bond_wait(j->e, &j->e->conns[j->conn0 + q], 0);
-      eng_chan_send(j->e, &j->reply[q], &j->e->conns[j->conn0 + q], 0, r, eng_reply_bytes(j->e, r));
+      eng_chan_send_forget(j->e, &j->reply[q], &j->e->conns[j->conn0 + q], r, eng_reply_bytes(j->e, r));
     }
     j->reply_busy[q] = 0;
   }
