@@ -110,6 +110,10 @@ START_TEST(test_soc_engines_and_checks)
   ck_assert_int_eq(soc_crypto_engine_init(&p, &a), 0);
   /* 1 MB at 500 MB/s plus 10 us setup. */
   ck_assert_double_eq_tol(accel_submit(&a, 0.0, 1e6), 2.01e-3, 1e-12);
+  ck_assert_int_eq(a.queues, 1); /* the catalogue's default */
+  p.crypto_engine_queues = 2;
+  ck_assert_int_eq(soc_crypto_engine_init(&p, &a), 0);
+  ck_assert_int_eq(a.queues, 2);
   struct nw_err err = {0};
   p.irq_core = 4;
   ck_assert_int_eq(soc_check(&p, &err), -1);
@@ -119,6 +123,33 @@ START_TEST(test_soc_engines_and_checks)
   p.cores = 2.5;
   ck_assert_int_eq(soc_check(&p, &err), -1);
   ck_assert_msg(strstr(err.msg, "cores") && strstr(err.msg, "2.5"), "%s", err.msg);
+}
+END_TEST
+
+/* The crypto engine as eCryptfs drives it: a synchronous page-by-page
+ * submitter pays the setup per page on one queue; jobs queued together
+ * spread over every queue; utilization is the busiest queue's. */
+START_TEST(test_accel_queues)
+{
+  struct accel a;
+  accel_init(&a, "aes", 4096.0 / 10e-6, 10e-6); /* a page's data time = its setup */
+  accel_set_queues(&a, 4);
+  /* 8 pages one after another: 8 x (setup + data) on queue 1 alone */
+  ck_assert_double_eq_tol(accel_submit_chain(&a, 1, 0.0, 8 * 4096.0, 4096.0), 8 * 20e-6, 1e-15);
+  ck_assert_double_eq(a.busy_until_s[0], 0.0);
+  ck_assert_double_eq_tol(accel_utilization(&a, 160e-6), 1.0, 1e-12);
+  ck_assert_uint_eq(a.jobs, 8);
+  /* 8 pages queued together at 160 us: 2 pages' data per queue, one setup each */
+  ck_assert_double_eq_tol(accel_submit_spread(&a, 160e-6, 8 * 4096.0), 160e-6 + 30e-6, 1e-15);
+  ck_assert_uint_eq(a.jobs, 12);
+  /* one queue: a spread is one submission, as accel_submit */
+  struct accel b;
+  accel_init(&b, "aes", 1e9, 1e-6);
+  accel_set_queues(&b, 0); /* clamped to 1 */
+  ck_assert_int_eq(b.queues, 1);
+  ck_assert_double_eq_tol(accel_submit_spread(&b, 0.0, 1e6), 1e-6 + 1e-3, 1e-15);
+  ck_assert_double_eq_tol(accel_submit(&b, 0.0, 1e6), 2e-6 + 2e-3, 1e-15);
+  ck_assert_double_eq_tol(accel_utilization(&b, 1e-3), 1.0, 1e-12); /* backlog not counted */
 }
 END_TEST
 
@@ -633,6 +664,7 @@ int main(void)
   tcase_add_test(tc, test_soc_speed);
   tcase_add_test(tc, test_soc_power_follows_silicon);
   tcase_add_test(tc, test_soc_engines_and_checks);
+  tcase_add_test(tc, test_accel_queues);
   tcase_add_test(tc, test_soc_cache_refill);
   tcase_add_test(tc, test_soc_refill_rate_from_dram);
   tcase_add_test(tc, test_soc_kernel_stall_paths_share_l2);

@@ -23,7 +23,7 @@ const struct param_desc soc_param_table[] = {
      .help = "sustained memory copy bandwidth (bytes/s)"},
     {.key = "crypto_engine_rate", .dim = UNITS_RATE,
      .offset = SOC_OFF(crypto_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
-     .def = 0, .help = "AES engine throughput (bytes/s); 0B/s = no engine"},
+     .def = 0, .help = "AES engine throughput per queue (bytes/s); 0B/s = no engine"},
     {.key = "crypto_engine_setup", .dim = UNITS_TIME, .offset = SOC_OFF(crypto_engine_setup_s),
      .min = 0, .max = 1e-3, .optional = 1, .def = 0, .help = "crypto engine per-job setup (s)"},
     /* AES-CBC encryption is a serial chain (each block needs the previous
@@ -34,6 +34,14 @@ const struct param_desc soc_param_table[] = {
     {.key = "crypto_engine_decrypt_speedup", .dim = UNITS_NUMBER,
      .offset = SOC_OFF(crypto_engine_decrypt_speedup), .min = 1, .max = 16, .optional = 1, .def = 1,
      .help = "crypto engine CBC decryption throughput / encryption throughput"},
+    /* The engine's DMA queues, each with its own AES data path at
+     * crypto_engine_rate: jobs queued together (a reader's requests in
+     * flight) run on all of them at once, a synchronous submitter (the
+     * write-back's page-by-page encryption) keeps one busy.  Bound: the
+     * queue count of embedded DMA engines. */
+    {.key = "crypto_engine_queues", .dim = UNITS_NUMBER, .offset = SOC_OFF(crypto_engine_queues),
+     .min = 1, .max = ACCEL_MAX_QUEUES, .optional = 1, .def = 1,
+     .help = "crypto engine DMA queues, each with its own AES data path (count)"},
     {.key = "parity_engine_rate", .dim = UNITS_RATE,
      .offset = SOC_OFF(parity_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
      .def = 0, .help = "XOR / RAID-6 DMA engine throughput (bytes/s); 0B/s = no engine"},
@@ -297,6 +305,7 @@ int soc_crypto_engine_init(const struct soc_params *p, struct accel *a)
   if (!soc_has_crypto_engine(p))
     return -1;
   accel_init(a, "crypto", p->crypto_engine_rate_bytes_per_s, p->crypto_engine_setup_s);
+  accel_set_queues(a, (int)p->crypto_engine_queues);
   return 0;
 }
 

@@ -30,6 +30,7 @@ struct soc_params {
   double crypto_engine_rate_bytes_per_s; /* 0 = no engine */
   double crypto_engine_setup_s;       /* per job */
   double crypto_engine_decrypt_speedup; /* CBC decrypt / encrypt throughput of the engine (>= 1) */
+  double crypto_engine_queues;        /* DMA queues, each with its own AES data path (count) */
   double parity_engine_rate_bytes_per_s; /* 0 = no engine (XOR/P+Q DMA) */
   double parity_engine_setup_s;       /* per job */
   double power_idle_W;                /* whole SoC, idle */
