@@ -309,6 +309,7 @@ static int eng_setup_storage(struct eng *e, struct nw_err *err)
   if (s->soc.crypto_engine_rate_bytes_per_s > 0) {
     accel_init(&e->crypto, "soc.crypto_engine", s->soc.crypto_engine_rate_bytes_per_s,
                s->soc.crypto_engine_setup_s);
+    accel_set_queues(&e->crypto, (int)s->soc.crypto_engine_queues);
     cfg.crypto_engine = &e->crypto;
   }
   /* RAM copies of page-cache hits share the SoC's memory bandwidth (in
