@@ -142,10 +142,17 @@ START_TEST(test_run_page)
   snprintf(r->ops[0].kind, sizeof r->ops[0].kind, "rebuild");
   r->ops[0].duration_s = 12.5;
   r->ops[0].avg_power_W = 30;
+  /* a run that ends 0.5 s into its third second: that second's bytes (a
+   * bin of 1 s) over the 0.5 s it covered */
+  r->nseries = 3;
+  r->series_MBps[0] = r->series_MBps[1] = 100.0;
+  r->series_MBps[2] = 50.0;
+  r->window_start_s = 0.0;
+  r->window_s = 2.5;
   char dir[] = "/tmp/nastwin-runhtml-XXXXXX";
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp");
   char sub[128];
-  snprintf(sub, sizeof sub, "%s/run", dir); /* created by the writer */
+  snprintf(sub, sizeof sub, "%s/a/run", dir); /* created by the writer, its parent too (mkdir -p) */
   ck_assert_msg(htmlreport_run(sub, &s, r, 1, &err) == 0, "html: %s", err.msg);
   char path[256];
   snprintf(path, sizeof path, "%s/index.html", sub);
@@ -160,7 +167,13 @@ START_TEST(test_run_page)
   ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
                     strstr(html, "<th>protocol</th>"),
                 "configuration table missing");
-  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION), "version footer missing");
+  ck_assert_msg(strstr(html, "<th>job</th><td>") && strstr(html, "<th>calibration</th><td>none: catalogue values"),
+                "job or calibration rows missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION) && strstr(html, "; calibration none: "),
+                "version + calibration footer missing");
+  ck_assert_msg(strstr(html, "<title>MB/s of all I/O: 2, 100</title>") &&
+                    strstr(html, "<title>MB/s of all I/O: 2.5, 100</title>") && !strstr(html, "I/O: 3, 50<"),
+                "partial last second not over its covered time");
   ck_assert_msg(strstr(html, "Latency percentiles") &&
                     strstr(html, ">mean</text>"),
                 "percentile bars missing");
