@@ -95,6 +95,11 @@ START_TEST(test_sweep_page)
                 "y axis labels missing");
   ck_assert_msg(strstr(html, "<th>bottleneck</th>") && test_count(html, "<td class=\"b\">") == 6,
                 "table with the bottleneck per point missing");
+  ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
+                    strstr(html, "<th>calibration</th>"),
+                "sweep page: configuration table missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION) && strstr(html, "; calibration "),
+                "sweep page: version + calibration footer missing");
   if (system("command -v chromium >/dev/null 2>&1") == 0) {
     snprintf(cmd, sizeof cmd,
              "cd %s && chromium --headless --no-sandbox --disable-gpu --disable-background-networking "

@@ -89,8 +89,13 @@ static void htmlreport_band(FILE *out, const struct svg_chart *c, double f, cons
 void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
                         int n, const char *const *legend, int nlegend)
 {
+  size_t longest = 0; /* legend labels at 11 px, ~6.5 px a character, after an 18 px swatch */
+  for (int k = 0; k < nlegend; k++)
+    if (strlen(legend[k]) > longest)
+      longest = strlen(legend[k]);
+  double legend_px = fmax(250, 40 + 6.5 * (double)longest);
   struct svg_chart c;
-  svg_chart_init(&c, 700, 480, 250);
+  svg_chart_init(&c, 450 + legend_px, 480, legend_px);
   c.x.log = c.y.log = 1;
   char xl[64], yl[64];
   snprintf(xl, sizeof xl, "measured (%s)", unit);
@@ -119,6 +124,21 @@ void htmlreport_scatter(FILE *out, const char *title, const char *unit, const st
 }
 
 /* ---- sweep page ------------------------------------------------------- */
+
+static void htmlreport_config(FILE *out, const struct scenario *s);
+static void htmlreport_calibration(FILE *out, const struct scenario *s);
+
+/* Version, data folder and the calibration applied (s NULL: not known). */
+static void htmlreport_footer(FILE *out, const struct scenario *s)
+{
+  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
+  svg_escape(out, nw_data_dir());
+  if (s) {
+    fputs("; calibration ", out);
+    htmlreport_calibration(out, s);
+  }
+  fputs(".</p></footer>\n", out);
+}
 
 static int htmlreport_col(char *const *hc, int nh, const char *const *names)
 {
@@ -353,8 +373,8 @@ static void htmlreport_sweep_table(FILE *out, const struct htmlreport_sweep_data
   fputs("</table>\n", out);
 }
 
-int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
-                     int nrows, struct nw_err *err)
+int htmlreport_sweep(const char *dir, const struct sweep *sw, const struct scenario *first, const char *header,
+                     char **rows, int nrows, struct nw_err *err)
 {
   struct htmlreport_sweep_data d = {.sw = sw, .nrows = nrows};
   char *hcopy = strdup(header);
@@ -468,7 +488,12 @@ int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header
     fputs("<p>No throughput or latency metric in this sweep's metrics: table only.</p>\n", out);
   if (sw->ngroups == 2 && d.c_thr >= 0)
     htmlreport_sweep_heatmap(out, &d);
+  if (first) {
+    htmlreport_config(out, first);
+    fputs("<p>The configuration of point 0; the other points change the axes above.</p>\n", out);
+  }
   htmlreport_sweep_table(out, &d);
+  htmlreport_footer(out, first);
   rc = htmlreport_finish(dir, out, &buf, &len, err);
 done:
   for (int r = 0; d.cells && r < nrows; r++) {
@@ -765,12 +790,6 @@ int htmlreport_run(const char *dir, const struct scenario *s, const struct run_r
     htmlreport_config(out, s);
   for (int i = 0; i < n; i++)
     htmlreport_run_step(out, &r[i]);
-  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
-  svg_escape(out, nw_data_dir());
-  if (s) {
-    fputs("; calibration ", out);
-    htmlreport_calibration(out, s);
-  }
-  fputs(".</p></footer>\n", out);
+  htmlreport_footer(out, s);
   return htmlreport_finish(dir, out, &buf, &len, err);
 }
