@@ -209,7 +209,9 @@ START_TEST(test_validate_page)
   static const char yaml[] =
       "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n"
       "    source: test\n    systems: [ds1511plus, ts859pro]\n    results:\n"
-      "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n";
+      "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n"
+      "  - id: ds2015xs-iperf\n    source: test\n    system: ds2015xs\n    results:\n"
+      "      - {metric: aggregate_Gbps, value: 5}\n";
   ck_assert_int_eq(write(fd, yaml, sizeof yaml - 1), (long)(sizeof yaml - 1));
   close(fd);
   char dir[] = "/tmp/nastwin-vhtml-XXXXXX";
@@ -225,14 +227,18 @@ START_TEST(test_validate_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
-  /* one MB/s panel (the only metric) + the bars */
+  /* one throughput panel in MB/s (the Gbit/s point in it, x 125, labelled in
+   * Gbit/s) + the bars */
   ck_assert_msg(test_count(html, "<svg") == 2, "scatter + bars, got %d", test_count(html, "<svg"));
+  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 2 points") &&
+                    strstr(html, "aggregate_Gbps ds2015xs: measured 5 Gbit/s, predicted ") &&
+                    !strstr(html, "(Gbit/s)"),
+                "Gbit/s point not in the MB/s throughput panel");
   ck_assert_msg(strstr(html, ">measured (MB/s)</text>") && strstr(html, ">predicted (MB/s)</text>"),
                 "axes with units missing");
-  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 1 point") &&
-                    test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
+  ck_assert_msg(test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
                 "panel title or the 10/25 %% bands missing");
-  ck_assert_msg(test_count(html, "class=\"bar\"") == 1, "one bar per experiment");
+  ck_assert_msg(test_count(html, "class=\"bar\"") == 2, "one bar per experiment");
   free(html);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   test_sh(cmd);
