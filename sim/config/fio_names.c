@@ -226,9 +226,6 @@ const char *fio_engine_refused(const char *name)
   } refused[] = {
       {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
                    "does not support: not simulated"},
-      {"http", "sends HTTP requests (WebDAV, S3, Swift) to a web server or object gateway; a NAS's web "
-               "server is not a modelled protocol daemon (smb, nfs, iscsi): not simulated, use a file engine "
-               "(psync, libaio, io_uring) over SMB or NFS"},
       {"nbd", "talks the NBD protocol (a block export over TCP); NBD is not a modelled protocol (smb, nfs, "
               "iscsi): a NAS exports blocks over iSCSI, use protocol.kind: iscsi with a block engine (libaio, "
               "io_uring, psync)"},
