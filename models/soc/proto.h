@@ -1,10 +1,10 @@
 /* proto.h - protocol daemons' CPU cost and request framing, as pure
- * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target).
+ * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target, WebDAV Apache httpd).
  *
  * One parameter table, proto_param_table, fills struct proto_params: the
  * protocol and its negotiated sizes/limits, and (in p->costs) its CPU
  * costs in reference cycles (see soc.h).  catalog/protocols.yaml has one
- * entry per kind (smb, nfs, iscsi, local) holding the cost keys (none for
+ * entry per kind (smb, nfs, iscsi, local, webdav) holding the cost keys (none for
  * local); the loader applies table defaults, then the entry named by `kind`, then
  * the scenario's `protocol:` section (which may override any key, costs
  * included).  proto_cost_table lists the cost keys alone (same offsets),
