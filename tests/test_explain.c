@@ -234,6 +234,38 @@ START_TEST(test_window_limited)
 }
 END_TEST
 
+/* WebDAV (Apache httpd + mod_dav) with one worker thread: the worker is the
+ * bottleneck and its demand per I/O is the per-request cost: it grows with
+ * cycles_per_request, and an S3 request's SigV4 verification
+ * (sign_cycles_per_request) costs the same worker what the same cycles
+ * added to cycles_per_request cost. */
+static double test_httpd_demand_ms(const char *sets)
+{
+  char args[1024];
+  snprintf(args, sizeof args,
+           "explain --uncalibrated --set protocol.kind=webdav --set protocol.webdav_threads=1 --set workload.bs=4k "
+           "--set workload.rw=write --set time=0.2s %s 2>&1", sets);
+  char *out = test_run(args);
+  const char *row = strstr(out, "soc.httpd0 ");
+  ck_assert_msg(row && strstr(row, "<- the most utilised"), "httpd0 not the bottleneck:\n%s", out);
+  const char *d = strstr(row, "D =");
+  ck_assert(d != NULL);
+  double ms = atof(d + 3);
+  free(out);
+  return ms;
+}
+
+START_TEST(test_webdav_request_cost)
+{
+  double base = test_httpd_demand_ms("--set protocol.cycles_per_request=2e5");
+  double more = test_httpd_demand_ms("--set protocol.cycles_per_request=4e5");
+  double s3 = test_httpd_demand_ms("--set protocol.cycles_per_request=2e5 --set protocol.http_api=s3 "
+                                   "--set protocol.sign_cycles_per_request=2e5 --set protocol.sign_cycles_per_byte=0");
+  ck_assert_msg(base > 0 && more > 1.6 * base, "demand %g -> %g ms for twice the request cycles", base, more);
+  ck_assert_msg(fabs(s3 - more) < 0.01 * more, "SigV4 2e5 cycles: %g ms, 2e5 more request cycles: %g ms", s3, more);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("explain");
@@ -247,6 +279,7 @@ int main(void)
   tcase_add_test(tr, test_bounds_hold);
   tcase_add_test(tr, test_blocking_read);
   tcase_add_test(tr, test_window_limited);
+  tcase_add_test(tr, test_webdav_request_cost);
   suite_add_tcase(s, tr);
   return ck_run(s);
 }

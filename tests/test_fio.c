@@ -878,20 +878,62 @@ START_TEST(test_examples)
 }
 END_TEST
 
-/* The CLI: a refused file exits 2 with every error, no output on stdout. */
+/* The CLI: a refused file exits 2 with every error, no output on stdout;
+ * a bad http_mode is one error at its value's line and column. */
 START_TEST(test_cli_refused)
 {
   char path[2048];
-  snprintf(path, sizeof path, "%s/tests/fio/examples/object-store.fio", fio_test_dir());
+  snprintf(path, sizeof path, "%s/tests/fio/examples/netio-udp.fio", fio_test_dir());
   const char *args[] = {"run", "--fio", path, "--output-format=json", NULL};
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
-  ck_assert_msg(strstr(r.err, "object-store.fio:4:1: error: 4 option(s) that are not generic fio options, of the "
-                              "refused engine(s) http: http_host (line 4)"),
-                "%s", r.err);
+  ck_assert_msg(strstr(r.err, "netio-udp.fio:9:1: error: job 'sender': ioengine=net protocol=udp") &&
+                strstr(r.err, "netio-udp.fio:12:1: error: job 'receiver'"), "%s", r.err);
   cli_out_free(&r);
+  snprintf(path, sizeof path, "%s/tests/fio/bad/bad_http_mode.fio", fio_test_dir());
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "bad_http_mode.fio:3:11: error: http_mode: bad value 'ftp' (allowed: webdav, s3, "
+                              "swift)"), "%s", r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
+/* ioengine=http: the job file runs on the NAS's WebDAV daemon (the scenario's
+ * smb switched to webdav, said in a note); its trim is one DELETE per
+ * block; an http job beside a file-engine job is refused (one protocol). */
+START_TEST(test_http_engine)
+{
+  char *dir = fj_tmpdir(), job[128];
+  snprintf(job, sizeof job, "%s/dav.fio", dir);
+  fj_write(job, "[global]\nioengine=http\nhttp_mode=webdav\nhttp_host=nas\nbs=64k\nsize=1m\n"
+                "[put]\nrw=write\nnumjobs=2\n[del]\nstonewall\nrw=trim\nio_size=256k\n");
+  const char *args[] = {"run", "--fio", job, "--time", "0.5s", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  ck_assert_msg(strstr(r.err, "runs on the NAS's WebDAV daemon: protocol.kind webdav") &&
+                strstr(r.err, "instead of the scenario's smb"), "%s", r.err);
+  ck_assert_msg(strstr(r.out, "webdav over") && strstr(r.out, "soc.httpd0"), "%s", r.out);
+  /* 2 jobs x 1 MiB / 64 KiB PUTs; 256 KiB / 64 KiB = 4 DELETEs */
+  ck_assert_msg(strstr(r.out, "32 I/Os") && strstr(r.out, ", 4 I/Os"), "%s", r.out);
+  cli_out_free(&r);
+  struct workload w;
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_file(job, &w, &warn, &err), 0);
+  ck_assert_int_eq(w.steps[1].jobs[0].meta_op, JOB_META_DELETE);
+  ck_assert_double_eq(w.steps[1].jobs[0].nrfiles, 4.0);
+  workload_free(&w);
+  free(warn);
+  fj_write(job, "[dav]\nioengine=http\nrw=write\nsize=1m\n[smb]\nioengine=psync\nrw=read\nsize=1m\n");
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "a run has one protocol"), "%s", r.err);
+  cli_out_free(&r);
+  fj_rmdir(dir);
 }
 END_TEST
 
@@ -931,6 +973,7 @@ int main(void)
   tcase_add_test(tl, test_all_errors_at_once);
   tcase_add_test(tl, test_examples);
   tcase_add_test(tl, test_cli_refused);
+  tcase_add_test(tl, test_http_engine);
   suite_add_tcase(s, tl);
   TCase *tj = tcase_create("fio-json");
   tcase_set_timeout(tj, 60);

@@ -101,6 +101,20 @@ START_TEST(test_client_parse)
   free(warn);
   ck_assert_ptr_null(fio_engine_refused("null"));
   ck_assert_ptr_nonnull(fio_engine_refused("rdma"));
+  /* libcufile's data goes to and from a file on the share (POSIX, or cuFile's
+   * compatibility mode); its GPU options warn, as the host-GPU copy is the
+   * client's and not modelled. */
+  ck_assert_ptr_null(fio_engine_refused("libcufile"));
+  ck_assert_ptr_nonnull(fio_engine_refused("rados"));
+  struct workload wc;
+  char *warnc = NULL;
+  ck_assert_int_eq(fio_parse_string("[g]\nioengine=libcufile\ncuda_io=posix\ngpu_dev_ids=0\nrw=read\nbs=1m\n"
+                                    "size=1g\n", "g.fio", &wc, &warnc, &err), 0);
+  ck_assert_int_eq(wc.steps[0].jobs[0].client_only, JOB_CLIENT_NAS);
+  ck_assert_msg(warnc && strstr(warnc, "'cuda_io' is accepted but not modelled") &&
+                strstr(warnc, "'gpu_dev_ids' is accepted but not modelled"), "%s", warnc ? warnc : "");
+  workload_free(&wc);
+  free(warnc);
 }
 END_TEST
 
@@ -192,7 +206,7 @@ START_TEST(test_client_net_parse)
   fc_refused("[n]\nioengine=net\nrw=write\n[m]\nrw=read\n", "put stonewall between them");
   ck_assert_ptr_nonnull(fio_engine_refused("nbd"));
   ck_assert_ptr_nonnull(strstr(fio_engine_refused("nbd"), "protocol.kind: iscsi"));
-  ck_assert_ptr_nonnull(fio_engine_refused("http"));
+  ck_assert_ptr_null(fio_engine_refused("http")); /* runs on the WebDAV protocol (test_fio test_http_engine) */
 }
 END_TEST
 

@@ -95,6 +95,11 @@ START_TEST(test_sweep_page)
                 "y axis labels missing");
   ck_assert_msg(strstr(html, "<th>bottleneck</th>") && test_count(html, "<td class=\"b\">") == 6,
                 "table with the bottleneck per point missing");
+  ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
+                    strstr(html, "<th>calibration</th>"),
+                "sweep page: configuration table missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION) && strstr(html, "; calibration "),
+                "sweep page: version + calibration footer missing");
   if (system("command -v chromium >/dev/null 2>&1") == 0) {
     snprintf(cmd, sizeof cmd,
              "cd %s && chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
@@ -142,10 +147,17 @@ START_TEST(test_run_page)
   snprintf(r->ops[0].kind, sizeof r->ops[0].kind, "rebuild");
   r->ops[0].duration_s = 12.5;
   r->ops[0].avg_power_W = 30;
+  /* a run that ends 0.5 s into its third second: that second's bytes (a
+   * bin of 1 s) over the 0.5 s it covered */
+  r->nseries = 3;
+  r->series_MBps[0] = r->series_MBps[1] = 100.0;
+  r->series_MBps[2] = 50.0;
+  r->window_start_s = 0.0;
+  r->window_s = 2.5;
   char dir[] = "/tmp/nastwin-runhtml-XXXXXX";
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp");
   char sub[128];
-  snprintf(sub, sizeof sub, "%s/run", dir); /* created by the writer */
+  snprintf(sub, sizeof sub, "%s/a/run", dir); /* created by the writer, its parent too (mkdir -p) */
   ck_assert_msg(htmlreport_run(sub, &s, r, 1, &err) == 0, "html: %s", err.msg);
   char path[256];
   snprintf(path, sizeof path, "%s/index.html", sub);
@@ -160,7 +172,13 @@ START_TEST(test_run_page)
   ck_assert_msg(strstr(html, "<h2>Configuration</h2>") && strstr(html, "<th>RAID level</th>") &&
                     strstr(html, "<th>protocol</th>"),
                 "configuration table missing");
-  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION), "version footer missing");
+  ck_assert_msg(strstr(html, "<th>job</th><td>") && strstr(html, "<th>calibration</th><td>none: catalogue values"),
+                "job or calibration rows missing");
+  ck_assert_msg(strstr(html, "<footer><p>nastwin " NASTWIN_VERSION) && strstr(html, "; calibration none: "),
+                "version + calibration footer missing");
+  ck_assert_msg(strstr(html, "<title>MB/s of all I/O: 2, 100</title>") &&
+                    strstr(html, "<title>MB/s of all I/O: 2.5, 100</title>") && !strstr(html, "I/O: 3, 50<"),
+                "partial last second not over its covered time");
   ck_assert_msg(strstr(html, "Latency percentiles") &&
                     strstr(html, ">mean</text>"),
                 "percentile bars missing");
@@ -191,7 +209,9 @@ START_TEST(test_validate_page)
   static const char yaml[] =
       "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n"
       "    source: test\n    systems: [ds1511plus, ts859pro]\n    results:\n"
-      "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n";
+      "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: 100, note: made-up}\n"
+      "  - id: ds2015xs-iperf\n    source: test\n    system: ds2015xs\n    results:\n"
+      "      - {metric: aggregate_Gbps, value: 5}\n";
   ck_assert_int_eq(write(fd, yaml, sizeof yaml - 1), (long)(sizeof yaml - 1));
   close(fd);
   char dir[] = "/tmp/nastwin-vhtml-XXXXXX";
@@ -207,14 +227,18 @@ START_TEST(test_validate_page)
   char *html = test_slurp(path);
   ck_assert_msg(html != NULL, "no %s", path);
   test_svg_titles(html);
-  /* one MB/s panel (the only metric) + the bars */
+  /* one throughput panel in MB/s (the Gbit/s point in it, x 125, labelled in
+   * Gbit/s) + the bars */
   ck_assert_msg(test_count(html, "<svg") == 2, "scatter + bars, got %d", test_count(html, "<svg"));
+  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 2 points") &&
+                    strstr(html, "aggregate_Gbps ds2015xs: measured 5 Gbit/s, predicted ") &&
+                    !strstr(html, "(Gbit/s)"),
+                "Gbit/s point not in the MB/s throughput panel");
   ck_assert_msg(strstr(html, ">measured (MB/s)</text>") && strstr(html, ">predicted (MB/s)</text>"),
                 "axes with units missing");
-  ck_assert_msg(strstr(html, "throughput (MB/s): predicted vs measured, 1 point") &&
-                    test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
+  ck_assert_msg(test_count(html, "<polygon") == 2 && strstr(html, "within 10 %") && strstr(html, "within 25 %"),
                 "panel title or the 10/25 %% bands missing");
-  ck_assert_msg(test_count(html, "class=\"bar\"") == 1, "one bar per experiment");
+  ck_assert_msg(test_count(html, "class=\"bar\"") == 2, "one bar per experiment");
   free(html);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   test_sh(cmd);

@@ -464,6 +464,38 @@ START_TEST(test_catalog_socs)
 }
 END_TEST
 
+/* WebDAV: one HTTP request per object (never split), HTTP headers on
+ * both messages, the pool's workers as the outstanding cap, and with
+ * http_api s3 the SigV4 verification on top of the request's cycles. */
+START_TEST(test_proto_webdav)
+{
+  struct proto_params p = test_proto(PROTO_WEBDAV);
+  p.webdav_threads = 25;
+  double chunk;
+  ck_assert_uint_eq(proto_split(&p, 1, 8388608.0, &chunk), 1);
+  ck_assert_double_eq(chunk, 8388608.0);
+  ck_assert_int_eq(proto_max_outstanding(&p, 65536), 25);
+  ck_assert_int_eq(proto_ops_of(&p)->pool_threads(&p), 25);
+  ck_assert(proto_ops_of(&p)->shape == PROTO_SHAPE_POOL && proto_ops_of(&p)->opens_files);
+  struct proto_cycles dav, nfs, s3;
+  proto_request_cost(&p, 1, 65536, 9000, 0, &dav);
+  struct proto_params n = test_proto(PROTO_NFS);
+  proto_request_cost(&n, 1, 65536, 9000, 0, &nfs);
+  /* the same payload, 400 B of HTTP headers instead of NFS's 148 per message */
+  ck_assert_double_eq_tol(dav.wire_bytes_to_nas - nfs.wire_bytes_to_nas,
+                          PROTO_HTTP_HEADER_BYTES - PROTO_NFS_HEADER_BYTES, 1e-9);
+  ck_assert_double_eq(dav.request_cycles, p.costs.cycles_per_request);
+  p.costs.sign_cycles_per_request = 3e4;
+  p.costs.sign_cycles_per_byte = 15;
+  proto_request_cost(&p, 1, 65536, 9000, 0, &s3);
+  ck_assert_double_eq(s3.total_cycles, dav.total_cycles); /* http_api webdav: no signing */
+  p.http_api = PROTO_HTTP_S3;
+  proto_request_cost(&p, 1, 65536, 9000, 0, &s3);
+  ck_assert_double_eq_tol(s3.request_cycles - dav.request_cycles, 3e4 + 15 * 65536.0, 1e-6);
+  ck_assert_double_eq_tol(s3.total_cycles - dav.total_cycles, 3e4 + 15 * 65536.0, 1e-6);
+}
+END_TEST
+
 START_TEST(test_catalog_protocols)
 {
   /* The loader fills an entry's params with the whole protocol table
@@ -474,7 +506,7 @@ START_TEST(test_catalog_protocols)
   int kinds = 0;
   while (proto_kind_names[kinds])
     kinds++;
-  ck_assert_int_eq(kinds, 4);
+  ck_assert_int_eq(kinds, 5);
   ck_assert_int_eq(n, kinds);
 }
 END_TEST
@@ -682,6 +714,7 @@ int main(void)
   tc = tcase_create("catalog");
   tcase_add_test(tc, test_catalog_socs);
   tcase_add_test(tc, test_catalog_protocols);
+  tcase_add_test(tc, test_proto_webdav);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -4,7 +4,8 @@
 
 #include "models/net/frame.h"
 
-const char *const proto_kind_names[] = {"smb", "nfs", "iscsi", "local", NULL};
+const char *const proto_kind_names[] = {"smb", "nfs", "iscsi", "local", "webdav", NULL};
+const char *const proto_http_api_names[] = {"webdav", "s3", "swift", NULL};
 const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
 
 #define PROTO_OFF(field) offsetof(struct proto_params, field)
@@ -45,14 +46,20 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
     {.key = "tcp_rx_share", .dim = UNITS_NUMBER, .offset = OFF(tcp_rx_share), .min = 0, \
      .max = 1, .optional = 1, .def = 0.5, \
      .help = "share of a received segment's cycles_per_packet spent in the TCP layer " \
-             "(tcp_v4_rcv on: sequence/ACK processing, queueing); the rest is driver + IP"},
+             "(tcp_v4_rcv on: sequence/ACK processing, queueing); the rest is driver + IP"}, \
+    {.key = "sign_cycles_per_request", .dim = UNITS_NUMBER, .offset = OFF(sign_cycles_per_request), \
+     .min = 0, .max = 1e6, .optional = 1, .def = 0, \
+     .help = "reference cycles per S3 request to verify its AWS Signature V4 (webdav http_api s3)"}, \
+    {.key = "sign_cycles_per_byte", .dim = UNITS_NUMBER, .offset = OFF(sign_cycles_per_byte), \
+     .min = 0, .max = 50, .optional = 1, .def = 0, \
+     .help = "reference cycles per payload byte of an S3 request's SHA-256 (webdav http_api s3)"},
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
  * 2^24 - 1 (RFC 7143 12.12, 12.13). */
 const struct param_desc proto_param_table[] = {
-    {.key = "kind", .offset = PROTO_OFF(kind), .min = 0, .max = 3, .optional = 1, .def = PROTO_SMB,
-     .help = "protocol: smb, nfs, iscsi, or local (a drive in the client)",
+    {.key = "kind", .offset = PROTO_OFF(kind), .min = 0, .max = 4, .optional = 1, .def = PROTO_SMB,
+     .help = "protocol: smb, nfs, iscsi, local (a drive in the client), or webdav (Apache httpd + mod_dav)",
      .choices = proto_kind_names},
     {.key = "smb_credits", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_credits), .min = 1,
      .max = 65535, .optional = 1, .def = 8192,
@@ -77,6 +84,15 @@ const struct param_desc proto_param_table[] = {
              "every read asynchronous, default; 0B = none)"},
     {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
+    /* Apache 2.4's MPM worker/event: MaxRequestWorkers 400 = ServerLimit 16
+     * x ThreadsPerChild 25 (docs/conf/extra/httpd-mpm.conf, mpm_common
+     * MaxRequestWorkers); DSM's own WebDAV httpd conf value is not known. */
+    {.key = "webdav_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(webdav_threads), .min = 1,
+     .max = 4096, .optional = 1, .def = 400,
+     .help = "Apache httpd worker threads serving WebDAV (count; MaxRequestWorkers, Apache 2.4 default 400)"},
+    {.key = "http_api", .offset = PROTO_OFF(http_api), .min = 0, .max = 2, .optional = 1,
+     .def = PROTO_HTTP_WEBDAV, .choices = proto_http_api_names,
+     .help = "API the webdav daemon serves: webdav, s3 (an object gateway: SigV4 per request), or swift"},
     {.key = "nfs_rsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_rsize_bytes), .min = 4096,
      .max = 1048576, .optional = 1, .def = 1048576, .help = "NFS read size (bytes; mount rsize)"},
     {.key = "nfs_wsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_wsize_bytes), .min = 4096,
@@ -155,6 +171,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
   } proto_whole[] = {
       {"smb_credits", PROTO_OFF(smb_credits)},
       {"nfs_threads", PROTO_OFF(nfs_threads)},
+      {"webdav_threads", PROTO_OFF(webdav_threads)},
       {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
       {"nfs_sync", PROTO_OFF(nfs_sync)},
       {"multichannel", PROTO_OFF(multichannel)},
@@ -177,7 +194,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
 
 static const struct proto_ops *const proto_ops_table[] = {
     [PROTO_SMB] = &proto_smb_ops, [PROTO_NFS] = &proto_nfs_ops, [PROTO_ISCSI] = &proto_iscsi_ops,
-    [PROTO_LOCAL] = &proto_local_ops};
+    [PROTO_LOCAL] = &proto_local_ops, [PROTO_WEBDAV] = &proto_webdav_ops};
 
 const struct proto_ops *proto_ops_of(const struct proto_params *p)
 {
@@ -222,7 +239,7 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
     r.wire_bytes_to_nas = net_wire_bytes(ctrl_bytes, mtu_bytes, tcp_timestamps) + acks * ack_wire;
     r.wire_bytes_from_nas = net_wire_bytes(data_msg_bytes, mtu_bytes, tcp_timestamps);
   }
-  r.request_cycles = c->cycles_per_request;
+  r.request_cycles = c->cycles_per_request + (ops->auth_cycles ? ops->auth_cycles(p, bytes) : 0.0);
   r.byte_cycles = c->cycles_per_byte * bytes;
   r.tx_packet_cycles = c->cycles_per_packet * r.tx_packets;
   r.rx_packet_cycles = c->cycles_per_packet * r.rx_packets;

@@ -1,10 +1,10 @@
 /* proto.h - protocol daemons' CPU cost and request framing, as pure
- * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target).
+ * functions (SMB2/3 smbd, NFSv3 knfsd, iSCSI target, WebDAV Apache httpd).
  *
  * One parameter table, proto_param_table, fills struct proto_params: the
  * protocol and its negotiated sizes/limits, and (in p->costs) its CPU
  * costs in reference cycles (see soc.h).  catalog/protocols.yaml has one
- * entry per kind (smb, nfs, iscsi, local) holding the cost keys (none for
+ * entry per kind (smb, nfs, iscsi, local, webdav) holding the cost keys (none for
  * local); the loader applies table defaults, then the entry named by `kind`, then
  * the scenario's `protocol:` section (which may override any key, costs
  * included).  proto_cost_table lists the cost keys alone (same offsets),
@@ -41,10 +41,13 @@
 #include "base/err.h"
 #include "base/params.h"
 
-enum proto_kind { PROTO_SMB = 0, PROTO_NFS = 1, PROTO_ISCSI = 2, PROTO_LOCAL = 3 };
+enum proto_kind { PROTO_SMB = 0, PROTO_NFS = 1, PROTO_ISCSI = 2, PROTO_LOCAL = 3, PROTO_WEBDAV = 4 };
+/* The API an HTTP client speaks to the webdav daemon (fio http_mode). */
+enum proto_http_api { PROTO_HTTP_WEBDAV = 0, PROTO_HTTP_S3 = 1, PROTO_HTTP_SWIFT = 2 };
 enum proto_lun { PROTO_LUN_BLOCK = 0, PROTO_LUN_FILE = 1, PROTO_LUN_THIN = 2 };
 
-extern const char *const proto_kind_names[]; /* "smb", "nfs", "iscsi", "local", NULL */
+extern const char *const proto_kind_names[]; /* "smb", "nfs", "iscsi", "local", "webdav", NULL */
+extern const char *const proto_http_api_names[]; /* "webdav", "s3", "swift", NULL */
 extern const char *const proto_lun_names[];  /* "block", "file", "thin", NULL */
 
 /* Protocol header bytes carried per message (bytes; spec facts):
@@ -52,10 +55,16 @@ extern const char *const proto_lun_names[];  /* "block", "file", "thin", NULL */
  *       READ/WRITE request body 48 (2.2.19/2.2.21, StructureSize 49 incl. 1 buffer byte);
  * NFSv3/TCP: record mark 4 + RPC call with AUTH_UNIX (~96, RFC 5531) +
  *       READ3/WRITE3 args with a 32-byte file handle (~48, RFC 1813);
- * iSCSI: Basic Header Segment 48 per PDU (RFC 7143 11.2), no digests. */
+ * iSCSI: Basic Header Segment 48 per PDU (RFC 7143 11.2), no digests;
+ * HTTP/1.1 (WebDAV): request line + headers of a libcurl PUT/GET (Host,
+ *       User-Agent, Accept, Content-Length or Range, ~200-350 B) or Apache's
+ *       response (status line, Date, Server, ETag, Content-Length/Type,
+ *       ~250-450 B): 400 B per message, the middle of 300-500 B (RFC 9112
+ *       framing; sizes of typical curl/Apache header blocks). */
 #define PROTO_SMB_HEADER_BYTES 116.0
 #define PROTO_NFS_HEADER_BYTES 148.0
 #define PROTO_ISCSI_BHS_BYTES 48.0
+#define PROTO_HTTP_HEADER_BYTES 400.0
 /* Largest TSO super-segment handed to the NIC (bytes; Linux GSO_MAX_SIZE). */
 #define PROTO_TSO_MAX_BYTES 65536.0
 /* SMB2 credit charge unit (bytes; MS-SMB2 3.1.5.2: one credit per 64 KiB). */
@@ -74,6 +83,8 @@ struct proto_costs {
   double tcp_rx_share;                 /* share (0..1) of cycles_per_packet of a received
                                           segment spent in TCP (tcp_v4_rcv ->
                                           tcp_rcv_established); the rest is driver + IP */
+  double sign_cycles_per_request;      /* webdav http_api s3: AWS SigV4 verification per request */
+  double sign_cycles_per_byte;         /* ... and the payload's SHA-256 (x-amz-content-sha256) */
 };
 
 struct proto_params {
@@ -84,6 +95,8 @@ struct proto_params {
                                           size is asynchronous; smaller (or all, with 0)
                                           block smbd in pread() */
   double nfs_threads;                  /* knfsd threads (count) */
+  double webdav_threads;               /* Apache httpd worker threads (count) */
+  double http_api;                     /* index into proto_http_api_names (webdav daemon) */
   double nfs_rsize_bytes, nfs_wsize_bytes;
   double nfs_sync;                     /* 0/1: export sync (writes stable before reply) */
   double iscsi_max_recv_data_segment_bytes; /* initiator's MaxRecvDataSegmentLength: data per Data-In PDU */
@@ -194,9 +207,13 @@ struct proto_ops {
   int (*pool_threads)(const struct proto_params *p);
   /* Extra cycles per request of the backing store (iSCSI file/thin LUN), NULL = 0. */
   double (*lun_extra_cycles)(const struct proto_params *p, int write);
+  /* Extra cycles per request of `bytes` to authenticate it (S3 SigV4), NULL = 0;
+   * counted in the request's request_cycles. */
+  double (*auth_cycles)(const struct proto_params *p, double bytes);
 };
 
-extern const struct proto_ops proto_smb_ops, proto_nfs_ops, proto_iscsi_ops, proto_local_ops;
+extern const struct proto_ops proto_smb_ops, proto_nfs_ops, proto_iscsi_ops, proto_local_ops,
+    proto_webdav_ops;
 
 /* The ops table of p's kind. */
 const struct proto_ops *proto_ops_of(const struct proto_params *p);

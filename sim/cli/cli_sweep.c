@@ -642,9 +642,16 @@ static int cli_sweep_write(const struct sweep *sw, const struct cli_sweep_opts *
     }
     free(js);
   }
-  if (o->html && htmlreport_sweep(o->html, sw, header, rows, ntasks, &err) < 0) {
-    nw_err_print(&err, stderr);
-    return -1;
+  if (o->html) {
+    struct scenario first; /* point 0's configuration, for the page's table and footer */
+    int loaded = cli_sweep_load(sw, o, 0, &first, &err) == 0;
+    int rc = htmlreport_sweep(o->html, sw, loaded ? &first : NULL, header, rows, ntasks, &err);
+    if (loaded)
+      cfg_free(&first);
+    if (rc < 0) {
+      nw_err_print(&err, stderr);
+      return -1;
+    }
   }
   return 0;
 }

@@ -758,6 +758,52 @@ static int cfg_resolve(const struct ynode *R, const struct cfg_catalog *cat, con
   return 0;
 }
 
+/* fio's http engine talks HTTP to the NAS: a workload of ioengine=http jobs
+ * runs on the NAS's WebDAV daemon (protocol kind webdav, http_api the jobs'
+ * http_mode) whatever file protocol the scenario names; the protocol is
+ * resolved again with the catalogue's webdav entry and a note says so.  One
+ * protocol per run: http jobs beside other jobs to the NAS, or http jobs
+ * with different http_mode, are refused; so is kind local (no network). */
+static int cfg_http_protocol(struct ynode *R, const struct cfg_catalog *cat, struct scenario *s,
+                             struct nw_err *err)
+{
+  const struct job *http = NULL, *other = NULL;
+  for (int i = 0; i < s->workload.nsteps; i++)
+    for (int k = 0; k < s->workload.steps[i].njobs; k++) {
+      const struct job *j = &s->workload.steps[i].jobs[k];
+      if (!strcmp(j->engine, "http")) {
+        if (http && http->http_mode != j->http_mode)
+          return nw_fail(err, s->path, 0, 0, "jobs '%s' and '%s' use http_mode %s and %s: the NAS's HTTP "
+                         "daemon serves one API per run", http->name, j->name,
+                         proto_http_api_names[http->http_mode], proto_http_api_names[j->http_mode]);
+        http = j;
+      } else if (j->client_only == JOB_CLIENT_NAS) {
+        other = j;
+      }
+    }
+  if (!http)
+    return 0;
+  const struct ynode *kn = ytree_path(R, "protocol.kind");
+  const char *was = proto_kind_names[(int)s->proto.kind];
+  if (other || (int)s->proto.kind == PROTO_LOCAL)
+    return nw_fail(err, kn ? kn->file : s->path, kn ? kn->line : 0, kn ? kn->col : 0,
+                   "protocol.kind: job '%s' (ioengine=http) needs the NAS's WebDAV daemon (kind webdav), %s",
+                   http->name, other ? "and a run has one protocol: put the http jobs in a job file of their "
+                   "own" : "but kind 'local' has no NAS on the network");
+  if ((int)s->proto.kind == PROTO_WEBDAV && (int)s->proto.http_api == http->http_mode)
+    return 0;
+  char note[sizeof s->path + sizeof http->name + 400];
+  snprintf(note, sizeof note, "%s: note: job '%s' (ioengine=http, http_mode=%s) runs on the NAS's WebDAV daemon: "
+           "protocol.kind webdav (Apache httpd + mod_dav) instead of the scenario's %s\n", s->path, http->name,
+           proto_http_api_names[http->http_mode], was);
+  if ((int)s->proto.kind != PROTO_WEBDAV)
+    fio_print_warnings(stderr, note);
+  if (ytree_set_path(R, "protocol.kind", "webdav", s->path, err) < 0 ||
+      ytree_set_path(R, "protocol.http_api", proto_http_api_names[http->http_mode], s->path, err) < 0)
+    return -1;
+  return cfg_resolve_network(R, cat, s, err);
+}
+
 int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
              const char *fio_path, struct scenario *out, struct nw_err *err)
 {
@@ -840,7 +886,7 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
       goto done;
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
-  if (cfg_workload_check(R, out, err) < 0)
+  if (cfg_http_protocol(R, &cat, out, err) < 0 || cfg_workload_check(R, out, err) < 0)
     goto done;
   if (out->workload.replay && !ytree_get(R, "time")) { /* the whole trace */
     const struct replay_trace *rt = out->workload.replay;

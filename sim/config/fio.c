@@ -41,7 +41,10 @@ static const char *const fio_modelled_keys[] = {
     "rate",      "rate_min",      "rate_iops_min", "wait_for", "random_distribution",
     "bsrange",   "blocksize_range", "fdatasync",  "ioengine",  "zonemode",  "zonesize",
     "zonerange", "zoneskip", "zonecapacity", "max_open_zones", "job_max_open_zones", "read_beyond_wp", "loops", "verify", "do_verify", "verify_only", "nrfiles", "latency_target", "latency_window", "latency_percentile", "latency_run",
-    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program", NULL,
+    "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program",
+    "http_mode", "https", "http_verbose", "http_host", "http_user", "http_pass", "http_s3_key", "http_s3_keyid",
+    "http_s3_region", "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm", "http_s3_storage_class",
+    "http_swift_auth_token", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -161,6 +164,10 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
     return fio_msg(msg, msg_len, "%s: %s", key, why);
   const char *var = strstr(value, "${");
+  if (!expanded[0] && var && *value && fio_http_option(j, key, "", NULL, 0) == 0) {
+    *unmodelled = 1; /* an unset credential of the http engine: no timing, named in a warning */
+    return 0;
+  }
   if (!expanded[0] && var && *value)
     return fio_msg(msg, msg_len, "%s: '%s' is empty: the environment variable is not set (fio substitutes "
                    "nothing; set it, e.g. %.*s=VALUE nastwin run ...)", key, value,
@@ -226,7 +233,7 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     j->client_only = fio_engine_client(v);
     snprintf(j->engine, sizeof j->engine, "%s", v);
     /* the scenario's protocol carries the I/O */
-    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS;
+    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS && strcmp(v, "http") != 0;
   } else if (!strcmp(key, "program")) {
     j->exec_program = 1; /* ioengine=exec's: what it does on the client is not modelled (fio_finish_job) */
   } else if (!strcmp(key, "cpuload")) {
@@ -254,6 +261,8 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   long n = 0;
   int b = 0;
   int rc = fio_net_option(j, key, value, msg, msg_len); /* ioengine=net's own */
+  if (rc == 1)
+    rc = fio_http_option(j, key, value, msg, msg_len); /* ioengine=http's own */
   if (rc != 1)
     return rc;
 
@@ -391,7 +400,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   fio_fold_rates(j, mean_r, mean_w);
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
-  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_meta_finish(j, msg, msg_len) != 0 ||
+  if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_http_finish(j, msg, msg_len) != 0 ||
+      fio_meta_finish(j, msg, msg_len) != 0 ||
       fio_net_finish(j, msg, msg_len) != 0)
     return -1;
   if (j->client_only == JOB_CLIENT_NULL && !(j->size_bytes > 0)) /* fio filesetup.c total_file_size */
@@ -598,6 +608,10 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   }
+  char notes[2 * FIO_LINE_MAX];
+  fio_http_notes(&c->cur, c->job_file, c->job_line, notes, sizeof notes);
+  if (notes[0] && fio_append(&c->warn, &c->warn_len, &c->warn_cap, notes) != 0)
+    return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   struct job rb;
   int reads_back = fio_verify_job(&c->cur, &rb);
   if (reads_back && c->cur.verify_only) {

@@ -96,6 +96,14 @@ int fio_net_option(struct job *j, const char *key, const char *value, char *msg,
 /* A net job once its options are all set: what nastwin models of fio's net
  * engine (a TCP stream, one direction, sequential); 0, or -1 with msg. */
 int fio_net_finish(struct job *j, char *msg, size_t msg_len);
+/* fio_http.c: ioengine=http's own options (http_mode=, https=, http_verbose=,
+ * host and credentials): 0, or -1 with msg; 1 when key is not one of them. */
+int fio_http_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len);
+/* An http job once its options are all set: a trim becomes one DELETE (an
+ * unlink) per block of its I/O; 0, or -1 with msg. */
+int fio_http_finish(struct job *j, char *msg, size_t msg_len);
+/* The warnings of an http job (object gateway, https) into out ("" for none). */
+int fio_http_notes(const struct job *j, const char *file, int line, char *out, size_t out_len);
 /* latency_target, latency_window (times, plain = microseconds), latency_percentile
  * (0..100), latency_run (a flag); 0, or -1 with msg. */
 int fio_set_latency(struct job *j, const char *key, const char *v, char *msg, size_t msg_len);

@@ -104,10 +104,10 @@ static const struct {
  * follow: accepted with a warning. */
 static const char *const fio_unmodelled[] = {
     "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
-    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "direct_io_fragment_size",
+    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
     "end_fsync", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
-    "force_async", "fsync_on_close", "gpu_dev_id", "hipri", "ignore_error", "invalidate",
+    "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hipri", "ignore_error", "invalidate",
     "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
     "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
     "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
@@ -226,9 +226,6 @@ const char *fio_engine_refused(const char *name)
   } refused[] = {
       {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
                    "does not support: not simulated"},
-      {"http", "sends HTTP requests (WebDAV, S3, Swift) to a web server or object gateway; a NAS's web "
-               "server is not a modelled protocol daemon (smb, nfs, iscsi): not simulated, use a file engine "
-               "(psync, libaio, io_uring) over SMB or NFS"},
       {"nbd", "talks the NBD protocol (a block export over TCP); NBD is not a modelled protocol (smb, nfs, "
               "iscsi): a NAS exports blocks over iSCSI, use protocol.kind: iscsi with a block engine (libaio, "
               "io_uring, psync)"},
@@ -243,11 +240,17 @@ const char *fio_engine_refused(const char *name)
   for (size_t i = 0; i < FIO_COUNT(rpma); i++)
     if (!strcmp(rpma[i], name))
       return "does its I/O to RDMA persistent memory, which a NAS does not serve: not simulated";
-  /* Block or object I/O, but to a target no NAS serves. */
-  static const char *const other[] = {"rados", "dfs", "libcufile", "mtd"};
+  /* Block or object I/O, but to a target no NAS serves.  (libcufile is not
+   * one: its data goes to and from a file, with POSIX reads and writes at
+   * cuda_io=posix, and through cuFile at cuda_io=cufile, which on a share
+   * GPUDirect Storage does not support, SMB or NFS over TCP, is cuFile's
+   * compatibility mode: POSIX I/O through a host bounce buffer.  The file
+   * I/O reaches the NAS as any file engine's; the host-GPU copy is the
+   * client's, not modelled: cuda_io and gpu_dev_ids warn.) */
+  static const char *const other[] = {"rados", "dfs", "mtd"};
   for (size_t i = 0; i < FIO_COUNT(other); i++)
     if (!strcmp(other[i], name))
-      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, GPU memory, raw flash): not "
+      return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, raw flash): not "
              "simulated (use psync, libaio, io_uring, ...)";
   return NULL;
 }

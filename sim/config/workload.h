@@ -167,6 +167,9 @@ struct job {
   double net_window_bytes;  /* ioengine=net: fio's window_size= (socket buffers; 0 = the scenario's window) */
   int net_pingpong;         /* ioengine=net: fio's pingpong= (each message waits for its echo) */
   int exec_program;         /* ioengine=exec: program= given (fio requires it) */
+  /* Additive (s12h4, fio's http engine): */
+  int http_mode;            /* fio http_mode: index into proto_http_api_names (0 webdav, fio's default) */
+  int http_https;           /* fio https: 0 off, 1 on, 2 insecure */
 };
 
 struct workload_step {

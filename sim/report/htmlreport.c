@@ -29,9 +29,24 @@ static void htmlreport_head(FILE *out, const char *title)
   fputs("</h1>\n", out);
 }
 
+/* mkdir -p: the folder and any missing parent (--html out/run/a). */
+static int htmlreport_mkdirs(const char *dir)
+{
+  char p[1100];
+  if ((size_t)snprintf(p, sizeof p, "%s", dir) >= sizeof p)
+    return errno = ENAMETOOLONG, -1;
+  for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+    *s = '\0';
+    if (mkdir(p, 0755) < 0 && errno != EEXIST)
+      return -1;
+    *s = '/';
+  }
+  return mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
 int htmlreport_write(const char *dir, const char *text, size_t len, struct nw_err *err)
 {
-  if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+  if (htmlreport_mkdirs(dir) < 0)
     return nw_fail(err, dir, 0, 0, "html: cannot create the folder: %s", strerror(errno));
   char path[1100];
   if ((size_t)snprintf(path, sizeof path, "%s/index.html", dir) >= sizeof path)
@@ -74,8 +89,13 @@ static void htmlreport_band(FILE *out, const struct svg_chart *c, double f, cons
 void htmlreport_scatter(FILE *out, const char *title, const char *unit, const struct htmlreport_scatter_pt *p,
                         int n, const char *const *legend, int nlegend)
 {
+  size_t longest = 0; /* legend labels at 11 px, ~6.5 px a character, after an 18 px swatch */
+  for (int k = 0; k < nlegend; k++)
+    if (strlen(legend[k]) > longest)
+      longest = strlen(legend[k]);
+  double legend_px = fmax(250, 40 + 6.5 * (double)longest);
   struct svg_chart c;
-  svg_chart_init(&c, 700, 480, 250);
+  svg_chart_init(&c, 450 + legend_px, 480, legend_px);
   c.x.log = c.y.log = 1;
   char xl[64], yl[64];
   snprintf(xl, sizeof xl, "measured (%s)", unit);
@@ -104,6 +124,21 @@ void htmlreport_scatter(FILE *out, const char *title, const char *unit, const st
 }
 
 /* ---- sweep page ------------------------------------------------------- */
+
+static void htmlreport_config(FILE *out, const struct scenario *s);
+static void htmlreport_calibration(FILE *out, const struct scenario *s);
+
+/* Version, data folder and the calibration applied (s NULL: not known). */
+static void htmlreport_footer(FILE *out, const struct scenario *s)
+{
+  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
+  svg_escape(out, nw_data_dir());
+  if (s) {
+    fputs("; calibration ", out);
+    htmlreport_calibration(out, s);
+  }
+  fputs(".</p></footer>\n", out);
+}
 
 static int htmlreport_col(char *const *hc, int nh, const char *const *names)
 {
@@ -338,8 +373,8 @@ static void htmlreport_sweep_table(FILE *out, const struct htmlreport_sweep_data
   fputs("</table>\n", out);
 }
 
-int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
-                     int nrows, struct nw_err *err)
+int htmlreport_sweep(const char *dir, const struct sweep *sw, const struct scenario *first, const char *header,
+                     char **rows, int nrows, struct nw_err *err)
 {
   struct htmlreport_sweep_data d = {.sw = sw, .nrows = nrows};
   char *hcopy = strdup(header);
@@ -453,7 +488,12 @@ int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header
     fputs("<p>No throughput or latency metric in this sweep's metrics: table only.</p>\n", out);
   if (sw->ngroups == 2 && d.c_thr >= 0)
     htmlreport_sweep_heatmap(out, &d);
+  if (first) {
+    htmlreport_config(out, first);
+    fputs("<p>The configuration of point 0; the other points change the axes above.</p>\n", out);
+  }
   htmlreport_sweep_table(out, &d);
+  htmlreport_footer(out, first);
   rc = htmlreport_finish(dir, out, &buf, &len, err);
 done:
   for (int r = 0; d.cells && r < nrows; r++) {
@@ -482,6 +522,45 @@ static int htmlreport_busy_cmp(const void *a, const void *b)
   return strcmp(x->name, y->name);
 }
 
+/* Which calibration the numbers carry: the file and its hash, or none. */
+static void htmlreport_calibration(FILE *out, const struct scenario *s)
+{
+  if (s->calib_file[0]) {
+    svg_escape(out, s->calib_file);
+    fprintf(out, " (fnv1a64 %s)", s->calib_hash);
+  } else
+    fputs("none: catalogue values (--uncalibrated, or no calibration file)", out);
+  fprintf(out, "; %d of this configuration's catalogue parameters are fitted ones (fit: in the catalogue)", s->nfits);
+}
+
+/* One row per job: its step, what it does, block size, depth and copies. */
+static void htmlreport_config_jobs(FILE *out, const struct scenario *s)
+{
+  enum { MAX_ROWS = 16 };
+  int shown = 0, total = 0;
+  for (int i = 0; i < s->workload.nsteps; i++) {
+    const struct workload_step *st = &s->workload.steps[i];
+    for (int k = 0; k < st->njobs; k++, total++) {
+      if (shown == MAX_ROWS)
+        continue;
+      const struct job *j = &st->jobs[k];
+      char bs[32];
+      fputs("<tr><th>job</th><td>", out);
+      svg_escape(out, j->name);
+      fputs(" (step ", out);
+      svg_escape(out, st->name);
+      fprintf(out, "): %s %s, bs %s%s, iodepth %d x %d job(s)%s%s</td></tr>\n",
+              j->rw_mixed ? "mixed" : j->read_frac >= 1.0 ? "read" : j->read_frac <= 0.0 ? "write" : "mixed",
+              j->access == JOB_RANDOM ? "random" : "sequential",
+              units_format(j->bs_bytes[0], UNITS_BYTES, bs, sizeof bs), j->nbs > 1 ? " and others (bssplit)" : "",
+              j->iodepth, j->numjobs, j->direct ? ", direct" : "", j->rate_iops > 0 ? ", rate-capped" : "");
+      shown++;
+    }
+  }
+  if (total > shown)
+    fprintf(out, "<tr><th>job</th><td>and %d more</td></tr>\n", total - shown);
+}
+
 /* The configuration the run simulated, as a table. */
 static void htmlreport_config(FILE *out, const struct scenario *s)
 {
@@ -507,21 +586,10 @@ static void htmlreport_config(FILE *out, const struct scenario *s)
   fprintf(out, "<tr><th>NAS links</th><td>%g x %s, MTU %g</td></tr>\n", s->net.nas_links,
           units_format(s->net.nas_link_rate_bytes_per_s, UNITS_RATE, rate, sizeof rate), s->net.mtu_bytes);
   fprintf(out, "<tr><th>clients</th><td>%d</td></tr>\n", s->nclients);
-  for (int i = 0; i < s->workload.nsteps; i++) {
-    const struct workload_step *st = &s->workload.steps[i];
-    for (int k = 0; k < st->njobs && k < 8; k++) {
-      const struct job *j = &st->jobs[k];
-      fputs("<tr><th>workload ", out);
-      svg_escape(out, st->name);
-      fputs("</th><td>", out);
-      svg_escape(out, j->name);
-      fprintf(out, ": %s %s, %d block size(s) from %.0f B, iodepth %d x %d job(s)%s%s</td></tr>\n",
-              j->rw_mixed ? "mixed" : j->read_frac >= 1.0 ? "read" : j->read_frac <= 0.0 ? "write" : "mixed",
-              j->access == JOB_RANDOM ? "random" : "sequential", j->nbs, j->bs_bytes[0], j->iodepth,
-              j->numjobs, j->direct ? ", direct" : "", j->rate_iops > 0 ? ", rate-capped" : "");
-    }
-  }
-  fputs("</table>\n", out);
+  htmlreport_config_jobs(out, s);
+  fputs("<tr><th>calibration</th><td>", out);
+  htmlreport_calibration(out, s);
+  fputs("</td></tr>\n</table>\n", out);
 }
 
 /* Latency distribution of reads and writes from the histogram's bins: the
@@ -576,6 +644,24 @@ static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
     }
     svg_chart_end(out);
   }
+}
+
+/* The per-second throughput: bin i holds the bytes done in [i, i+1) s of
+ * simulated time, so the run's last, partial second is its bytes over the
+ * part of it the run covered (ending at the window's end), not over 1 s;
+ * each point at the end of the time it covers. */
+static int htmlreport_series(const struct run_result *r, double *x, double *y)
+{
+  int ns = r->nseries < RES_MAX_SERIES ? r->nseries : RES_MAX_SERIES, n = 0;
+  double end = r->window_start_s + r->window_s;
+  for (int i = 0; i < ns; i++) {
+    double covered = end > i && end < i + 1 ? end - i : 1.0;
+    if (covered < 1e-3)
+      continue;
+    x[n] = i + covered;
+    y[n++] = r->series_MBps[i] / covered;
+  }
+  return n;
 }
 
 static void htmlreport_run_step(FILE *out, const struct run_result *r)
@@ -653,18 +739,17 @@ static void htmlreport_run_step(FILE *out, const struct run_result *r)
     svg_chart_init(&c, 900, 320, 0);
     c.x.label = "time (s)";
     c.y.label = "MB/s";
-    double x[RES_MAX_SERIES];
-    int ns = r->nseries < RES_MAX_SERIES ? r->nseries : RES_MAX_SERIES;
+    double x[RES_MAX_SERIES], y[RES_MAX_SERIES];
+    int ns = htmlreport_series(r, x, y);
     for (int i = 0; i < ns; i++) {
-      x[i] = i + 1;
       svg_range_add(&c.x, x[i]);
-      svg_range_add(&c.y, r->series_MBps[i]);
+      svg_range_add(&c.y, y[i]);
     }
     svg_range_add(&c.x, 0);
     char title[160];
     snprintf(title, sizeof title, "Throughput per second (MB/s), step %s", r->step);
     svg_chart_begin(out, &c, title);
-    svg_chart_series(out, &c, x, r->series_MBps, ns, 0, "MB/s of all I/O");
+    svg_chart_series(out, &c, x, y, ns, 0, "MB/s of all I/O");
     svg_chart_end(out);
   }
   /* RAID operations */
@@ -705,9 +790,6 @@ int htmlreport_run(const char *dir, const struct scenario *s, const struct run_r
     htmlreport_config(out, s);
   for (int i = 0; i < n; i++)
     htmlreport_run_step(out, &r[i]);
-  fprintf(out, "<footer><p>nastwin %s; catalogue, calibration and review data from ", NASTWIN_VERSION);
-  svg_escape(out, nw_data_dir());
-  fprintf(out, "; %d calibration parameter(s) in this configuration (fitted values apply with "
-               "--calibrated).</p></footer>\n", s ? s->nfits : 0);
+  htmlreport_footer(out, s);
   return htmlreport_finish(dir, out, &buf, &len, err);
 }

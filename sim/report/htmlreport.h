@@ -16,9 +16,10 @@
  * bottleneck.  header/rows: the sweep's CSV lines (with or without '\n';
  * columns found by name: all_MBps|read_MBps|write_MBps|iops for
  * throughput, lat_mean_ms|p99_ms|... for latency, bottleneck, source).
- * 0, or -1 with err. */
-int htmlreport_sweep(const char *dir, const struct sweep *sw, const char *header, char **rows,
-                     int nrows, struct nw_err *err);
+ * first: point 0's scenario, for the configuration table and the
+ * calibration in the footer (NULL: neither).  0, or -1 with err. */
+int htmlreport_sweep(const char *dir, const struct sweep *sw, const struct scenario *first, const char *header,
+                     char **rows, int nrows, struct nw_err *err);
 
 /* Run page for n workload steps r[0..n-1] of scenario s: the
  * configuration table, then per step the latency percentiles (ms), the

@@ -249,6 +249,30 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
   fputc('\n', out);
 }
 
+/* A large thread pool (Apache's hundreds of workers) in two lines: when
+ * more than REPORT_POOL_ROWS rows of the same kind and `who` follow row i
+ * (printed), they are one row of their mean busy share and demand.
+ * Returns the last row taken.  (knfsd's 8 threads stay one row each.) */
+#define REPORT_POOL_ROWS 16
+static int report_fold_pool(FILE *out, const struct run_result *r, int i)
+{
+  const struct res_resource *x = &r->res[i];
+  int end = i + 1;
+  while (end < r->nres && r->res[end].kind == x->kind && !strcmp(r->res[end].who, x->who))
+    end++;
+  if (end - i <= REPORT_POOL_ROWS)
+    return i;
+  double busy = 0.0, demand = 0.0;
+  for (int k = i + 1; k < end; k++)
+    busy += r->res[k].busy, demand += r->res[k].demand_s_per_io;
+  int n = end - i - 1;
+  char name[160];
+  snprintf(name, sizeof name, "... %d more to %s", n, r->res[end - 1].name);
+  fprintf(out, "    %-26s %6.1f%% %9.4g ms  %s (busy and demand: their mean)\n", name, busy / n * 100.0,
+          demand / n * 1e3, x->who);
+  return end - 1;
+}
+
 static void report_step_text(FILE *out, const struct run_result *r)
 {
   fprintf(out, "\nstep %s (%s): %.4g s simulated, measured window %.4g s, %d client(s) x %d outstanding\n",
@@ -278,6 +302,7 @@ static void report_step_text(FILE *out, const struct run_result *r)
     if (x->busy < 0.001 && x->kind != RES_CORE && x->kind != RES_DISK && x->kind != RES_CPU)
       continue;
     fprintf(out, "    %-26s %6.1f%% %9.4g ms  %s\n", x->name, x->busy * 100.0, x->demand_s_per_io * 1e3, x->who);
+    i = report_fold_pool(out, r, i);
   }
   fprintf(out, "  bottleneck: %s\n", r->bottleneck_reason);
   if (r->bound_iops > 0)

@@ -291,10 +291,14 @@ void svg_hbars(FILE *out, const char *title, const char *const *labels, const do
   const double label_w = 260, bar_w = 400, row_h = 20;
   if (!(max_value > 0))
     max_value = 1;
+  size_t longest = 0; /* the value and note after the longest bar: ~6.5 px a character at 11 px */
+  for (int i = 0; notes && i < n; i++)
+    if (notes[i] && strlen(notes[i]) > longest)
+      longest = strlen(notes[i]);
   fprintf(out,
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" height=\"%g\" "
           "font-family=\"sans-serif\"><title>",
-          label_w + bar_w + 260, row_h * n + 40);
+          label_w + bar_w + fmax(260, 80 + 6.5 * (double)longest), row_h * n + 40);
   svg_escape(out, title);
   fputs("</title>\n<text x=\"10\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", out);
   svg_escape(out, title);
@@ -330,6 +334,9 @@ void svg_heatmap(FILE *out, const char *title, const char *xlabel, const char *c
   const double left = 140, top = 40;
   double cw = nx > 0 ? fmax(18, fmin(80, 720.0 / nx)) : 80;
   double ch = ny > 0 ? fmax(14, fmin(36, 480.0 / ny)) : 36;
+  /* rows tall enough for the rotated y label (~6.5 px a character at 12 px) */
+  if (ny > 0)
+    ch = fmax(ch, fmin(80, (6.5 * (double)strlen(ylabel) + 10) / ny));
   double lo = INFINITY, hi = -INFINITY;
   for (int i = 0; i < nx * ny; i++)
     if (isfinite(v[i])) {
@@ -339,7 +346,7 @@ void svg_heatmap(FILE *out, const char *title, const char *xlabel, const char *c
   fprintf(out,
           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
           "font-family=\"sans-serif\"><title>",
-          left + cw * nx + 40, top + ch * ny + 60);
+          fmax(left + cw * nx + 40, 20 + 7.5 * (double)strlen(title)), top + ch * ny + 60);
   svg_escape(out, title);
   fputs("</title>\n<text x=\"10\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", out);
   svg_escape(out, title);

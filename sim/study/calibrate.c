@@ -65,7 +65,7 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
     snprintf(entry, len, "drives/%s", s->cache_drive.name);
   else if (!strcmp(sect, "protocol")) {
     int k = (int)s->proto.kind;
-    snprintf(entry, len, "protocols/%s", k >= 0 && k <= PROTO_LOCAL ? proto_kind_names[k] : "?");
+    snprintf(entry, len, "protocols/%s", k >= 0 && k <= PROTO_WEBDAV ? proto_kind_names[k] : "?");
   } else
     snprintf(entry, len, "%.40s/%.50s", sect, s->name);
   return 0;

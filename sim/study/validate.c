@@ -704,9 +704,10 @@ static void val_html_body(const struct val_set *v, FILE *out)
         "<h1>nastwin: predicted vs measured</h1>\n",
         out);
   /* Scatter: one panel per metric kind and unit (htmlreport_scatter),
-   * one colour per system, skewed points faint. */
-  static const char *const units[][2] = {{"MBps", "MB/s"}, {"Gbps", "Gbit/s"}, {"iops", "IO/s"},
-                                         {"_ms", "ms"},    {"_s", "s"},        {"_W", "W"}};
+   * one colour per system, skewed points faint.  A Gbit/s field goes in
+   * the MB/s panel of its kind (x 125), its hover label in Gbit/s. */
+  static const char *const units[][2] = {{"MBps", "MB/s"}, {"iops", "IO/s"}, {"_ms", "ms"},
+                                         {"_s", "s"},      {"_W", "W"}};
   const char *legend[16];
   for (int s = 0; s < nsys; s++)
     legend[s] = systems[s];
@@ -719,9 +720,12 @@ static void val_html_body(const struct val_set *v, FILE *out)
       for (int i = 0; i < v->npoints; i++) {
         const struct val_point *p = &v->pts[i];
         size_t fl = strlen(p->field), ul = strlen(units[u][0]);
+        int gbps = u == 0 && fl >= 4 && !strcmp(p->field + fl - 4, "Gbps");
         if (p->status != VAL_OK || p->predicted <= 0 || p->measured <= 0 || (int)p->kind != k ||
-            fl < ul || strcmp(p->field + fl - ul, units[u][0]))
+            (!gbps && (fl < ul || strcmp(p->field + fl - ul, units[u][0]))))
           continue;
+        double f = gbps ? 125.0 : 1.0; /* 1 Gbit/s = 125 MB/s */
+        const char *shown = gbps ? "Gbit/s" : units[u][1];
         int s;
         for (s = 0; s < nsys; s++)
           if (!strcmp(systems[s], p->system))
@@ -729,17 +733,17 @@ static void val_html_body(const struct val_set *v, FILE *out)
         char label[512];
         val_label(p, label, sizeof label);
         snprintf(tips[n], sizeof tips[n], "%s %s %s: measured %.5g %s, predicted %.5g %s (%+.1f%%)%s",
-                 p->experiment, p->metric, label, p->measured, units[u][1], p->predicted, units[u][1],
+                 p->experiment, p->metric, label, p->measured, shown, p->predicted, shown,
                  100 * p->error, p->skewed[0] ? ", skewed" : "");
-        pts[n] = (struct htmlreport_scatter_pt){.measured = p->measured, .predicted = p->predicted,
+        pts[n] = (struct htmlreport_scatter_pt){.measured = p->measured * f, .predicted = p->predicted * f,
                                                 .colour = s, .opacity = p->skewed[0] ? 0.2 : 0.8, .tip = tips[n]};
         n++;
       }
       if (n == 0)
         continue;
       char title[160];
-      snprintf(title, sizeof title, "%s (%s): predicted vs measured, %d point%s; shaded within 10 %% and 25 %%", val_kind_names[k], units[u][1],
-               n, n == 1 ? "" : "s");
+      snprintf(title, sizeof title, "%s (%s): predicted vs measured, %d point%s; shaded within 10 %% and 25 %%; "
+               "faint: skewed", val_kind_names[k], units[u][1], n, n == 1 ? "" : "s");
       htmlreport_scatter(out, title, units[u][1], pts, n, legend, nsys);
     }
   free(pts);
