@@ -31,18 +31,6 @@ static int iscsi_max_outstanding(const struct proto_params *p, double request_by
   return (int)p->iscsi_cmdsn_depth;
 }
 
-static int iscsi_unbounded(const struct proto_params *p)
-{
-  (void)p;
-  return PROTO_UNBOUNDED;
-}
-
-static int iscsi_no(const struct proto_params *p)
-{
-  (void)p;
-  return 0;
-}
-
 /* Reads and writes both look up the file's extents. */
 static double iscsi_lun_extra_cycles(const struct proto_params *p, int write)
 {
@@ -67,8 +55,8 @@ const struct proto_ops proto_iscsi_ops = {
     .frame = iscsi_frame,
     .chunk_bytes = iscsi_chunk_bytes,
     .max_outstanding = iscsi_max_outstanding,
-    .window = iscsi_unbounded,
-    .sync_writes = iscsi_no,
-    .conns_per_nic_pair = iscsi_no,
+    .window = proto_ops_unbounded,
+    .sync_writes = proto_ops_never,
+    .conns_per_nic_pair = proto_ops_never,
     .lun_extra_cycles = iscsi_lun_extra_cycles,
 };

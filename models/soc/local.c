@@ -25,18 +25,6 @@ static int local_max_outstanding(const struct proto_params *p, double request_by
   return PROTO_UNBOUNDED;
 }
 
-static int local_unbounded(const struct proto_params *p)
-{
-  (void)p;
-  return PROTO_UNBOUNDED;
-}
-
-static int local_no(const struct proto_params *p)
-{
-  (void)p;
-  return 0;
-}
-
 const struct proto_ops proto_local_ops = {
     .name = "local",
     .label = "local",
@@ -45,7 +33,7 @@ const struct proto_ops proto_local_ops = {
     .frame = local_frame,
     .chunk_bytes = local_chunk_bytes,
     .max_outstanding = local_max_outstanding,
-    .window = local_unbounded,
-    .sync_writes = local_no,
-    .conns_per_nic_pair = local_no,
+    .window = proto_ops_unbounded,
+    .sync_writes = proto_ops_never,
+    .conns_per_nic_pair = proto_ops_never,
 };

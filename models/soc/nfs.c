@@ -24,21 +24,9 @@ static int nfs_max_outstanding(const struct proto_params *p, double request_byte
   return (int)p->nfs_threads;
 }
 
-static int nfs_unbounded(const struct proto_params *p)
-{
-  (void)p;
-  return PROTO_UNBOUNDED;
-}
-
 static int nfs_sync_writes(const struct proto_params *p)
 {
   return p->nfs_sync > 0;
-}
-
-static int nfs_no(const struct proto_params *p)
-{
-  (void)p;
-  return 0;
 }
 
 static int nfs_pool_threads(const struct proto_params *p)
@@ -58,8 +46,8 @@ const struct proto_ops proto_nfs_ops = {
     .frame = nfs_frame,
     .chunk_bytes = nfs_chunk_bytes,
     .max_outstanding = nfs_max_outstanding,
-    .window = nfs_unbounded,
+    .window = proto_ops_unbounded,
     .sync_writes = nfs_sync_writes,
-    .conns_per_nic_pair = nfs_no,
+    .conns_per_nic_pair = proto_ops_never,
     .pool_threads = nfs_pool_threads,
 };

@@ -192,6 +192,18 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
   return 0;
 }
 
+int proto_ops_unbounded(const struct proto_params *p)
+{
+  (void)p;
+  return PROTO_UNBOUNDED;
+}
+
+int proto_ops_never(const struct proto_params *p)
+{
+  (void)p;
+  return 0;
+}
+
 static const struct proto_ops *const proto_ops_table[] = {
     [PROTO_SMB] = &proto_smb_ops, [PROTO_NFS] = &proto_nfs_ops, [PROTO_ISCSI] = &proto_iscsi_ops,
     [PROTO_LOCAL] = &proto_local_ops, [PROTO_WEBDAV] = &proto_webdav_ops};

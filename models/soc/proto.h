@@ -212,6 +212,11 @@ struct proto_ops {
   double (*auth_cycles)(const struct proto_params *p, double bytes);
 };
 
+/* Shared answers for the ops tables' int hooks: PROTO_UNBOUNDED (no cap
+ * beyond the daemon's) and 0 (no: not synchronous, no multichannel). */
+int proto_ops_unbounded(const struct proto_params *p);
+int proto_ops_never(const struct proto_params *p);
+
 extern const struct proto_ops proto_smb_ops, proto_nfs_ops, proto_iscsi_ops, proto_local_ops,
     proto_webdav_ops;
 

@@ -33,12 +33,6 @@ static int smb_window(const struct proto_params *p)
   return p->smb_credits > 0 ? (int)p->smb_credits : PROTO_UNBOUNDED;
 }
 
-static int smb_no(const struct proto_params *p)
-{
-  (void)p;
-  return 0;
-}
-
 /* A read below Samba's 'aio read size' (or any, with 0) is a plain pread(). */
 static int smb_read_blocks(const struct proto_params *p, double bytes)
 {
@@ -64,7 +58,7 @@ const struct proto_ops proto_smb_ops = {
     .chunk_bytes = smb_chunk_bytes,
     .max_outstanding = smb_max_outstanding,
     .window = smb_window,
-    .sync_writes = smb_no,
+    .sync_writes = proto_ops_never,
     .read_blocks = smb_read_blocks,
     .conns_per_nic_pair = smb_conns_per_nic_pair,
 };

@@ -44,18 +44,6 @@ static int webdav_max_outstanding(const struct proto_params *p, double request_b
   return (int)p->webdav_threads;
 }
 
-static int webdav_unbounded(const struct proto_params *p)
-{
-  (void)p;
-  return PROTO_UNBOUNDED;
-}
-
-static int webdav_no(const struct proto_params *p)
-{
-  (void)p;
-  return 0;
-}
-
 static int webdav_pool_threads(const struct proto_params *p)
 {
   return (int)p->webdav_threads;
@@ -81,9 +69,9 @@ const struct proto_ops proto_webdav_ops = {
     .frame = webdav_frame,
     .chunk_bytes = webdav_chunk_bytes,
     .max_outstanding = webdav_max_outstanding,
-    .window = webdav_unbounded,
-    .sync_writes = webdav_no,
-    .conns_per_nic_pair = webdav_no,
+    .window = proto_ops_unbounded,
+    .sync_writes = proto_ops_never,
+    .conns_per_nic_pair = proto_ops_never,
     .pool_threads = webdav_pool_threads,
     .auth_cycles = webdav_auth_cycles,
 };
