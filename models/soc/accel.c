@@ -31,13 +31,18 @@ static double accel_run(struct accel *a, int q, double now_s, double bytes, doub
   return a->busy_until_s[q];
 }
 
-double accel_submit(struct accel *a, double now_s, double bytes)
+int accel_free_queue(const struct accel *a)
 {
   int q = 0;
   for (int i = 1; i < a->queues; i++)
     if (a->busy_until_s[i] < a->busy_until_s[q])
       q = i;
-  return accel_run(a, q, now_s, bytes, 1);
+  return q;
+}
+
+double accel_submit(struct accel *a, double now_s, double bytes)
+{
+  return accel_run(a, accel_free_queue(a), now_s, bytes, 1);
 }
 
 double accel_submit_spread(struct accel *a, double now_s, double bytes)

@@ -32,6 +32,9 @@ void accel_init(struct accel *a, const char *name, double rate_bytes_per_s, doub
 /* Queue count (clamped to 1..ACCEL_MAX_QUEUES); call before the first job. */
 void accel_set_queues(struct accel *a, int queues);
 
+/* The queue that frees first (the lowest on ties). */
+int accel_free_queue(const struct accel *a);
+
 /* One submission of `bytes` at now_s to the queue that frees first (the
  * lowest on ties); returns its completion time (s). */
 double accel_submit(struct accel *a, double now_s, double bytes);

@@ -42,10 +42,7 @@ void stk_crypt_write(struct stack *s, struct stk_req *r, double t)
   }
   /* a sync client write encrypts in the writer's context: its own chain
    * on the queue that frees first */
-  int q = STK_CRYPT_FLUSH_QUEUE;
-  for (int i = 1; r->kind != RQ_FLUSH && i < e->queues; i++)
-    if (e->busy_until_s[i] < e->busy_until_s[q])
-      q = i;
+  int q = r->kind == RQ_FLUSH ? STK_CRYPT_FLUSH_QUEUE : accel_free_queue(e);
   stk_crypt_wait(s, r, accel_submit_chain(e, q, t, (double)r->len, STK_CRYPT_EXTENT_BYTES));
 }
 
