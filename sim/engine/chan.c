@@ -182,10 +182,9 @@ static void eng_chan_arrive(struct eng_chan *ch, int slot, void *payload);
 static void eng_xfer_begin(struct eng_net *n, struct eng_xfer *x)
 {
   struct eng_chan *ch = x->ch;
-  x->slot = ch->posted[0];
+  x->slot = ch->posted[ch->posted0];
+  ch->posted0 = (ch->posted0 + 1) % ENG_SOCKET_POSTED;
   ch->nposted--;
-  for (int i = 0; i < ch->nposted; i++)
-    ch->posted[i] = ch->posted[i + 1];
   ch->slot[x->slot] = 1;
   ch->held[x->slot] = x->bytes;
   ch->seq[x->slot] = ch->next_seq++;
@@ -228,7 +227,7 @@ static void eng_chan_take(struct eng_chan *ch, int i)
   ch->held_bytes -= ch->held[i];
   if (ch->held_bytes < 0.5)
     ch->held_bytes = 0.0;
-  ch->posted[ch->nposted++] = i;
+  ch->posted[(ch->posted0 + ch->nposted++) % ENG_SOCKET_POSTED] = i;
   eng_chan_pump(ch->net, ch);
 }
 

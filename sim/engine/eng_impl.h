@@ -96,7 +96,7 @@ struct eng_chan {
   double held[ENG_SOCKET_POSTED];         /* bytes of the message holding each receive */
   uint64_t seq[ENG_SOCKET_POSTED], next_seq; /* start order of the messages holding them */
   double held_bytes;                      /* sent and not yet taken: TCP's bytes in flight + unread */
-  int posted[ENG_SOCKET_POSTED], nposted; /* the free receives, oldest posted first */
+  int posted[ENG_SOCKET_POSTED], posted0, nposted; /* the free receives, a ring from posted0, oldest first */
   struct eng_xfer *wait_head, *wait_tail; /* messages waiting for a receive */
   int blocked;                            /* the receiver waits for an arrival */
   int woke;                               /* the receive whose arrival woke it */
