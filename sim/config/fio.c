@@ -164,7 +164,7 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
     return fio_msg(msg, msg_len, "%s: %s", key, why);
   const char *var = strstr(value, "${");
-  if (!expanded[0] && var && *value && fio_http_option(j, key, "", NULL, 0) == 0) {
+  if (!expanded[0] && var && *value && fio_http_plain_key(key)) {
     *unmodelled = 1; /* an unset credential of the http engine: no timing, named in a warning */
     return 0;
   }

@@ -27,12 +27,19 @@ static const char *const fio_http_plain[] = {
     "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm", "http_s3_storage_class",
     "http_swift_auth_token"};
 
+int fio_http_plain_key(const char *key)
+{
+  for (size_t i = 0; i < sizeof fio_http_plain / sizeof fio_http_plain[0]; i++)
+    if (!strcmp(key, fio_http_plain[i]))
+      return 1;
+  return 0;
+}
+
 int fio_http_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len)
 {
   const char *v = value ? value : "";
-  for (size_t i = 0; i < sizeof fio_http_plain / sizeof fio_http_plain[0]; i++)
-    if (!strcmp(key, fio_http_plain[i]))
-      return 0; /* names and credentials: no timing */
+  if (fio_http_plain_key(key))
+    return 0; /* names and credentials: no timing */
   if (!strcmp(key, "http_mode")) {
     for (int i = 0; proto_http_api_names[i]; i++)
       if (!strcmp(v, proto_http_api_names[i])) {
