@@ -571,6 +571,57 @@ START_TEST(test_nfs_client_readahead)
 }
 END_TEST
 
+/* An application read larger than the mount's rsize goes as
+ * ceil(read / rsize) READ RPCs (Linux nfs_pageio), each parsed, served
+ * and answered by an nfsd of its own: one 1 MiB read at rsize 32 KiB is
+ * 32 RPCs, paying 32 per-request costs where rsize 1 MiB pays one, and it
+ * completes with its last reply, no sooner than the single RPC. */
+static void nfs_1m_read(const char *rsize, double *nfsd_s_per_io, double *lat_s)
+{
+  const char *sets[] = {"workload.bs", "1MiB", "workload.iodepth", "1", "time", "1s", "workload.runtime", "1s",
+                        "protocol.nfs_rsize", rsize};
+  struct run_result *r = run_direct("bench/scenarios/ds414slim_nfs_4k_random.yaml", sets, 5);
+  double busy = 0;
+  for (int i = 0; i < r->nres; i++)
+    if (!strncmp(r->res[i].name, "soc.nfsd", 8))
+      busy += r->res[i].busy_s;
+  ck_assert_msg(r->all.ios > 10, "rsize %s: %llu reads", rsize, (unsigned long long)r->all.ios);
+  *nfsd_s_per_io = busy / (double)r->all.ios;
+  *lat_s = r->all.lat_mean_s;
+  free(r);
+}
+
+static double iozone_rsize_MBps(const char *test, const char *rsize)
+{
+  char ts[64], rs[64], step[96];
+  snprintf(ts, sizeof ts, "workload.tests=%s", test);
+  snprintf(rs, sizeof rs, "protocol.nfs_rsize=%s", rsize);
+  const char *args[] = {"--set", ts, "--set", rs, "--set", "workload.min_file=32MiB", "--set",
+                        "workload.max_file=32MiB", "--set", "workload.min_record=128KiB", "--set",
+                        "workload.max_record=128KiB", "--set", "workload.sample=1", NULL};
+  struct cli_out r = run_json("validation/scenarios/ds2015xs-iozone-nfs.yaml", args);
+  snprintf(step, sizeof step, "\"step\": \"iozone-%s-f32MiB-r128KiB\"", test);
+  double mbps = cli_json_number(r.out, step, "MBps");
+  cli_out_free(&r);
+  return mbps;
+}
+
+START_TEST(test_nfs_rsize_rpcs)
+{
+  double small_cpu, small_lat, big_cpu, big_lat;
+  nfs_1m_read("32KiB", &small_cpu, &small_lat);
+  nfs_1m_read("1MiB", &big_cpu, &big_lat);
+  ck_assert_msg(small_cpu > 1.3 * big_cpu, "nfsd per 1 MiB read: %.4f ms at rsize 32 KiB vs %.4f ms at 1 MiB",
+                small_cpu * 1e3, big_cpu * 1e3);
+  ck_assert_msg(small_lat >= big_lat, "1 MiB read: %.4f ms at rsize 32 KiB vs %.4f ms at 1 MiB", small_lat * 1e3,
+                big_lat * 1e3);
+  /* iozone's backward read (no read-ahead): 128 KiB records as 16, 4 or 1 READs */
+  double b8 = iozone_rsize_MBps("backward-read", "8KiB"), b32 = iozone_rsize_MBps("backward-read", "32KiB"),
+         b1m = iozone_rsize_MBps("backward-read", "1MiB");
+  ck_assert_msg(b8 != b32 && b32 != b1m, "backward read: %.3f, %.3f, %.3f MB/s at rsize 8K, 32K, 1M", b8, b32, b1m);
+}
+END_TEST
+
 START_TEST(test_copy_readahead)
 {
   double none = copy_read_MBps("64MiB", "0"), ahead = copy_read_MBps("64MiB", "2");
@@ -1033,6 +1084,7 @@ int main(void)
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_copy_readahead);
   tcase_add_test(tc, test_nfs_client_readahead);
+  tcase_add_test(tc, test_nfs_rsize_rpcs);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

@@ -68,6 +68,11 @@ struct eng_req {
   int sender_waits;            /* its lane's reply sender waits on seg_ready for the next */
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
                                   record is reused) */
+  struct eng_req *app; /* the application I/O this protocol request carries a part of
+                          (the client split it: NFS rsize/wsize, SMB max I/O), else NULL */
+  int rpcs_left;       /* an application I/O split into requests: those not yet answered */
+  int nrpcs;           /* ... the requests it went as (0: not split) */
+  int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   int rec;           /* replay: the trace record, else -1 */
@@ -123,6 +128,8 @@ struct eng_conn {
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_queue wireq;       /* requests waiting for a sender of the client socket */
+  struct eng_req *slot_head, *slot_tail; /* requests waiting for a slot (clients.rpc_slots) */
+  int slots_used;               /* requests sent and not yet answered, holding a slot */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
   int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
@@ -310,6 +317,14 @@ int eng_job_direct(const struct eng *e, const struct job *spec);
 /* The I/Os job j may have outstanding now: its window and the client's
  * read-ahead (submit.c). */
 int eng_job_window(const struct eng_job *j);
+/* The protocol requests application I/O r goes as (submit.c): its count
+ * (1: not split) and, in *chunk_bytes, the size of each but the last. */
+uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chunk_bytes);
+/* Put protocol request r in its connection's socket once the client's
+ * transport has a slot for it; free r's slot when its reply is in
+ * (submit.c). */
+void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r);
+void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r);
 /* 1 when the client's page cache takes buffered write r (submit.c). */
 int eng_client_absorb(struct eng_job *j, struct eng_req *r);
 void eng_send_reply(struct eng *e, struct eng_req *r);

@@ -452,6 +452,16 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
   return j->rr;
 }
 
+/* A protocol request onto its connection's socket from the actor of lane
+ * `self`, or handed to the lane's sender when another actor picks it. */
+static void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self)
+{
+  if (r->conn != self)
+    eng_queue_push(&j->sendq[r->conn], r);
+  else
+    eng_wire_push(j->e, &j->e->conns[j->conn0 + r->conn], r);
+}
+
 /* Send a request on its connection from the actor of lane `self` (a
  * connection index, or -1 from the timer actor, which hands it to the
  * lane's sender). */
@@ -472,11 +482,29 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   }
   if (j->mpio)
     mpio_start_io(j->mpio, r->conn, (double)r->len_bytes);
-  if (r->conn != self) {
-    eng_queue_push(&j->sendq[r->conn], r);
+  double chunk;
+  uint64_t n = eng_rpc_split(e, r, &chunk);
+  if (n <= 1) {
+    eng_send_rpc(j, r, self);
     return;
   }
-  eng_queue_push(&e->conns[j->conn0 + r->conn].wireq, r);
+  /* Its protocol requests: each its own message, daemon work and reply;
+   * r completes with the last reply (eng_lane_rx_main). */
+  r->nrpcs = r->rpcs_left = (int)n;
+  for (uint64_t k = 0; k < n; k++) {
+    struct eng_req *p = eng_req_new(e);
+    uint64_t off = (uint64_t)((double)k * chunk);
+    p->job = j;
+    p->conn = r->conn;
+    p->write = r->write;
+    p->offset_bytes = r->offset_bytes + off;
+    p->len_bytes = k + 1 < n ? (uint64_t)chunk : r->len_bytes - off;
+    p->opens = k == 0 ? r->opens : 0; /* the file is opened once, before its first */
+    p->rec = -1;
+    p->t_issue_s = r->t_issue_s;
+    p->app = r;
+    eng_send_rpc(j, p, self);
+  }
 }
 
 static void eng_issue(struct eng_job *j, int self)
@@ -546,8 +574,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
       double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
-      *up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-      *down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+      double headers = e->header_bytes * (r->nrpcs > 1 ? r->nrpcs : 1);
+      *up += headers + (r->write ? (double)r->len_bytes : 0.0);
+      *down += headers + (r->write ? 0.0 : (double)r->len_bytes);
     }
     if (now > e->last_done_s)
       e->last_done_s = now;
@@ -623,6 +652,16 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_follow_route(c);
     if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
       continue; /* more pieces of a streamed reply to come */
+    if (c)
+      eng_slot_free(j->e, c, r);
+    if (r->app) { /* one protocol request of a split application I/O */
+      struct eng_req *a = r->app;
+      a->error |= r->error;
+      eng_req_free(j->e, r);
+      if (--a->rpcs_left > 0)
+        continue;
+      r = a;
+    }
     eng_account(j->e, r);
     if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
       j->pending_timer++;
@@ -645,7 +684,7 @@ static void eng_lane_tx_main(int argc, char **argv)
   struct eng *e = j->e;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
-    eng_queue_push(&e->conns[j->conn0 + l->conn].wireq, r);
+    eng_wire_push(e, &e->conns[j->conn0 + l->conn], r);
   }
 }
 
