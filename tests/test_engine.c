@@ -262,6 +262,29 @@ START_TEST(test_mpio_failover)
 }
 END_TEST
 
+/* The JSON's per-second series is a rate in every bin: the window's last,
+ * partial second (a 1.5 s run: [1, 1.5) s) holds half a second of bytes
+ * and is divided by that half, as the first (the window opens after the
+ * first round) by what it covers; the bins weighted by the time they
+ * cover give the window's MB/s. */
+START_TEST(test_series_partial_second)
+{
+  const char *args[] = {"--set", "time=1.5s", "--set", "workload.runtime=1.5s", NULL};
+  struct cli_out r = run_json("bench/scenarios/ds414slim_nfs_4k_random.yaml", args);
+  double mbps = cli_json_number(r.out, "\"totals\"", "MBps"), start = cli_json_number(r.out, "\"window\"", "start_s");
+  double window = cli_json_number(r.out, "\"scenario\"", "window_s");
+  const char *series = strstr(r.out, "\"series_MBps\": [");
+  ck_assert_ptr_nonnull(series);
+  double first = 0, last = 0;
+  ck_assert_int_eq(sscanf(series, "\"series_MBps\": [%lf, %lf]", &first, &last), 2);
+  ck_assert_msg(fabs(last / mbps - 1.0) < 0.05 && fabs(first / mbps - 1.0) < 0.05,
+                "series %.3f, %.3f MB/s vs the window's %.3f", first, last, mbps);
+  double weighted = (first * (1.0 - start) + last * (start + window - 1.0)) / window;
+  ck_assert_msg(fabs(weighted / mbps - 1.0) < 1e-6, "series weighted %.6f MB/s vs %.6f", weighted, mbps);
+  cli_out_free(&r);
+}
+END_TEST
+
 START_TEST(test_degraded_continues)
 {
   struct cli_out r = run_json("tests/scenarios/degraded-raid5.yaml", NULL);
@@ -1085,6 +1108,7 @@ int main(void)
   tcase_add_test(tc, test_copy_readahead);
   tcase_add_test(tc, test_nfs_client_readahead);
   tcase_add_test(tc, test_nfs_rsize_rpcs);
+  tcase_add_test(tc, test_series_partial_second);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

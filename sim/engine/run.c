@@ -506,6 +506,21 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   return 0;
 }
 
+/* The throughput per bin of simulated time (bin i: [i, i + 1) x bin_s):
+ * the bytes done in it over the part of it the window covers, so the
+ * window's first and last partial bins are rates like the others (a
+ * window ending 0.3 s into a second holds 0.3 s of bytes); 0 outside the
+ * window. */
+static void eng_collect_series(const struct eng *e, struct run_result *out)
+{
+  double bin = e->series.bin_s, from = e->ramp_s, to = e->ramp_s + out->window_s;
+  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
+  for (int i = 0; i < out->nseries; i++) {
+    double lo = fmax((double)i * bin, from), hi = fmin((double)(i + 1) * bin, to);
+    out->series_MBps[i] = hi > lo ? e->series.values[i] / (hi - lo) / 1e6 : 0.0;
+  }
+}
+
 /* The client I/O figures of the measured window: totals per direction,
  * fio's slices, a replay's demerit, errored I/Os and the volume's state. */
 static void eng_collect_totals(struct eng *e, struct run_result *out)
@@ -530,9 +545,7 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
   out->volume_failed = vol.failed;
   out->volume_failed_at_s = vol.failed_at_s;
   out->volume_lost_bytes = vol.lost_bytes_estimate;
-  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
-  for (int i = 0; i < out->nseries; i++)
-    out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
+  eng_collect_series(e, out);
 }
 
 /* The background operations and their phases (an unfinished one up to
