@@ -659,11 +659,13 @@ END_TEST
  * file's open (SMB2 CREATE, cycles_per_open) and close are requests of
  * their own, answered before the copy goes on.  64 files of 1 MiB read
  * back are 192 requests: per file an open, its read, a close; no request
- * overlaps another (one in flight on average); the bytes are the data's. */
+ * overlaps another (one in flight on average, without the tool's own time
+ * between files, clients.file_gap: test_copy_file_gap); the bytes are the
+ * data's. */
 START_TEST(test_copy_file_handles)
 {
   const char *args[] = {"--set", "workload.sets=videos", "--set", "workload.folder_size=64MiB",
-                        "--set", "workload.video_file_size=1MiB", NULL};
+                        "--set", "workload.video_file_size=1MiB", "--set", "clients.file_gap=0s", NULL};
   struct cli_out r = run_json("validation/scenarios/ds2015xs-das-filecopy.yaml", args);
   const char *step = "\"step\": \"filecopy-videos-read\"";
   double ios = cli_json_number(r.out, step, "ios"), bytes = cli_json_number(r.out, step, "bytes");
@@ -673,6 +675,41 @@ START_TEST(test_copy_file_handles)
   ck_assert_msg(fabs(ios * mean_ms / 1e3 / window_s - 1.0) < 0.02,
                 "%.0f requests x %.4f ms in a %.4f s window: they overlap", ios, mean_ms, window_s);
   cli_out_free(&r);
+}
+END_TEST
+
+/* A copy tool's own time per file (clients.file_gap): before it opens
+ * each file it works on the client with nothing outstanding, so the NAS
+ * waits: 64 files of 1 MiB read back take 64 gaps longer, with the same
+ * requests, bytes and per-request latency (the gap is not an I/O's time);
+ * on a LUN (iSCSI, the client's own file system opens the files) too. */
+static void copy_gap_run(const char *kind, const char *gap, double *window_s, double *ios, double *mean_ms)
+{
+  char ks[64], gs[64];
+  snprintf(ks, sizeof ks, "protocol.kind=%s", kind);
+  snprintf(gs, sizeof gs, "clients.file_gap=%s", gap);
+  const char *args[] = {"--set", "workload.sets=photos", "--set", "workload.folder_size=64MiB", "--set",
+                        "workload.photo_file_size=1MiB", "--set", ks, "--set", gs, NULL};
+  struct cli_out r = run_json("validation/scenarios/ds2015xs-das-filecopy.yaml", args);
+  const char *step = "\"step\": \"filecopy-photos-read\"";
+  *window_s = cli_json_number(r.out, step, "window_s");
+  *ios = cli_json_number(r.out, step, "ios");
+  *mean_ms = cli_json_number(r.out, step, "mean");
+  cli_out_free(&r);
+}
+
+START_TEST(test_copy_file_gap)
+{
+  const char *kinds[] = {"smb", "iscsi"};
+  for (int k = 0; k < 2; k++) {
+    double w0, n0, m0, w2, n2, m2;
+    copy_gap_run(kinds[k], "0s", &w0, &n0, &m0);
+    copy_gap_run(kinds[k], "2ms", &w2, &n2, &m2);
+    ck_assert_msg(fabs((w2 - w0) - 64 * 2e-3) < 1e-3 * 64 * 2e-3,
+                  "%s: window %.6f s with a 2 ms gap per file vs %.6f s without: want 64 gaps more", kinds[k], w2, w0);
+    ck_assert_msg(n2 == n0 && fabs(m2 / m0 - 1.0) < 1e-6, "%s: %.0f requests of %.6f ms vs %.0f of %.6f ms", kinds[k],
+                  n2, m2, n0, m0);
+  }
 }
 END_TEST
 
@@ -1109,6 +1146,7 @@ int main(void)
   tcase_add_test(tc, test_nfs_client_readahead);
   tcase_add_test(tc, test_nfs_rsize_rpcs);
   tcase_add_test(tc, test_series_partial_second);
+  tcase_add_test(tc, test_copy_file_gap);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

@@ -507,9 +507,20 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   }
 }
 
+/* Issue the job's next I/O.  A file copy's I/O that opens the next file
+ * (workgen_io.opens: the open request, or a LUN's first block of the file)
+ * comes clients.file_gap after the last one's answer: the tool's and the
+ * client file system's own work between files, with nothing outstanding
+ * (workgen_waits drained the file before), so the NAS waits. */
 static void eng_issue(struct eng_job *j, int self)
 {
-  eng_send(j, eng_make_req(j), self);
+  struct eng_req *r = eng_make_req(j);
+  double gap = j->e->s->client.file_gap_s;
+  if (r->opens && j->spec->file_handles && gap > 0.0) {
+    sg_actor_sleep_for(gap);
+    r->t_issue_s = simgrid_get_clock();
+  }
+  eng_send(j, r, self);
 }
 
 /* Closing the file: once the job issues nothing more, write its client's
