@@ -241,6 +241,32 @@ START_TEST(test_unfinished_work_fails)
 }
 END_TEST
 
+/* A time-based run stops at its window's end: the I/Os then outstanding
+ * (a closed loop of 32: up to 32) are abandoned, not drained, and the run
+ * does not fail for them; Little's L still counts them in flight (32 over
+ * the window); the disks' busy share and the power are the window's (its
+ * energy over its length), a share of one at most. */
+START_TEST(test_time_based_stops_at_window_end)
+{
+  const char *sets[] = {"time", "0.5s", "workload.runtime", "0.5s"};
+  struct run_result *r = run_direct("bench/scenarios/ds414slim_nfs_4k_random.yaml", sets, 2);
+  ck_assert_msg(!r->failed, "failed: %s", r->failure);
+  double end = r->window_start_s + r->window_s;
+  ck_assert_msg(r->simulated_s >= end && r->simulated_s < end + 1e-6, "stopped at %.9f s, the window ends at %.9f s",
+                r->simulated_s, end);
+  uint64_t abandoned = r->issued - r->completed;
+  ck_assert_msg(abandoned > 0 && abandoned <= 32, "%llu of %llu I/Os abandoned", (unsigned long long)abandoned,
+                (unsigned long long)r->issued);
+  ck_assert_msg(fabs(r->outstanding_avg / 32.0 - 1.0) < 1e-6, "L = %.6f, want 32", r->outstanding_avg);
+  for (int i = 0; i < r->nres; i++)
+    if (r->res[i].kind == RES_DISK)
+      ck_assert_msg(r->res[i].busy > 0 && r->res[i].busy <= 1.0 + 1e-9, "%s busy %.6f", r->res[i].name, r->res[i].busy);
+  ck_assert_msg(fabs(r->energy_J / (r->avg_power_W * r->window_s) - 1.0) < 1e-6, "%.6f J at %.6f W over %.6f s",
+                r->energy_J, r->avg_power_W, r->window_s);
+  free(r);
+}
+END_TEST
+
 /* Payload rate of one 1GbE link at MTU 9000: 125e6 * 8960 / 9038 B/s. */
 #define ONE_GBE_MTU9000_MBPS (125.0 * 8960.0 / 9038.0)
 
@@ -814,8 +840,13 @@ START_TEST(test_lacp_failover)
   /* Link-bound: both ports nearly always busy (the first round and the
    * read-ahead's 1 MiB bios leave a few % idle) and a port the bottleneck. */
   ck_assert_msg(busy0 > 0.95 && busy1 > 0.95, "faultless run not link-bound: ports busy %.3f, %.3f", busy0, busy1);
-  ck_assert_msg(strstr(a.out, "\"bottleneck\": {\"resource\": \"net.nas") != NULL,
-                "faultless run's bottleneck is not a NAS port");
+  /* The ports' payload rate (2 x 1239 MB/s at MTU 9000) and the
+   * DS2015xs's page-cache copies over its memory bus (2324 1 MiB reads/s)
+   * are within 2 %: measured over the window alone (no first round, no
+   * drain), the memory bus is the tighter one by a hair. */
+  ck_assert_msg(strstr(a.out, "\"bottleneck\": {\"resource\": \"net.nas") != NULL ||
+                    strstr(a.out, "\"bottleneck\": {\"resource\": \"soc.memory") != NULL,
+                "faultless run's bottleneck is neither a NAS port nor the memory bus");
   ck_assert_msg(fabs(md / ma - 0.625) < 0.03, "port 0 down at 0.5 s: %.1f of %.1f MB/s (%.3f), want 0.625", md, ma,
                 md / ma);
   ck_assert_msg(fabs(mu / ma - 0.85) < 0.04, "down 0.5..1 s: %.1f of %.1f MB/s (%.3f), want about 0.85", mu, ma,
@@ -1147,6 +1178,7 @@ int main(void)
   tcase_add_test(tc, test_nfs_rsize_rpcs);
   tcase_add_test(tc, test_series_partial_second);
   tcase_add_test(tc, test_copy_file_gap);
+  tcase_add_test(tc, test_time_based_stops_at_window_end);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

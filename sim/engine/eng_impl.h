@@ -184,6 +184,15 @@ struct eng_kthread {
   sg_sem_t sem;
 };
 
+/* The cumulative counters the window's utilisation and power are taken
+ * from, read at one instant (window.c). */
+struct eng_meter {
+  double at_s;
+  double soc_J, dev_J;                /* SoC and every drive's energy so far (J) */
+  double parity_s, crypto_s, mem_s;   /* the SoC engines' busy time so far (s) */
+  double *dev_busy_s;                 /* each disk's, then each cache device's busy time (s) */
+};
+
 struct eng {
   const struct scenario *s;
   const struct workload_step *step;
@@ -232,6 +241,8 @@ struct eng {
   int warm_left;            /* first-round I/Os still in flight */
   double warm_ramp_s;       /* the step's own ramp */
   double resid_s;           /* client I/O time inside the window: Little's L x window */
+  int little_n;             /* client I/Os outstanding (run.c eng_little_step) */
+  double little_t, little_area; /* its last change, its integral over the window (I/O x s) */
   int win_seen;             /* an I/O completed in the window: dirty_first is set */
   double dirty_first, dirty_last; /* dirty page-cache bytes at the window's first and last completion */
   struct stats_series win_ios[3], win_lat[3]; /* in-window completions and their latency sum per bin */
@@ -242,6 +253,11 @@ struct eng {
   double header_bytes;
   double bond_moves_at[PLAT_MAX_BOND]; /* LACP: member M dead, its frames lost until the bond
                                           rehashes at this time (0: member alive or moved) */
+  struct eng_meter win[2];  /* the meters at the window's start and end (window.c) */
+  int nwin;                 /* meters taken: 0, 1 (the start), 2 (the end too) */
+  int stop_at_end;          /* a time-based step: the run stops at the window's end */
+  int stopped;              /* it did: the I/Os outstanding then are abandoned */
+  sg_sem_t window_sem;      /* released when the window may have been placed */
   int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   sg_sem_t *sems; /* every semaphore, destroyed with the engine */
@@ -341,6 +357,9 @@ int eng_precondition(struct eng *e);
 double eng_job_run_s(const struct eng *e, const struct job *spec);
 void eng_warm_issue(struct eng *e, struct eng_req *r, int first);
 void eng_warm_done(struct eng *e, struct eng_req *r, double now_s);
+/* The outstanding client I/Os' integral over the window up to now (Little's
+ * L x window of a run stopped with I/Os outstanding); d: their change now. */
+void eng_little_step(struct eng *e, int d);
 
 /* One direction's totals from its latency histogram over window_s (run.c). */
 void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios, double window_s);
@@ -424,6 +443,15 @@ void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int u
 void eng_chan_send_forget(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes);
 void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
 void *eng_chan_recv(struct eng_chan *ch);
+
+/* The measured window (window.c): its meter's actor, and the end of a
+ * time-based run (0, or -1 out of memory); a wake-up when the window is
+ * placed (the first round's end, the prep jobs' end); the devices'
+ * utilisation and the power over it into out (after the links and
+ * threads: it finishes the analysis). */
+int eng_window_setup(struct eng *e);
+void eng_window_wake(struct eng *e);
+void eng_window_collect(struct eng *e, struct run_result *out);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */
