@@ -86,6 +86,14 @@ const struct param_desc client_param_table[] = {
      .max = 1, .optional = 1, .def = CLIENT_RA_APPLICATION, .choices = client_ra_unit_names,
      .help = "what one read-ahead unit is: application-read (the caller's read, Windows) or "
              "protocol-read (the protocol's read size, e.g. NFS rsize, Linux)"},
+    {.key = "rpc_slots", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, rpc_slots),
+     .min = 0, .max = 65536, .optional = 1, .def = 0,
+     .help = "protocol requests the client keeps sent and unanswered per connection, the Linux "
+             "RPC slot table (count; 0 = no limit, the default without clients.os)"},
+    {.key = "file_gap", .dim = UNITS_TIME, .offset = offsetof(struct client_params, file_gap_s), .min = 0,
+     .max = 1, .optional = 1, .def = 0,
+     .help = "a file copy's client time per file before it opens the next, the NAS idle meanwhile "
+             "(s; 0 = none, the default without clients.os)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 

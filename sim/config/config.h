@@ -65,6 +65,11 @@ struct client_params {
   double readahead_unit;     /* CLIENT_RA_APPLICATION: the application's read (Windows cache
                                 manager); CLIENT_RA_PROTOCOL: the protocol's read size (Linux
                                 NFS: rsize pages x NFS_MAX_READAHEAD) */
+  double rpc_slots;          /* protocol requests a connection keeps sent and unanswered
+                                (the Linux RPC client's slot table); 0 = no limit */
+  double file_gap_s;         /* a file copy's client time per file before it opens the next
+                                (the copy tool's and client file system's own work while the
+                                NAS waits: sim/engine/engine.c eng_issue) */
 };
 enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
 extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */

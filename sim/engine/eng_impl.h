@@ -68,6 +68,11 @@ struct eng_req {
   int sender_waits;            /* its lane's reply sender waits on seg_ready for the next */
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
                                   record is reused) */
+  struct eng_req *app; /* the application I/O this protocol request carries a part of
+                          (the client split it: NFS rsize/wsize, SMB max I/O), else NULL */
+  int rpcs_left;       /* an application I/O split into requests: those not yet answered */
+  int nrpcs;           /* ... the requests it went as (0: not split) */
+  int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
   int absorbed;      /* a buffered write taken by the client's page cache */
   int flush;         /* write-back of the client's dirty data (not a client I/O) */
   int rec;           /* replay: the trace record, else -1 */
@@ -123,6 +128,8 @@ struct eng_conn {
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_queue wireq;       /* requests waiting for a sender of the client socket */
+  struct eng_req *slot_head, *slot_tail; /* requests waiting for a slot (clients.rpc_slots) */
+  int slots_used;               /* requests sent and not yet answered, holding a slot */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
   int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
@@ -177,6 +184,15 @@ struct eng_kthread {
   sg_sem_t sem;
 };
 
+/* The cumulative counters the window's utilisation and power are taken
+ * from, read at one instant (window.c). */
+struct eng_meter {
+  double at_s;
+  double soc_J, dev_J;                /* SoC and every drive's energy so far (J) */
+  double parity_s, crypto_s, mem_s;   /* the SoC engines' busy time so far (s) */
+  double *dev_busy_s;                 /* each disk's, then each cache device's busy time (s) */
+};
+
 struct eng {
   const struct scenario *s;
   const struct workload_step *step;
@@ -225,6 +241,8 @@ struct eng {
   int warm_left;            /* first-round I/Os still in flight */
   double warm_ramp_s;       /* the step's own ramp */
   double resid_s;           /* client I/O time inside the window: Little's L x window */
+  int little_n;             /* client I/Os outstanding (run.c eng_little_step) */
+  double little_t, little_area; /* its last change, its integral over the window (I/O x s) */
   int win_seen;             /* an I/O completed in the window: dirty_first is set */
   double dirty_first, dirty_last; /* dirty page-cache bytes at the window's first and last completion */
   struct stats_series win_ios[3], win_lat[3]; /* in-window completions and their latency sum per bin */
@@ -235,6 +253,11 @@ struct eng {
   double header_bytes;
   double bond_moves_at[PLAT_MAX_BOND]; /* LACP: member M dead, its frames lost until the bond
                                           rehashes at this time (0: member alive or moved) */
+  struct eng_meter win[2];  /* the meters at the window's start and end (window.c) */
+  int nwin;                 /* meters taken: 0, 1 (the start), 2 (the end too) */
+  int stop_at_end;          /* a time-based step: the run stops at the window's end */
+  int stopped;              /* it did: the I/Os outstanding then are abandoned */
+  sg_sem_t window_sem;      /* released when the window may have been placed */
   int net_only; /* iperf step: raw TCP streams, the NAS discards the data */
   int nprep;    /* prep job copies still running (IOZone lays out its file first) */
   sg_sem_t *sems; /* every semaphore, destroyed with the engine */
@@ -310,6 +333,14 @@ int eng_job_direct(const struct eng *e, const struct job *spec);
 /* The I/Os job j may have outstanding now: its window and the client's
  * read-ahead (submit.c). */
 int eng_job_window(const struct eng_job *j);
+/* The protocol requests application I/O r goes as (submit.c): its count
+ * (1: not split) and, in *chunk_bytes, the size of each but the last. */
+uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chunk_bytes);
+/* Put protocol request r in its connection's socket once the client's
+ * transport has a slot for it; free r's slot when its reply is in
+ * (submit.c). */
+void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r);
+void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r);
 /* 1 when the client's page cache takes buffered write r (submit.c). */
 int eng_client_absorb(struct eng_job *j, struct eng_req *r);
 void eng_send_reply(struct eng *e, struct eng_req *r);
@@ -326,6 +357,9 @@ int eng_precondition(struct eng *e);
 double eng_job_run_s(const struct eng *e, const struct job *spec);
 void eng_warm_issue(struct eng *e, struct eng_req *r, int first);
 void eng_warm_done(struct eng *e, struct eng_req *r, double now_s);
+/* The outstanding client I/Os' integral over the window up to now (Little's
+ * L x window of a run stopped with I/Os outstanding); d: their change now. */
+void eng_little_step(struct eng *e, int d);
 
 /* One direction's totals from its latency histogram over window_s (run.c). */
 void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, uint64_t ios, double window_s);
@@ -409,6 +443,15 @@ void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int u
 void eng_chan_send_forget(struct eng *e, struct eng_chan *ch, struct eng_conn *c, void *payload, double bytes);
 void eng_chan_deliver(struct eng *e, struct eng_chan *ch, void *payload);
 void *eng_chan_recv(struct eng_chan *ch);
+
+/* The measured window (window.c): its meter's actor, and the end of a
+ * time-based run (0, or -1 out of memory); a wake-up when the window is
+ * placed (the first round's end, the prep jobs' end); the devices'
+ * utilisation and the power over it into out (after the links and
+ * threads: it finishes the analysis). */
+int eng_window_setup(struct eng *e);
+void eng_window_wake(struct eng *e);
+void eng_window_collect(struct eng *e, struct run_result *out);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);
  * 0, or -1 with err. */

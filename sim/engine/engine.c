@@ -1,8 +1,9 @@
 /* engine.c - the engine's core: thread accounting and occupancy, request
  * queues, the storage event source and its hooks, the client jobs (issue,
- * complete, flush), background operations and fault injection.  The
- * daemons are in daemon.c, the way into the storage stack in submit.c,
- * setting up and collecting a run in run.c. */
+ * complete, flush) and background operations.  Fault injection and the
+ * LACP bond's failover are in faults.c, the daemons in daemon.c, the way
+ * into the storage stack in submit.c, setting up and collecting a run in
+ * run.c, the measured window's meters and end in window.c. */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <simgrid/actor.h>
@@ -191,7 +192,7 @@ struct eng_req *eng_req_new(struct eng *e)
   if (r)
     e->free_reqs = r->next;
   else
-    r = calloc(1, sizeof *r);
+    r = eng_own(e, sizeof *r); /* freed with the engine: one abandoned at a run's stop too */
   if (!r)
     xbt_die("out of memory");
   sg_sem_t ready = r->seg_ready; /* count 0: every piece was taken */
@@ -279,7 +280,7 @@ void eng_hook_cpu(void *ctx, enum stack_thread thread, double cycles, uint64_t t
   struct eng_kwork *w = k->free_work;
   if (w)
     k->free_work = w->next;
-  else if (!(w = malloc(sizeof *w)))
+  else if (!(w = eng_own(e, sizeof *w))) /* freed with the engine */
     xbt_die("out of memory");
   w->next = NULL;
   w->cycles = cycles;
@@ -452,6 +453,16 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
   return j->rr;
 }
 
+/* A protocol request onto its connection's socket from the actor of lane
+ * `self`, or handed to the lane's sender when another actor picks it. */
+static void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self)
+{
+  if (r->conn != self)
+    eng_queue_push(&j->sendq[r->conn], r);
+  else
+    eng_wire_push(j->e, &j->e->conns[j->conn0 + r->conn], r);
+}
+
 /* Send a request on its connection from the actor of lane `self` (a
  * connection index, or -1 from the timer actor, which hands it to the
  * lane's sender). */
@@ -472,16 +483,45 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   }
   if (j->mpio)
     mpio_start_io(j->mpio, r->conn, (double)r->len_bytes);
-  if (r->conn != self) {
-    eng_queue_push(&j->sendq[r->conn], r);
+  double chunk;
+  uint64_t n = eng_rpc_split(e, r, &chunk);
+  if (n <= 1) {
+    eng_send_rpc(j, r, self);
     return;
   }
-  eng_queue_push(&e->conns[j->conn0 + r->conn].wireq, r);
+  /* Its protocol requests: each its own message, daemon work and reply;
+   * r completes with the last reply (eng_lane_rx_main). */
+  r->nrpcs = r->rpcs_left = (int)n;
+  for (uint64_t k = 0; k < n; k++) {
+    struct eng_req *p = eng_req_new(e);
+    uint64_t off = (uint64_t)((double)k * chunk);
+    p->job = j;
+    p->conn = r->conn;
+    p->write = r->write;
+    p->offset_bytes = r->offset_bytes + off;
+    p->len_bytes = k + 1 < n ? (uint64_t)chunk : r->len_bytes - off;
+    p->opens = k == 0 ? r->opens : 0; /* the file is opened once, before its first */
+    p->rec = -1;
+    p->t_issue_s = r->t_issue_s;
+    p->app = r;
+    eng_send_rpc(j, p, self);
+  }
 }
 
+/* Issue the job's next I/O.  A file copy's I/O that opens the next file
+ * (workgen_io.opens: the open request, or a LUN's first block of the file)
+ * comes clients.file_gap after the last one's answer: the tool's and the
+ * client file system's own work between files, with nothing outstanding
+ * (workgen_waits drained the file before), so the NAS waits. */
 static void eng_issue(struct eng_job *j, int self)
 {
-  eng_send(j, eng_make_req(j), self);
+  struct eng_req *r = eng_make_req(j);
+  double gap = j->e->s->client.file_gap_s;
+  if (r->opens && j->spec->file_handles && gap > 0.0) {
+    sg_actor_sleep_for(gap);
+    r->t_issue_s = simgrid_get_clock();
+  }
+  eng_send(j, r, self);
 }
 
 /* Closing the file: once the job issues nothing more, write its client's
@@ -546,8 +586,9 @@ static void eng_account(struct eng *e, struct eng_req *r)
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
       double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
-      *up += e->header_bytes + (r->write ? (double)r->len_bytes : 0.0);
-      *down += e->header_bytes + (r->write ? 0.0 : (double)r->len_bytes);
+      double headers = e->header_bytes * (r->nrpcs > 1 ? r->nrpcs : 1);
+      *up += headers + (r->write ? (double)r->len_bytes : 0.0);
+      *down += headers + (r->write ? 0.0 : (double)r->len_bytes);
     }
     if (now > e->last_done_s)
       e->last_done_s = now;
@@ -571,6 +612,7 @@ static void eng_open_gate(struct eng *e)
     j->t_end = now + run;
     sg_sem_release(j->gate);
   }
+  eng_window_wake(e);
 }
 
 static void eng_maybe_finish(struct eng_job *j)
@@ -623,6 +665,16 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_follow_route(c);
     if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
       continue; /* more pieces of a streamed reply to come */
+    if (c)
+      eng_slot_free(j->e, c, r);
+    if (r->app) { /* one protocol request of a split application I/O */
+      struct eng_req *a = r->app;
+      a->error |= r->error;
+      eng_req_free(j->e, r);
+      if (--a->rpcs_left > 0)
+        continue;
+      r = a;
+    }
     eng_account(j->e, r);
     if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
       j->pending_timer++;
@@ -645,7 +697,7 @@ static void eng_lane_tx_main(int argc, char **argv)
   struct eng *e = j->e;
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
-    eng_queue_push(&e->conns[j->conn0 + l->conn].wireq, r);
+    eng_wire_push(e, &e->conns[j->conn0 + l->conn], r);
   }
 }
 
@@ -856,121 +908,6 @@ void eng_op_main(int argc, char **argv)
     double now = simgrid_get_clock();
     double step = now * 1e-3;
     sg_actor_sleep_for(step < 0.01 ? 0.01 : step);
-  }
-}
-
-/* An LACP bond member goes down or comes back: what the bond's link
- * monitor does miimon later. */
-struct eng_bond {
-  struct eng *e;
-  int member, down;
-};
-
-/* Frames on a dead member are lost until the bond's link monitor polls
- * (miimon); it then rehashes every flow over the survivors (Linux: hash
- * modulo the active members), and the lost frames go again on the new
- * member (TCP's retransmission, without its timeout).  So a message that
- * would start on the dead member meanwhile waits for the move
- * (eng_bond_wait); messages already on the wire when it died complete.
- * (Throttling the link instead would not do: SimGrid bounds a transfer by
- * the route's bandwidth when it starts, so a 48 B PDU started on a 1 B/s
- * link takes 48 s even once the rate is restored.)  A member back up
- * rejoins at the next poll and the flows hash as before. */
-static void eng_bond_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_bond *b = sg_actor_self_get_data();
-  struct eng *e = b->e;
-  if (b->down)
-    e->bond_moves_at[b->member] = simgrid_get_clock() + e->s->net.miimon_s;
-  sg_actor_sleep_for(e->s->net.miimon_s);
-  for (int i = 0; i < e->map.nconns; i++) {
-    struct eng_conn *c = &e->conns[i];
-    if (b->down)
-      c->route = b->member;
-    else if (c->route == b->member)
-      c->route = -1;
-  }
-  if (b->down)
-    e->bond_moves_at[b->member] = 0.0;
-}
-
-/* When the bond moves c's frames off its dead member (0: alive or moved). */
-static double eng_bond_moves_at(const struct eng *e, const struct eng_conn *c, int up)
-{
-  int m = c->route < 0 ? (up ? c->pc->nas_rx : c->pc->nas_tx)
-                       : (up ? c->pc->alt_rx[c->route] : c->pc->alt_tx[c->route]);
-  return m < PLAT_MAX_BOND ? e->bond_moves_at[m] : 0.0;
-}
-
-int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up)
-{
-  return eng_bond_moves_at(e, c, up) <= 0.0;
-}
-
-void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up)
-{
-  for (;;) {
-    double at = eng_bond_moves_at(e, c, up);
-    if (at <= 0.0)
-      return;
-    if (simgrid_get_clock() < at)
-      sg_actor_sleep_until(at);
-    else
-      sg_actor_yield(); /* the bond moves at this instant: let it */
-  }
-}
-
-static void eng_bond_event(struct eng *e, int member, int down)
-{
-  struct eng_bond *b = eng_own(e, sizeof *b);
-  if (!b)
-    xbt_die("out of memory");
-  *b = (struct eng_bond){.e = e, .member = member, .down = down};
-  eng_spawn("bond-miimon", e->nas, eng_bond_main, b, 1);
-}
-
-/* Injects the scenario's disk failures and path losses at their times. */
-void eng_faults_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng *e = sg_actor_self_get_data();
-  const struct scenario *s = e->s;
-  double prev_t = -INFINITY;
-  int prev = -1;
-  for (int done = 0; done < s->nfaults; done++) {
-    /* next fault in (time, list order): faults at one time all happen */
-    int next = -1;
-    for (int i = 0; i < s->nfaults; i++) {
-      double t = s->faults[i].at_s;
-      if ((t > prev_t || (t == prev_t && i > prev)) && (next < 0 || t < s->faults[next].at_s))
-        next = i;
-    }
-    if (next < 0)
-      break;
-    prev_t = s->faults[next].at_s;
-    prev = next;
-    const struct cfg_fault *f = &s->faults[next];
-    sg_actor_sleep_until(f->at_s);
-    if (f->kind == CFG_FAULT_DISK_FAIL) {
-      stack_fail_member(e->stack, simgrid_get_clock(), f->target);
-      eng_wake_storage(e);
-    } else if (f->kind == CFG_FAULT_PATH_DOWN || f->kind == CFG_FAULT_PATH_UP) {
-      int down = f->kind == CFG_FAULT_PATH_DOWN;
-      for (int j = 0; j < e->njobs; j++) {
-        if (!e->jobs[j].mpio || f->target >= e->jobs[j].nconns)
-          continue;
-        if (down)
-          mpio_fail_path(e->jobs[j].mpio, f->target);
-        else
-          mpio_reinstate_path(e->jobs[j].mpio, f->target);
-      }
-      if (e->map.failover & (1u << f->target))
-        eng_bond_event(e, f->target, down);
-    }
-    /* disk hangs are in the device wrapper from the start */
   }
 }
 

@@ -96,9 +96,20 @@ static void eng_warm_setup(struct eng *e)
     e->jobs[i].t_end = ENG_NEVER;
 }
 
+void eng_little_step(struct eng *e, int d)
+{
+  double now = simgrid_get_clock();
+  double a = fmin(fmax(e->little_t, e->ramp_s), e->t_end_s), b = fmin(fmax(now, e->ramp_s), e->t_end_s);
+  e->little_area += e->little_n * (b > a ? b - a : 0.0);
+  e->little_t = now;
+  e->little_n += d;
+}
+
 void eng_warm_issue(struct eng *e, struct eng_req *r, int first)
 {
   const struct job *spec = r->job->spec;
+  if (!r->flush && !spec->prep)
+    eng_little_step(e, 1);
   if (e->warm_pending && first && !r->flush && !spec->prep && !workgen_timed(spec)) {
     r->first_round = 1;
     e->warm_left++;
@@ -114,6 +125,7 @@ static void eng_warm_open(struct eng *e, double now_s)
   e->t_end_s = e->s->time_s + off;
   for (int i = 0; i < e->njobs; i++)
     e->jobs[i].t_end = eng_job_run_s(e, e->jobs[i].spec) + off;
+  eng_window_wake(e);
 }
 
 /* Every client I/O's time inside the window adds to L x window; an I/O
@@ -121,6 +133,8 @@ static void eng_warm_open(struct eng *e, double now_s)
  * (0 read, 1 write, 2 all): count and latency sum per bin. */
 void eng_warm_done(struct eng *e, struct eng_req *r, double now_s)
 {
+  if (!r->flush && !r->job->spec->prep)
+    eng_little_step(e, -1);
   if (!r->flush && !r->error && !r->job->spec->prep && e->nprep == 0) {
     double lo = r->t_issue_s > e->ramp_s ? r->t_issue_s : e->ramp_s;
     double hi = now_s < e->t_end_s ? now_s : e->t_end_s;
@@ -178,7 +192,10 @@ static void eng_batch_means(struct res_totals *t, const struct stats_series *ios
 static void eng_window_stats(struct eng *e, struct run_result *out, int never_opened)
 {
   out->window_start_s = e->ramp_s;
-  out->outstanding_avg = out->window_s > 0 ? e->resid_s / out->window_s : 0.0;
+  /* a run stopped at the window's end: the I/Os abandoned then were in
+   * flight too (their residence never completes into resid_s) */
+  double resid = e->stopped ? e->little_area : e->resid_s;
+  out->outstanding_avg = out->window_s > 0 ? resid / out->window_s : 0.0;
   /* Bins as eng_warm_done keeps them, up to the window's end: at most
    * ENG_WIN_BINS whole bins over the window (a 28-hour rebuild with no
    * client I/O would otherwise ask for 10^9 empty 0.1 ms bins). */
@@ -209,16 +226,6 @@ static void eng_window_stats(struct eng *e, struct run_result *out, int never_op
   if (out->absorbed_share > 0.1)
     out->steady = 0;
   out->few_ios = e->step && (out->all.ios < ENG_FEW_IOS || out->window_s < round_s);
-}
-
-/* Free a list of kernel work items. */
-static void eng_kwork_free(struct eng_kwork *w)
-{
-  while (w) {
-    struct eng_kwork *next = w->next;
-    free(w);
-    w = next;
-  }
 }
 
 /* A replay of a trace with measured response times: the demerit of the
@@ -347,15 +354,6 @@ static void eng_destroy(struct eng *e)
   free(e->clients);
   for (int i = 0; i < e->nthreads; i++)
     free(e->threads[i]);
-  while (e->free_reqs) {
-    struct eng_req *r = e->free_reqs;
-    e->free_reqs = r->next;
-    free(r);
-  }
-  for (int k = 0; k < STACK_THREAD_COUNT; k++) {
-    eng_kwork_free(e->kthreads[k].head);
-    eng_kwork_free(e->kthreads[k].free_work);
-  }
   stats_hist_destroy(e->h_read);
   stats_hist_destroy(e->h_write);
   stats_hist_destroy(e->h_trim);
@@ -506,6 +504,21 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   return 0;
 }
 
+/* The throughput per bin of simulated time (bin i: [i, i + 1) x bin_s):
+ * the bytes done in it over the part of it the window covers, so the
+ * window's first and last partial bins are rates like the others (a
+ * window ending 0.3 s into a second holds 0.3 s of bytes); 0 outside the
+ * window. */
+static void eng_collect_series(const struct eng *e, struct run_result *out)
+{
+  double bin = e->series.bin_s, from = e->ramp_s, to = e->ramp_s + out->window_s;
+  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
+  for (int i = 0; i < out->nseries; i++) {
+    double lo = fmax((double)i * bin, from), hi = fmin((double)(i + 1) * bin, to);
+    out->series_MBps[i] = hi > lo ? e->series.values[i] / (hi - lo) / 1e6 : 0.0;
+  }
+}
+
 /* The client I/O figures of the measured window: totals per direction,
  * fio's slices, a replay's demerit, errored I/Os and the volume's state. */
 static void eng_collect_totals(struct eng *e, struct run_result *out)
@@ -530,9 +543,7 @@ static void eng_collect_totals(struct eng *e, struct run_result *out)
   out->volume_failed = vol.failed;
   out->volume_failed_at_s = vol.failed_at_s;
   out->volume_lost_bytes = vol.lost_bytes_estimate;
-  out->nseries = e->series.nbins < RES_MAX_SERIES ? e->series.nbins : RES_MAX_SERIES;
-  for (int i = 0; i < out->nseries; i++)
-    out->series_MBps[i] = e->series.values[i] / e->series.bin_s / 1e6;
+  eng_collect_series(e, out);
 }
 
 /* The background operations and their phases (an unfinished one up to
@@ -562,7 +573,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
   int with_workload = e->step != NULL;
   int local = e->local;
   int nconns = local ? 0 : e->map.nconns;
-  char name[96], who[96];
+  char name[96];
   double now = simgrid_get_clock();
   out->simulated_s = now;
   uint64_t issued = 0, completed = 0;
@@ -579,12 +590,21 @@ static void eng_collect(struct eng *e, struct run_result *out)
     out->outstanding_per_client = e->njobs / (s->nclients > 0 ? s->nclients : 1) * e->jobs[0].depth;
     out->latency_depth = e->jobs[0].lat.on ? e->jobs[0].lat.qd : 0;
   }
-  if (issued != completed || !jobs_done || (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
+  /* A time-based run stopped at its window's end abandons what is
+   * outstanding; unless a device hung before (its requests would never
+   * complete: the figures are not a measurement). */
+  int hung = -1;
+  for (int i = 0; i < s->nfaults; i++)
+    if (s->faults[i].kind == CFG_FAULT_DISK_HANG && s->faults[i].at_s <= now)
+      hung = i;
+  if ((issued != completed && (!e->stopped || hung >= 0)) || !jobs_done ||
+      (s->op != STACK_OP_NONE && stack_ops_running(e->stack))) {
     out->failed = 1;
     snprintf(out->failure, sizeof out->failure,
-             "simulation did not finish: %llu of %llu client I/Os completed%s (deadlock in the model?)",
-             (unsigned long long)completed, (unsigned long long)issued,
-             s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "");
+             "simulation did not finish: %llu of %llu client I/Os completed%s%s", (unsigned long long)completed,
+             (unsigned long long)issued,
+             s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "",
+             hung >= 0 ? " (a disk hung: its requests never complete)" : " (deadlock in the model?)");
   }
   int never_opened = e->warm_pending; /* the first round never ended */
   if (never_opened)
@@ -604,8 +624,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
   eng_collect_totals(e, out);
   eng_window_stats(e, out, never_opened);
 
-  /* Utilisation: threads, links, disks, engines. */
-  double T = out->window_s;
+  /* Utilisation: threads, links, then disks and engines (window.c). */
   for (int i = 0; i < e->nthreads + STACK_THREAD_COUNT; i++) {
     const struct eng_thread *t = i < e->nthreads ? e->threads[i] : &e->kthreads[i - e->nthreads].acct;
     int x = analysis_add(out, RES_THREAD, t->name, t->who, t->cycles / t->speed);
@@ -660,38 +679,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
                      rx / e->map.client_nic_payload_bytes_per_s);
       }
   }
-  double disk_energy = 0.0;
-  for (int i = 0; i < s->ndisks; i++) {
-    struct disk_stats ds;
-    disk_stats(e->disks[i], now, &ds);
-    disk_energy += ds.energy_J;
-    snprintf(who, sizeof who, "%s", s->drive.name);
-    analysis_add(out, RES_DISK, e->disks[i]->name, who, T > 0 && now > 0 ? ds.busy_s * T / now : 0.0);
-  }
-  for (int i = 0; i < s->ncache_devs; i++) {
-    struct disk_stats ds;
-    disk_stats(e->cache[i], now, &ds);
-    disk_energy += ds.energy_J;
-    analysis_add(out, RES_DISK, e->cache[i]->name, s->cache_drive.name,
-                 T > 0 && now > 0 ? ds.busy_s * T / now : 0.0);
-  }
-  if (s->soc.parity_engine_rate_bytes_per_s > 0)
-    analysis_add(out, RES_ENGINE, "soc.parity_engine", "XOR / RAID-6 P+Q offload",
-                 accel_utilization(&e->parity, now) * T);
-  if (s->soc.crypto_engine_rate_bytes_per_s > 0)
-    analysis_add(out, RES_ENGINE, "soc.crypto_engine", "AES offload", accel_utilization(&e->crypto, now) * T);
-  analysis_add(out, RES_ENGINE, "soc.memory", "page-cache copies over the memory bus",
-               accel_utilization(&e->mem_bus, now) * T);
-  analysis_finish(out);
-
-  /* Power: SoC from its cores' load (cpu.h), drives from their models,
-   * chassis and NIC ports from the system catalogue; at the wall, the DC
-   * load over the power supply's efficiency. */
-  double soc_J = local ? 0.0 : eng_cpu_energy_J(e, now);
-  int ports = local ? 0 : e->map.nas_ports;
-  out->energy_J = (soc_J + disk_energy + (s->system.power_base_W + ports * s->system.power_nic_port_W) * now) /
-                  s->system.power_psu_efficiency;
-  out->avg_power_W = now > 0 ? out->energy_J / now : 0.0;
+  eng_window_collect(e, out);
   eng_collect_ops(e, now, out);
 }
 
@@ -732,8 +720,13 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
   if (eng_setup_platform(e, &err) < 0 || eng_setup_daemons(e, &err) < 0 ||
       (e->step && eng_setup_jobs(e, &err) < 0))
     goto fail;
-  if (e->step)
+  if (e->step) {
     eng_warm_setup(e);
+    if (eng_window_setup(e) < 0) {
+      nw_fail(&err, s->path, 0, 0, "out of memory");
+      goto fail;
+    }
+  }
   if (e->step && e->step->precondition && eng_precondition(e) != 0) {
     nw_fail(&err, s->path, 0, 0, "out of memory");
     goto fail;

@@ -87,6 +87,60 @@ int eng_job_window(const struct eng_job *j)
   return w + ra < cap ? w + ra : cap;
 }
 
+/* A file protocol's client sends an application read or write larger
+ * than the protocol's transfer size as several requests of it (Linux
+ * NFS: nfs_pageio splits at rsize/wsize, one READ/WRITE RPC each; the
+ * SMB2 client at the negotiated max read/write), each parsed, served and
+ * answered by the server on its own.  A block protocol's command carries
+ * the whole I/O (iSCSI: MaxBurstLength bounds a sequence of PDUs, not the
+ * command), and a metadata operation, a trim or the client cache's
+ * write-back (already in the protocol's write size) goes as one. */
+uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chunk_bytes)
+{
+  *chunk_bytes = (double)r->len_bytes;
+  if (e->local || e->net_only || !e->ops->opens_files || r->meta != JOB_META_NONE || r->trim || r->flush)
+    return 1;
+  return proto_split(&e->s->proto, r->write, (double)r->len_bytes, chunk_bytes);
+}
+
+/* The client's transport keeps at most clients.rpc_slots requests of a
+ * connection sent and unanswered (the Linux RPC client's slot table,
+ * sunrpc tcp_slot_table_entries); the rest wait for a reply to free one,
+ * in order.  0: no limit beyond the protocol's. */
+void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  double slots = e->s->client.rpc_slots;
+  if (slots > 0.0) {
+    if ((double)c->slots_used >= slots) {
+      r->next = NULL;
+      if (c->slot_tail)
+        c->slot_tail->next = r;
+      else
+        c->slot_head = r;
+      c->slot_tail = r;
+      return;
+    }
+    c->slots_used++;
+    r->slot = 1;
+  }
+  eng_queue_push(&c->wireq, r);
+}
+
+void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  if (!r->slot)
+    return;
+  r->slot = 0;
+  c->slots_used--;
+  struct eng_req *w = c->slot_head;
+  if (!w)
+    return;
+  c->slot_head = w->next;
+  if (!c->slot_head)
+    c->slot_tail = NULL;
+  eng_wire_push(e, c, w);
+}
+
 /* A buffered write the client's page cache can take (below its dirty
  * limit): it completes after a memory copy, on the client. */
 int eng_client_absorb(struct eng_job *j, struct eng_req *r)
