@@ -425,13 +425,42 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
   }
 }
 
+/* The next entry of a process's queue once it has put a reply into its
+ * socket: the oldest request received meanwhile, ahead of the reads
+ * completed before it.  Samba's smbd_smb2_request_next_incoming(): with
+ * its send queue empty, smbd reads the next PDU from the socket directly
+ * (smbd_smb2_io_handler(xconn, TEVENT_FD_READ)) before it goes back to
+ * the event loop, where the completed preads wait; so a READ is
+ * dispatched, and its pread started, while the data of the others is
+ * still to be copied.  NULL when none has arrived. */
+static struct eng_req *eng_next_incoming(struct eng_queue *q)
+{
+  struct eng_req *prev = NULL, *r = q->head;
+  while (r && r->phase)
+    prev = r, r = r->next;
+  if (!r)
+    return NULL;
+  sg_sem_acquire(q->sem); /* one per entry queued: never blocks */
+  if (prev)
+    prev->next = r->next;
+  else
+    q->head = r->next;
+  if (q->tail == r)
+    q->tail = prev;
+  return r;
+}
+
 static void eng_daemon_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
   struct eng_daemon *d = sg_actor_self_get_data();
+  int replied = 0;
   for (;;) {
-    struct eng_req *r = eng_queue_pop(d->q);
+    struct eng_req *r = replied ? eng_next_incoming(d->q) : NULL;
+    if (!r)
+      r = eng_queue_pop(d->q);
+    replied = r->phase;
     if (r->phase) { /* a streamed reply whose data the storage has ready */
       eng_hold(d->t);
       eng_stream_reply(d, r);
