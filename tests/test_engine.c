@@ -513,6 +513,29 @@ START_TEST(test_smb_streaming_overlaps)
 }
 END_TEST
 
+/* LIO's iscsi_trx takes a write's Data-Out as it arrives (iscsit_get_rx_pdu
+ * one PDU at a time), so at QD1 a 1 MiB write (default DS2015xs, iSCSI,
+ * catalogue costs) costs the wire plus one piece of trx's work, not the
+ * wire and then all of it: at least half a wire time below
+ * store-and-forward (stream_segment 0B), never below the wire. */
+START_TEST(test_iscsi_data_out_streams)
+{
+  const double wire_s = 1048576.0 * 8.0 / 10e9;
+  double lat[2];
+  const char *segs[] = {"protocol.stream_segment=0B", "protocol.stream_segment=64KiB"};
+  for (int i = 0; i < 2; i++) {
+    const char *args[] = {"--uncalibrated", "--set", "protocol.kind=iscsi", "--set", "workload.rw=write",
+                          "--set", "workload.iodepth=1", "--set", segs[i], "--time", "0.5s", NULL};
+    struct cli_out r = run_json("", args);
+    lat[i] = cli_json_number(r.out, "\"all\": {", "mean") / 1e3;
+    cli_out_free(&r);
+  }
+  ck_assert_msg(lat[1] < lat[0] - 0.5 * wire_s, "streamed %.3f ms vs store-and-forward %.3f ms", lat[1] * 1e3,
+                lat[0] * 1e3);
+  ck_assert_msg(lat[1] > wire_s, "streamed %.3f ms beats the wire's %.3f ms", lat[1] * 1e3, wire_s * 1e3);
+}
+END_TEST
+
 /* smbd reads the next request from its socket after each reply it puts
  * there, before the other completed reads (smbd_smb2_request_next_incoming):
  * at QD4 1 MiB reads (DS2015xs, 10GbE, one client) a READ's pread starts
@@ -1069,6 +1092,7 @@ int main(void)
   tcase_add_test(tc, test_smbd_blocking_read);
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_smb_read_latency_hides);
+  tcase_add_test(tc, test_iscsi_data_out_streams);
   tcase_add_test(tc, test_copy_readahead);
   tcase_add_test(tc, test_nfs_client_readahead);
   tcase_add_test(tc, test_copy_file_handles);

@@ -45,18 +45,22 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
   r->stream_cycles = 0.0;
   if (r->nsegs > 1) {
     r->stream_cycles = data;
-    if (r->write)
-      r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp;
-    else
+    if (r->write) { /* a blocking reader's TCP work goes with each piece it takes */
+      r->stream_cycles += reader_tcp;
+      r->rx_cycles = fixed / 2 + pc.lun_cycles;
+    } else {
       r->tx_cycles = fixed / 2;
+    }
   }
 }
 
-/* Only a process per connection streams (its one thread copies the
- * pieces in order); the others move whole messages. */
+/* Only a thread per connection streams (a process, or a session's
+ * receive thread: it takes the pieces in order); a pool moves whole
+ * messages. */
 uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r)
 {
-  if (e->ops->shape != PROTO_SHAPE_PROCESS || e->net_only || e->local)
+  enum proto_shape sh = e->ops->shape;
+  if ((sh != PROTO_SHAPE_PROCESS && sh != PROTO_SHAPE_RXTX) || e->net_only || e->local)
     return 1;
   return proto_stream_segments(&e->s->proto, r->write, (double)r->len_bytes);
 }
@@ -468,7 +472,7 @@ static void eng_daemon_main(int argc, char **argv)
       continue;
     }
     eng_hold(d->t);
-    if (r->write && r->nsegs > 1)
+    if (r->write && r->nsegs > 1 && d->work != ENG_WORK_TX) /* the receiving thread's */
       eng_stream_request(d, r);
     eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
     eng_daemon_handoff(d, r);
