@@ -1,5 +1,9 @@
 /* iscsi.c - iSCSI served by LIO: per session a receive thread (iscsi_trx)
- * and a transmit thread (iscsi_ttx). */
+ * and a transmit thread (iscsi_ttx).  iscsi_target_rx_thread takes one PDU
+ * at a time (iscsit_get_rx_pdu: the 48-byte BHS, then the data segment,
+ * drivers/target/iscsi/iscsi_target.c), so a write's Data-Out PDUs are
+ * received, TCP layer and copy into the command's pages, as they arrive,
+ * while the rest of the burst is still on the wire (streams_in). */
 #include <math.h>
 
 #include "models/net/lacp.h"
@@ -52,6 +56,7 @@ const struct proto_ops proto_iscsi_ops = {
     .header_bytes = PROTO_ISCSI_BHS_BYTES,
     .service_port = LACP_PORT_ISCSI,
     .blocking_reader = 1,
+    .streams_in = 1,
     .frame = iscsi_frame,
     .chunk_bytes = iscsi_chunk_bytes,
     .max_outstanding = iscsi_max_outstanding,

@@ -299,8 +299,8 @@ int proto_max_outstanding(const struct proto_params *p, double request_bytes)
 uint64_t proto_stream_segments(const struct proto_params *p, int write, double bytes)
 {
   double seg = p->stream_segment_bytes;
-  (void)write;
-  if (!proto_ops_of(p)->streams || seg <= 0.0 || bytes <= seg)
+  const struct proto_ops *ops = proto_ops_of(p);
+  if (!(ops->streams || (write && ops->streams_in)) || seg <= 0.0 || bytes <= seg)
     return 1;
   return (uint64_t)ceil(bytes / seg);
 }

@@ -184,7 +184,10 @@ struct proto_ops {
   int opens_files;         /* a file protocol: cycles_per_open per file */
   int streams;             /* a message's data moves in stream_segment pieces that
                               the wire, the receive softirq and the daemon's copy
-                              handle as they come (smbd) */
+                              handle as they come (smbd: both directions) */
+  int streams_in;          /* only a write's data streams in (LIO's iscsi_trx takes
+                              each Data-Out PDU as it arrives; iscsi_ttx's Data-In
+                              still leave as one message) */
   int direct_io;           /* a client's O_DIRECT reaches the stack's page cache
                               (only a local drive; a remote flag stays on the client) */
   /* Framing of a message of `bytes` payload into *f. */
@@ -257,8 +260,9 @@ int proto_max_outstanding(const struct proto_params *p, double request_bytes);
 
 /* Pieces the data of a request of `bytes` streams in (count; write:
  * client -> NAS, read: the reply): ceil(bytes / stream_segment) when the
- * protocol streams (ops streams) and stream_segment > 0, else 1 (each
- * stage finishes the whole message before the next starts). */
+ * protocol streams that direction (ops streams; streams_in: writes) and
+ * stream_segment > 0, else 1 (each stage finishes the whole message
+ * before the next starts). */
 uint64_t proto_stream_segments(const struct proto_params *p, int write, double bytes);
 
 /* Reference cycles of one file open + close (file copies); 0 for iSCSI

@@ -45,18 +45,22 @@ static void eng_cycles(const struct eng *e, struct eng_req *r)
   r->stream_cycles = 0.0;
   if (r->nsegs > 1) {
     r->stream_cycles = data;
-    if (r->write)
-      r->rx_cycles = fixed / 2 + pc.lun_cycles + reader_tcp;
-    else
+    if (r->write) { /* a blocking reader's TCP work goes with each piece it takes */
+      r->stream_cycles += reader_tcp;
+      r->rx_cycles = fixed / 2 + pc.lun_cycles;
+    } else {
       r->tx_cycles = fixed / 2;
+    }
   }
 }
 
-/* Only a process per connection streams (its one thread copies the
- * pieces in order); the others move whole messages. */
+/* Only a thread per connection streams (a process, or a session's
+ * receive thread: it takes the pieces in order); a pool moves whole
+ * messages. */
 uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r)
 {
-  if (e->ops->shape != PROTO_SHAPE_PROCESS || e->net_only || e->local)
+  enum proto_shape sh = e->ops->shape;
+  if ((sh != PROTO_SHAPE_PROCESS && sh != PROTO_SHAPE_RXTX) || e->net_only || e->local)
     return 1;
   return proto_stream_segments(&e->s->proto, r->write, (double)r->len_bytes);
 }
@@ -425,13 +429,42 @@ static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
   }
 }
 
+/* The next entry of a process's queue once it has put a reply into its
+ * socket: the oldest request received meanwhile, ahead of the reads
+ * completed before it.  Samba's smbd_smb2_request_next_incoming(): with
+ * its send queue empty, smbd reads the next PDU from the socket directly
+ * (smbd_smb2_io_handler(xconn, TEVENT_FD_READ)) before it goes back to
+ * the event loop, where the completed preads wait; so a READ is
+ * dispatched, and its pread started, while the data of the others is
+ * still to be copied.  NULL when none has arrived. */
+static struct eng_req *eng_next_incoming(struct eng_queue *q)
+{
+  struct eng_req *prev = NULL, *r = q->head;
+  while (r && r->phase)
+    prev = r, r = r->next;
+  if (!r)
+    return NULL;
+  sg_sem_acquire(q->sem); /* one per entry queued: never blocks */
+  if (prev)
+    prev->next = r->next;
+  else
+    q->head = r->next;
+  if (q->tail == r)
+    q->tail = prev;
+  return r;
+}
+
 static void eng_daemon_main(int argc, char **argv)
 {
   (void)argc;
   (void)argv;
   struct eng_daemon *d = sg_actor_self_get_data();
+  int replied = 0;
   for (;;) {
-    struct eng_req *r = eng_queue_pop(d->q);
+    struct eng_req *r = replied ? eng_next_incoming(d->q) : NULL;
+    if (!r)
+      r = eng_queue_pop(d->q);
+    replied = r->phase;
     if (r->phase) { /* a streamed reply whose data the storage has ready */
       eng_hold(d->t);
       eng_stream_reply(d, r);
@@ -439,7 +472,7 @@ static void eng_daemon_main(int argc, char **argv)
       continue;
     }
     eng_hold(d->t);
-    if (r->write && r->nsegs > 1)
+    if (r->write && r->nsegs > 1 && d->work != ENG_WORK_TX) /* the receiving thread's */
       eng_stream_request(d, r);
     eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
     eng_daemon_handoff(d, r);
