@@ -805,7 +805,12 @@ static void hdd_advance(struct hdd *h, double now_s)
           best = i;
         }
       }
-      for (size_t i = 0; i < h->dq_n; i++) {
+      /* the firmware serves host reads before destaging its write cache:
+       * a held extent is written back only while no read waits */
+      int read_waits = 0;
+      for (size_t i = 0; i < win && !read_waits; i++)
+        read_waits = !h->hq[i].io.write && h->hq[i].submit_s <= t;
+      for (size_t i = 0; i < h->dq_n && !read_waits; i++) {
         if (h->dq[i].submit_s > t)
           continue;
         hdd_plan_io(h, t, &h->dq[i].io, &pl);
