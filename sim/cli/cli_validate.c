@@ -30,7 +30,7 @@ static void cli_validate_usage(FILE *out)
         "                     shipped validation/calibrated.yaml, which applies by default\n"
         "  --uncalibrated     catalogue values, no calibration (to compare)\n"
         "  --golden-check     compare every prediction with the golden predictions; a point\n"
-        "                     that moved more than 2 %% (or appeared, or stopped running) is\n"
+        "                     that moved more than 2 % (or appeared, or stopped running) is\n"
         "                     listed and the exit is 1\n"
         "  --golden-update    rewrite the golden predictions from this run\n"
         "  --golden FILE      the golden file (default: validation/golden.json of the data folder)\n"
