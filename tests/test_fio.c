@@ -753,19 +753,18 @@ END_TEST
 /* Every error of a file in one message, each with file:line:col. */
 START_TEST(test_all_errors_at_once)
 {
-  char *msg = fio_lang_fail("[global]\nioengine=rdma\n[a]\nrw=trimm\nzonemode=zbd\nbs=4x\n"
+  char *msg = fio_lang_fail("[global]\nioengine=rdma\n[a]\nrw=trimm\nzonemode=zbd\nzonesize=100\nbs=4x\n"
                             "random_distribution=pareto:1.5\nblocksiz=4k\nread_iolog=t.log\n");
   static const char *const want[] = {
       "lang.fio:2:10: error: ioengine=rdma does no block I/O",
       "lang.fio:4:4: error: rw: bad value 'trimm' (allowed: read, write, randread, randwrite, rw, readwrite, "
       "randrw, trim, randtrim, trimwrite, randtrimwrite",
-      "lang.fio:3:1: error: job 'a': zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and "
-      "needs zonesize",
-      "lang.fio:6:4: error: bs: bad value '4x'",
-      "lang.fio:7:21: error: random_distribution: bad value 'pareto:1.5'",
-      "lang.fio:8:1: error: 1 option(s) that are not generic fio options, of the refused engine(s) rdma: "
-      "blocksiz (line 8; did you mean 'blocksize'?)",
-      "lang.fio:9:1: error: fio option 'read_iolog' is not supported",
+      "lang.fio:3:1: error: job 'a': zonemode=zbd: zonesize 100 B is too small (allowed: at least 512 B",
+      "lang.fio:7:4: error: bs: bad value '4x'",
+      "lang.fio:8:21: error: random_distribution: bad value 'pareto:1.5'",
+      "lang.fio:9:1: error: 1 option(s) that are not generic fio options, of the refused engine(s) rdma: "
+      "blocksiz (line 9; did you mean 'blocksize'?)",
+      "lang.fio:10:1: error: fio option 'read_iolog' is not supported",
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     ck_assert_msg(strstr(msg, want[i]), "missing '%s' in:\n%s", want[i], msg);

@@ -598,8 +598,12 @@ static int fio_finish_job(struct fio_parse_ctx *c)
   if (c->cur.meta_op == JOB_META_NONE && c->cur.nrfiles > 1 && c->cur.nrfiles_line > 0 &&
       fio_warn(c, c->cur.nrfiles_line, "nrfiles") != 0)
     return -1;
+  char notes[2 * FIO_LINE_MAX];
+  fio_zbd_default_note(&c->cur, c->job_file, c->job_line, notes, sizeof notes);
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
+  if (notes[0] && fio_append(&c->warn, &c->warn_len, &c->warn_cap, notes) != 0)
+    return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   if (c->cur.client_only == JOB_CLIENT_EXEC) {
     char text[FIO_LINE_MAX + 600];
     snprintf(text, sizeof text, "%s:%d: warning: job '%s' (ioengine=exec) runs its program on the client for "
@@ -608,7 +612,6 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   }
-  char notes[2 * FIO_LINE_MAX];
   fio_http_notes(&c->cur, c->job_file, c->job_line, notes, sizeof notes);
   if (notes[0] && fio_append(&c->warn, &c->warn_len, &c->warn_cap, notes) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
