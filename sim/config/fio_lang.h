@@ -92,6 +92,11 @@ int fio_option_known(const char *key);
  * why, else NULL.  Accepted without effect. */
 const char *fio_option_neutral(const char *key);
 
+/* fio 3.33 takes KEY= with an empty value (an unset ${VAR} substitutes
+ * nothing) for this option: 1, else 0 (fio: "failed parsing KEY=", the
+ * job dropped, fio exits 1). */
+int fio_option_takes_empty(const char *key);
+
 /* A real fio option nastwin cannot honour: the reason, else NULL. */
 const char *fio_option_refused(const char *key);
 
@@ -116,8 +121,6 @@ int fio_net_finish(struct job *j, char *msg, size_t msg_len);
 /* fio_http.c: ioengine=http's own options (http_mode=, https=, http_verbose=,
  * host and credentials): 0, or -1 with msg; 1 when key is not one of them. */
 int fio_http_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len);
-/* 1 when key is an http engine option with no timing (host, names, credentials). */
-int fio_http_plain_key(const char *key);
 /* An http job once its options are all set: a trim becomes one DELETE (an
  * unlink) per block of its I/O; 0, or -1 with msg. */
 int fio_http_finish(struct job *j, char *msg, size_t msg_len);
