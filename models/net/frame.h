@@ -69,6 +69,12 @@ double net_payload_rate_bytes_per_s(double line_rate_bytes_per_s, double mtu_byt
 #define NET_UDP_MAX_PAYLOAD_V4 65507.0
 #define NET_UDP_MAX_PAYLOAD_V6 65527.0
 
+/* A UDP socket's receive buffer when the application sets none (bytes):
+ * Linux net.core.rmem_default, 212992 on 64-bit kernels
+ * (Documentation/admin-guide/sysctl/net.rst; 256 sk_buffs of 832 B);
+ * an application's SO_RCVBUF is doubled by the kernel (socket(7)). */
+#define NET_UDP_RMEM_DEFAULT_BYTES 212992.0
+
 /* The largest UDP payload one datagram carries (bytes). */
 double net_udp_max_payload(int ipv6);
 /* IP packets (= Ethernet frames) one datagram of payload_bytes takes:

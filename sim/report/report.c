@@ -230,8 +230,8 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
     fprintf(out, "  %-5s: %llu I/O ERRORS (failed volume; not in the figures below)\n", name,
             (unsigned long long)t->errors);
   if (t->dropped > 0)
-    fprintf(out, "  %-5s: %llu DATAGRAMS LOST (UDP: the receiver's socket buffer was full; not in the figures "
-            "below)\n", name, (unsigned long long)t->dropped);
+    fprintf(out, "  %-5s: %llu UDP DATAGRAMS LOST at a full receive buffer (not in a reader's I/Os; a "
+            "sender counts them as written)\n", name, (unsigned long long)t->dropped);
   if (t->ios == 0)
     return;
   fprintf(out, "  %-5s: IOPS=%.6g, BW=%.6gMB/s (%.6gMiB/s), %llu I/Os, %.6g MB\n", name, t->iops,
