@@ -281,15 +281,30 @@ START_TEST(test_zbd_emulated)
   }
   ck_assert_msg(closed > 0, "full zones open again");
   gsl_rng_free(rng);
-  char *m = fd_fail("[j]\nzonemode=zbd\n");
-  ck_assert_msg(strstr(m, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and needs zonesize"),
-                "%s", m);
+  /* No zonesize: fio takes the zoned device's; nastwin assumes a host-managed
+   * SMR drive's 256 MiB zones and says so by name. */
+  struct nw_err err;
+  char *warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nrw=write\nzonemode=zbd\nsize=3z\n", "dist.fio", &w, &warn, &err), 0);
+  CK_NEAR(w.steps[0].jobs[0].zbd_zone_bytes, 256 * MIB, 0);
+  CK_NEAR(w.steps[0].jobs[0].size_bytes, 3 * 256 * MIB, 0);
+  ck_assert_msg(warn && strstr(warn, "dist.fio:1: warning: job 'j': zonemode=zbd without zonesize") &&
+                    strstr(warn, "assumes 256 MiB zones"), "%s", warn ? warn : "(none)");
+  workload_free(&w);
+  free(warn);
+  warn = NULL;
+  ck_assert_int_eq(fio_parse_string("[j]\nrw=write\nzonemode=zbd\nzonesize=1m\n", "dist.fio", &w, &warn, &err), 0);
+  ck_assert_msg(!warn || !strstr(warn, "zonesize"), "no assumption with zonesize: %s", warn);
+  workload_free(&w);
+  free(warn);
+  char *m = fd_fail("[j]\nzonemode=zbd\nzonesize=511\n");
+  ck_assert_msg(strstr(m, "zonesize 511 B is too small (allowed: at least 512 B"), "%s", m);
   free(m);
   m = fd_fail("[j]\nrw=randrw\nzonemode=zbd\nzonesize=256m\n");
   ck_assert_msg(strstr(m, "give read_beyond_wp=1"), "%s", m);
   free(m);
   m = fd_fail("[j]\nsize=8z\n");
-  ck_assert_msg(strstr(m, "needs zonemode=zbd and zonesize"), "%s", m);
+  ck_assert_msg(strstr(m, "size or offset in zones ('Nz') needs zonemode=zbd"), "%s", m);
   free(m);
   j = fd_job("[j]\nrw=randrw\nzonemode=zbd\nzonesize=256m\nread_beyond_wp=1\nzone_reset_threshold=0.7\n", &w);
   CK_NEAR(j.zbd_zone_bytes, 256 * MIB, 0);

@@ -1,4 +1,4 @@
-/* frame.h - exact Ethernet/IPv4/TCP framing arithmetic.
+/* frame.h - exact Ethernet/IPv4/TCP framing arithmetic, and UDP datagrams over IPv4/IPv6 (below).
  *
  * Every TCP segment travels in one Ethernet frame.  On the wire a frame
  * costs its IP packet (at most the MTU) plus 38 bytes of Ethernet
@@ -50,5 +50,48 @@ double net_payload_efficiency(double mtu_bytes, int tcp_timestamps);
  * line_rate_bytes_per_s * net_payload_efficiency. */
 double net_payload_rate_bytes_per_s(double line_rate_bytes_per_s, double mtu_bytes,
                                     int tcp_timestamps);
+
+/* UDP (RFC 768) datagrams, as fio's net engine sends them with
+ * protocol=udp or udpv6: one sendto() of bs bytes is one datagram with an
+ * 8-byte UDP header, in one IP packet (IPv4 20 bytes of header, IPv6 40)
+ * when it fits the MTU; a larger one is cut into IP fragments (RFC 791,
+ * RFC 8200 section 4.5): every fragment but the last carries a multiple of
+ * 8 bytes of the datagram, at most mtu - 20 (IPv4) or mtu - 48 (IPv6: its
+ * 8-byte Fragment header is in every fragment) rounded down to 8; losing
+ * any fragment loses the datagram.  No window, no ACK, no retransmission:
+ * a datagram the receiver's socket buffer cannot hold is dropped.  A
+ * datagram is at most 65507 payload bytes over IPv4 (65535 - 20 - 8) and
+ * 65527 over IPv6 (65535 payload length - 8); larger ones fail (EMSGSIZE). */
+#define NET_UDP_HEADER_BYTES 8.0
+#define NET_IPV4_HEADER_BYTES 20.0
+#define NET_IPV6_HEADER_BYTES 40.0
+#define NET_IPV6_FRAGMENT_HEADER_BYTES 8.0
+#define NET_UDP_MAX_PAYLOAD_V4 65507.0
+#define NET_UDP_MAX_PAYLOAD_V6 65527.0
+
+/* A UDP socket's receive buffer when the application sets none (bytes):
+ * Linux net.core.rmem_default, 212992 on 64-bit kernels
+ * (Documentation/admin-guide/sysctl/net.rst; 256 sk_buffs of 832 B);
+ * an application's SO_RCVBUF is doubled by the kernel (socket(7)). */
+#define NET_UDP_RMEM_DEFAULT_BYTES 212992.0
+
+/* The largest UDP payload one datagram carries (bytes). */
+double net_udp_max_payload(int ipv6);
+/* IP packets (= Ethernet frames) one datagram of payload_bytes takes:
+ * 1 when IP + UDP headers + payload fit the MTU, else its fragments. */
+double net_udp_frames(double payload_bytes, double mtu_bytes, int ipv6);
+/* Bytes on the wire for one datagram of payload_bytes (bytes): its
+ * frames' IP headers (+ Fragment headers), the UDP header once, Ethernet
+ * overhead per frame, a frame under 64 bytes padded. */
+double net_udp_wire_bytes(double payload_bytes, double mtu_bytes, int ipv6);
+/* UDP payload rate of a link carrying only datagrams of payload_bytes
+ * (bytes/s): line_rate * payload / wire bytes per datagram. */
+double net_udp_payload_rate_bytes_per_s(double line_rate_bytes_per_s, double payload_bytes, double mtu_bytes,
+                                        int ipv6);
+/* Datagrams lost at a receiver over window_s (count): sent at
+ * offered_per_s, taken off its socket buffer at drain_per_s, the buffer
+ * holding buffer_datagrams; those arriving at a full buffer are dropped:
+ * max(0, (offered - drain) * window - buffer), never more than sent. */
+double net_udp_lost(double offered_per_s, double drain_per_s, double buffer_datagrams, double window_s);
 
 #endif

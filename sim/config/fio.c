@@ -133,6 +133,26 @@ static int fio_is_time_key(const char *key)
          !strcmp(key, "thinktime") || !strcmp(key, "startdelay");
 }
 
+/* KEY= with nothing after ${VAR} substitution: refused as fio 3.33 does
+ * (parse.c "failed parsing KEY=", the job dropped, fio exits 1), but for
+ * the options fio takes empty.  An unset variable substitutes nothing
+ * (options.c fio_option_dup_subs), so e.g. http_s3_key=${S3_KEY} with
+ * S3_KEY unset is refused like rw=${FIO_RW}. */
+static int fio_empty_value(const char *key, const char *value, char *msg, size_t msg_len)
+{
+  char expanded[FIO_LINE_MAX], why[512];
+  if (!value || fio_option_takes_empty(key) ||
+      fio_expand(value, 0, expanded, sizeof expanded, why, sizeof why) != 0 || expanded[0])
+    return 0;
+  const char *var = strstr(value, "${");
+  if (!var)
+    return fio_msg(msg, msg_len, "%s: needs a value (%s=...; fio: \"failed parsing %s=\")", key, key, key);
+  return fio_msg(msg, msg_len, "%s: '%s' is empty: the environment variable is not set (fio substitutes "
+                 "nothing and refuses the empty value: \"failed parsing %s=%s\"; set it, e.g. %.*s=VALUE "
+                 "nastwin run ...)", key, value, key, value,
+                 (int)(strchr(var, '}') ? strchr(var, '}') - var - 2 : 0), var + 2);
+}
+
 int fio_set_option(struct job *j, const char *key, const char *value, int *unmodelled, char *msg,
                    size_t msg_len)
 {
@@ -143,6 +163,8 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   if (!key || !*key)
     return fio_msg(msg, msg_len, "empty fio option name");
   key = fio_option_alias(key);
+  if (fio_empty_value(key, value, msg, msg_len) != 0)
+    return -1;
   if (!fio_in_list(fio_modelled_keys, FIO_COUNT(fio_modelled_keys), key)) {
     const char *why = fio_option_refused(key);
     if (why)
@@ -163,15 +185,6 @@ int fio_set_option(struct job *j, const char *key, const char *value, int *unmod
   char expanded[FIO_LINE_MAX], why[512];
   if (fio_expand(value, fio_is_time_key(key), expanded, sizeof expanded, why, sizeof why) != 0)
     return fio_msg(msg, msg_len, "%s: %s", key, why);
-  const char *var = strstr(value, "${");
-  if (!expanded[0] && var && *value && fio_http_plain_key(key)) {
-    *unmodelled = 1; /* an unset credential of the http engine: no timing, named in a warning */
-    return 0;
-  }
-  if (!expanded[0] && var && *value)
-    return fio_msg(msg, msg_len, "%s: '%s' is empty: the environment variable is not set (fio substitutes "
-                   "nothing; set it, e.g. %.*s=VALUE nastwin run ...)", key, value,
-                   (int)(strchr(var, '}') ? strchr(var, '}') - var - 2 : 0), var + 2);
   return fio_apply(j, key, expanded, unmodelled, msg, msg_len);
 }
 
@@ -598,8 +611,12 @@ static int fio_finish_job(struct fio_parse_ctx *c)
   if (c->cur.meta_op == JOB_META_NONE && c->cur.nrfiles > 1 && c->cur.nrfiles_line > 0 &&
       fio_warn(c, c->cur.nrfiles_line, "nrfiles") != 0)
     return -1;
+  char notes[2 * FIO_LINE_MAX];
+  fio_zbd_default_note(&c->cur, c->job_file, c->job_line, notes, sizeof notes);
   if (fio_job_finish(&c->cur, msg, sizeof msg) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "job '%s': %s", c->cur.name, msg);
+  if (notes[0] && fio_append(&c->warn, &c->warn_len, &c->warn_cap, notes) != 0)
+    return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   if (c->cur.client_only == JOB_CLIENT_EXEC) {
     char text[FIO_LINE_MAX + 600];
     snprintf(text, sizeof text, "%s:%d: warning: job '%s' (ioengine=exec) runs its program on the client for "
@@ -608,7 +625,6 @@ static int fio_finish_job(struct fio_parse_ctx *c)
     if (fio_append(&c->warn, &c->warn_len, &c->warn_cap, text) != 0)
       return fio_err(c, c->job_file, c->job_line, 1, "out of memory");
   }
-  char notes[2 * FIO_LINE_MAX];
   fio_http_notes(&c->cur, c->job_file, c->job_line, notes, sizeof notes);
   if (notes[0] && fio_append(&c->warn, &c->warn_len, &c->warn_cap, notes) != 0)
     return fio_err(c, c->job_file, c->job_line, 1, "out of memory");

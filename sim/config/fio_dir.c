@@ -286,13 +286,15 @@ static int fio_set_zone_option(struct job *j, const char *key, const char *v, ch
  * them on a target that is not zoned (a NAS file or LUN). */
 int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
 {
-  if ((j->size_zones > 0 || j->offset_zones > 0) && (j->zone_mode != 3 || j->zone_size_bytes <= 0))
-    return fio_msg(msg, msg_len, "size or offset in zones ('Nz') needs zonemode=zbd and zonesize");
+  if ((j->size_zones > 0 || j->offset_zones > 0) && j->zone_mode != 3)
+    return fio_msg(msg, msg_len, "size or offset in zones ('Nz') needs zonemode=zbd");
   if (j->zone_mode != 3)
     return 0;
+  if (j->zone_size_bytes <= 0.0) /* the device's own zones: fio_zbd_default_note says which */
+    j->zone_size_bytes = FIO_ZBD_DEVICE_ZONE_BYTES;
   if (j->zone_size_bytes < 512.0)
-    return fio_msg(msg, msg_len, "zonemode=zbd: a NAS file or LUN is not zoned, so fio emulates zones and "
-                   "needs zonesize (at least 512 B; fio: \"Specifying the zone size is mandatory\")");
+    return fio_msg(msg, msg_len, "zonemode=zbd: zonesize %.0f B is too small (allowed: at least 512 B; fio: \"zone "
+                   "size must be at least 512 bytes\")", j->zone_size_bytes);
   /* zbd.c zbd_adjust_block: a read needs written data below a write
    * pointer; on emulated zones (init_zone_info: wp = start, all empty) a
    * read-only job finds none (zbd_find_zone fails), so fio ends it at
@@ -317,6 +319,16 @@ int fio_zbd_finish(struct job *j, char *msg, size_t msg_len)
   j->size_zones = j->offset_zones = 0.0;
   j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0; /* not strided */
   return 0;
+}
+
+void fio_zbd_default_note(const struct job *j, const char *file, int line, char *out, size_t n)
+{
+  out[0] = '\0';
+  if (j->zone_mode == 3 && j->zone_size_bytes <= 0.0)
+    snprintf(out, n, "%s:%d: warning: job '%s': zonemode=zbd without zonesize: fio takes the zone size from "
+             "the zoned device, and nastwin's drive models declare no write zones, so it assumes %.0f MiB "
+             "zones, a host-managed SMR drive's (give zonesize= for another device)\n",
+             file, line, j->name, FIO_ZBD_DEVICE_ZONE_BYTES / 1048576.0);
 }
 
 int fio_set_direction_option(struct job *j, const char *key, const char *v, char *msg, size_t msg_len)

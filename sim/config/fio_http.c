@@ -27,7 +27,8 @@ static const char *const fio_http_plain[] = {
     "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm", "http_s3_storage_class",
     "http_swift_auth_token"};
 
-int fio_http_plain_key(const char *key)
+/* 1 when key is an http engine option with no timing (host, names, credentials). */
+static int fio_http_plain_key(const char *key)
 {
   for (size_t i = 0; i < sizeof fio_http_plain / sizeof fio_http_plain[0]; i++)
     if (!strcmp(key, fio_http_plain[i]))

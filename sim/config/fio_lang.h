@@ -53,9 +53,26 @@ void fio_fold_rates(struct job *j, double mean_r, double mean_w);
 /* fio_verify.c: verify=METHOD on j (none and 0 turn it off).  0, or -1 with msg. */
 int fio_set_verify(struct job *j, const char *v, char *msg, size_t msg_len);
 
+/* The zone size of a zoned device when a zonemode=zbd job gives no
+ * zonesize (bytes).  fio then takes the zone size from the device itself
+ * (zbd.c parse_zone_info: the zones the kernel reports, sysfs
+ * queue/chunk_sectors); the job's target here is a NAS file or LUN, and no
+ * drive model in the catalogue declares write zones (their zones are
+ * recording zones), so the zoned device is assumed to be a host-managed
+ * SMR drive: 256 MiB, the zone size of every host-managed SMR hard disk
+ * shipped (zonedstorage.io "Shingled Magnetic Recording": "all SMR hard
+ * disks ... 256 MiB zone size"; e.g. WD Ultrastar DC HC620, Seagate
+ * ST8000AS0022 ZAC); ZNS SSDs range 16 MiB .. 2 GiB.  Warned about by name
+ * (fio_zbd_default_note). */
+#define FIO_ZBD_DEVICE_ZONE_BYTES (256.0 * 1048576.0)
+
 /* fio_dir.c: zonemode=zbd and 'Nz' sizes once all options are set (zones
- * as fio emulates them on a target that is not zoned).  0, or -1 with msg. */
+ * as fio emulates them on a target that is not zoned; no zonesize: the
+ * device's, FIO_ZBD_DEVICE_ZONE_BYTES).  0, or -1 with msg. */
 int fio_zbd_finish(struct job *j, char *msg, size_t msg_len);
+/* The warning for a zonemode=zbd job j that gives no zonesize (before
+ * fio_zbd_finish) into out, FILE:LINE: prefixed; "" for any other job. */
+void fio_zbd_default_note(const struct job *j, const char *file, int line, char *out, size_t n);
 
 /* Expand a value: ${VAR} from the environment (an unset one becomes
  * nothing, as fio substitutes it), the built-ins $pagesize, $mb_memory and
@@ -74,6 +91,11 @@ int fio_option_known(const char *key);
  * content, names, client CPU placement, hints no NAS protocol carries):
  * why, else NULL.  Accepted without effect. */
 const char *fio_option_neutral(const char *key);
+
+/* fio 3.33 takes KEY= with an empty value (an unset ${VAR} substitutes
+ * nothing) for this option: 1, else 0 (fio: "failed parsing KEY=", the
+ * job dropped, fio exits 1). */
+int fio_option_takes_empty(const char *key);
 
 /* A real fio option nastwin cannot honour: the reason, else NULL. */
 const char *fio_option_refused(const char *key);
@@ -99,8 +121,6 @@ int fio_net_finish(struct job *j, char *msg, size_t msg_len);
 /* fio_http.c: ioengine=http's own options (http_mode=, https=, http_verbose=,
  * host and credentials): 0, or -1 with msg; 1 when key is not one of them. */
 int fio_http_option(struct job *j, const char *key, const char *value, char *msg, size_t msg_len);
-/* 1 when key is an http engine option with no timing (host, names, credentials). */
-int fio_http_plain_key(const char *key);
 /* An http job once its options are all set: a trim becomes one DELETE (an
  * unlink) per block of its I/O; 0, or -1 with msg. */
 int fio_http_finish(struct job *j, char *msg, size_t msg_len);

@@ -185,6 +185,24 @@ const char *fio_option_neutral(const char *key)
   return NULL;
 }
 
+/* The options fio 3.33 parses with an empty value (checked one by one with
+ * `fio --parse-only` on KEY= for every option named in this file: parse.c
+ * refuses an empty string store, number, size, time and bool; these are
+ * FIO_OPT_STR with a callback that takes an empty list or log name, or
+ * deprecated and skipped).  Every other option's empty value is refused. */
+int fio_option_takes_empty(const char *key)
+{
+  static const char *const ok[] = {
+      "write_bw_log", "write_hist_log",   "write_iops_log", "write_lat_log",     "log_compression_cpus",
+      "cpus_allowed", "numa_cpu_nodes",   "numa_mem_policy", "verify_async_cpus", "ignore_error",
+      "flow_watermark", "verifysort",     "verifysort_nr",
+  };
+  for (size_t i = 0; i < FIO_COUNT(ok); i++)
+    if (!strcmp(ok[i], key))
+      return 1;
+  return 0;
+}
+
 const char *fio_option_refused(const char *key)
 {
   for (size_t i = 0; i < FIO_COUNT(fio_refused); i++)

@@ -10,8 +10,9 @@
  * measured window for bw/iops min/max/mean/dev (fio's default 500 ms
  * bwavgtime/iopsavgtime).  What is not modelled is written as 0 and named
  * in the man page: slat (submission is not separated, lat_ns = clat_ns),
- * the client's usr/sys CPU, context switches and page faults, short and
- * dropped I/Os, the sync section.  No wall time: timestamp 0. */
+ * the client's usr/sys CPU, context switches and page faults, short I/Os,
+ * the sync section; drop_ios is the UDP datagrams lost (fio counts them
+ * from the gaps in a reader's sequence numbers, engines/net.c).  No wall time: timestamp 0. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,8 +92,8 @@ static void fj_dir(FILE *out, const struct res_totals *t, double window_s, int p
   fprintf(out, "{\"io_bytes\": %.0f, \"io_kbytes\": %.0f, \"bw_bytes\": %.0f, \"bw\": %.0f, \"iops\": ",
           t->bytes, floor(t->bytes / 1024.0), bw_Bps, floor(bw_Bps / 1024.0));
   fj_num(out, have ? t->iops : 0.0);
-  fprintf(out, ", \"runtime\": %.0f, \"total_ios\": %llu, \"short_ios\": 0, \"drop_ios\": 0,\n        ",
-          have ? window_s * 1e3 : 0.0, (unsigned long long)t->ios);
+  fprintf(out, ", \"runtime\": %.0f, \"total_ios\": %llu, \"short_ios\": 0, \"drop_ios\": %llu,\n        ",
+          have ? window_s * 1e3 : 0.0, (unsigned long long)t->ios, (unsigned long long)t->dropped);
   fputs("\"slat_ns\": {\"min\": 0, \"max\": 0, \"mean\": 0.000000, \"stddev\": 0.000000, \"N\": 0},\n        ", out);
   fj_clat(out, t, plus);
   fputs(",\n        ", out);

@@ -81,7 +81,8 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
     fprintf(out, ", \"%s\": ", res_percentile_names[i]);
     report_num(out, t->lat_pct_s[i] * 1e3);
   }
-  fprintf(out, "}, \"errors\": %llu}", (unsigned long long)t->errors);
+  fprintf(out, "}, \"errors\": %llu, \"dropped\": %llu}", (unsigned long long)t->errors,
+          (unsigned long long)t->dropped);
 }
 
 void report_calib_json(FILE *out, const char *file, const char *hash)
@@ -228,6 +229,9 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
   if (t->errors > 0)
     fprintf(out, "  %-5s: %llu I/O ERRORS (failed volume; not in the figures below)\n", name,
             (unsigned long long)t->errors);
+  if (t->dropped > 0)
+    fprintf(out, "  %-5s: %llu UDP DATAGRAMS LOST at a full receive buffer (not in a reader's I/Os; a "
+            "sender counts them as written)\n", name, (unsigned long long)t->dropped);
   if (t->ios == 0)
     return;
   fprintf(out, "  %-5s: IOPS=%.6g, BW=%.6gMB/s (%.6gMiB/s), %llu I/Os, %.6g MB\n", name, t->iops,

@@ -51,6 +51,9 @@ struct res_totals {
   int has_ci;
   double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
   uint64_t errors; /* I/Os ended with an error (failed volume): not in ios, bytes or latency */
+  uint64_t dropped; /* UDP datagrams (fio net, protocol=udp) sent and lost at a full receive
+                     * buffer (fio's drop_ios): not in a reader's ios and bytes; a sender
+                     * counts them as written */
   /* Batch means (sim/engine/run.c): 95 % half-widths relative to iops
    * and lat_mean_s over the window's batches; < 0: too few batches. */
   double iops_hw95_rel, lat_mean_hw95_rel;
