@@ -899,14 +899,14 @@ END_TEST
 START_TEST(test_cli_refused)
 {
   char path[2048];
-  snprintf(path, sizeof path, "%s/tests/fio/examples/netio-udp.fio", fio_test_dir());
+  snprintf(path, sizeof path, "%s/tests/fio/examples/http-s3.fio", fio_test_dir());
   const char *args[] = {"run", "--fio", path, "--output-format=json", NULL};
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(r.out[0] == '\0', "stdout: %s", r.out);
-  ck_assert_msg(strstr(r.err, "netio-udp.fio:9:1: error: job 'sender': ioengine=net protocol=udp") &&
-                strstr(r.err, "netio-udp.fio:12:1: error: job 'receiver'"), "%s", r.err);
+  ck_assert_msg(strstr(r.err, "http-s3.fio:14:13: error: http_s3_key: '${S3_KEY}' is empty") &&
+                strstr(r.err, "http-s3.fio:15:15: error: http_s3_keyid: '${S3_ID}' is empty"), "%s", r.err);
   cli_out_free(&r);
   snprintf(path, sizeof path, "%s/tests/fio/bad/bad_http_mode.fio", fio_test_dir());
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);

@@ -195,13 +195,14 @@ START_TEST(test_client_net_parse)
   ck_assert_int_eq(n.client_only, JOB_CLIENT_NET);
   ck_assert_double_eq(n.net_window_bytes, 262144.0);
   ck_assert_int_eq(fc_job("[n]\nioengine=netsplice\nrw=write\nsize=1g\n").client_only, JOB_CLIENT_NET);
-  fc_refused("[n]\nioengine=net\nprotocol=udp\nrw=write\n", "UDP datagrams have no flow control");
+  ck_assert_int_eq(fc_job("[n]\nioengine=net\nprotocol=udpv6\nrw=write\nbs=32k\nsize=1g\n").client_only,
+                   JOB_CLIENT_NET);
+  fc_refused("[n]\nioengine=net\nprotocol=udp\nrw=write\nbs=65508\n", "does not fit one UDP datagram");
   fc_refused("[n]\nioengine=net\nprotocol=vsock\nrw=write\n", "does not cross the NAS's links");
   fc_refused("[n]\nioengine=net\nprotocol=unix\nrw=write\n", "never reaches the NAS");
   fc_refused("[n]\nioengine=net\nprotocol=sctp\nrw=write\n", "protocol: bad value 'sctp'");
   fc_refused("[n]\nioengine=net\nrw=randwrite\n", "network IO can't be random");
   fc_refused("[n]\nioengine=net\nrw=rw\n", "use a job with rw=write and one with rw=read");
-  fc_refused("[n]\nioengine=net\nrw=write\npingpong=1\n", "pingpong");
   fc_refused("[n]\nioengine=net\nrw=write\nwindow_size=0\n", "window_size: bad value '0'");
   fc_refused("[n]\nioengine=net\nrw=write\n[m]\nrw=read\n", "put stonewall between them");
   ck_assert_ptr_nonnull(fio_engine_refused("nbd"));
@@ -218,6 +219,52 @@ END_TEST
 #define NET_REL(a, b)                                                                                         \
   ck_assert_msg(fabs((double)(a) - (double)(b)) <= 1e-4 * fabs((double)(b)), "%.9g != %.9g", (double)(a),     \
                 (double)(b))
+
+/* UDP (models/net/frame.c): the sender is not slowed by its receiver;
+ * what the NAS cannot take in is lost and counted (fio JSON drop_ios);
+ * a paced sender loses nothing; pingpong waits for each echo. */
+START_TEST(test_client_net_udp)
+{
+  const char *slow[] = {"--json", "--set", "clients.fio_io_time=1ns", "--set", "soc.clock=200MHz", "--set",
+                        "network.mtu=1500", NULL};
+  const char *job = "[s]\nioengine=net\nprotocol=udp\nrw=write\nbs=1k\nsize=100g\ngtod_reduce=1\ntime_based\n"
+                    "runtime=1s\n";
+  struct cli_out u = fc_run(job, slow);
+  double sent = cli_json_number(u.out, "\"write\"", "ios"), lost = cli_json_number(u.out, "\"write\"", "dropped");
+  ck_assert_msg(lost > 0.1 * sent && lost < sent, "lost %g of %g: %.2000s", lost, sent, u.out);
+  /* The wire carries every datagram: 1 KiB in a 1090 B frame (20 + 8 + 1024 + 38). */
+  double wire = cli_json_number(u.out, "\"resource\": \"net.nas0.rx\"", "busy");
+  ck_assert_msg(wire > 0.99, "the sender fills its link: %g", wire);
+  /* The same sender over TCP slows to what the NAS takes in, loses nothing. */
+  struct cli_out t = fc_run("[s]\nioengine=net\nrw=write\nbs=1k\nsize=100g\ngtod_reduce=1\ntime_based\n"
+                            "runtime=1s\n", slow);
+  ck_assert_msg(cli_json_number(t.out, "\"write\"", "ios") < sent &&
+                    cli_json_number(t.out, "\"write\"", "dropped") == 0.0, "%.2000s", t.out);
+  /* Paced below what the NAS takes in: nothing lost. */
+  struct cli_out p = fc_run("[s]\nioengine=net\nprotocol=udp\nrw=write\nbs=1k\nsize=100g\ngtod_reduce=1\n"
+                            "time_based\nruntime=1s\nrate_iops=1000\n", slow);
+  CK_REL(cli_json_number(p.out, "\"write\"", "ios"), 1000.0);
+  ck_assert_double_eq(cli_json_number(p.out, "\"write\"", "dropped"), 0.0);
+  /* fio JSON: drop_ios is the lost datagrams. */
+  const char *fj[] = {"--output-format=json", "--set", "clients.fio_io_time=1ns", "--set", "soc.clock=200MHz",
+                      "--set", "network.mtu=1500", NULL};
+  struct cli_out f = fc_run(job, fj);
+  CK_REL(cli_json_number(f.out, "\"write\": {\"io_bytes\"", "drop_ios"), lost);
+  /* pingpong: one message and its echo per I/O: 2 x (route latency + bs at the link). */
+  const char *lat[] = {"--json", "--set", "network.switch_hops=0", "--set", "network.link_latency=100us", "--set",
+                       "clients.fio_io_time=1ns", NULL};
+  struct cli_out g = fc_run("[s]\nioengine=net\nprotocol=udp\npingpong=1\nrw=write\nbs=64\nsize=100g\n"
+                            "gtod_reduce=1\ntime_based\nruntime=1s\n", lat);
+  double iops = cli_json_number(g.out, "\"write\"", "iops");
+  ck_assert_msg(iops > 0.99 / (2 * 200e-6 + 1e-5) && iops < 1.0 / (2 * 200e-6), "%g: %.2000s", iops, g.out);
+  ck_assert_double_eq(cli_json_number(g.out, "\"write\"", "dropped"), 0.0);
+  cli_out_free(&u);
+  cli_out_free(&t);
+  cli_out_free(&p);
+  cli_out_free(&f);
+  cli_out_free(&g);
+}
+END_TEST
 
 START_TEST(test_client_net_run)
 {
@@ -290,6 +337,7 @@ int main(void)
   tcase_add_test(tc, test_client_fio_json);
   tcase_add_test(tc, test_client_net_parse);
   tcase_add_test(tc, test_client_net_run);
+  tcase_add_test(tc, test_client_net_udp);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -1,9 +1,12 @@
 /* fio_net.c - fio's net and netsplice engines (engines/net.c) as nastwin
  * models them: one TCP stream per fio thread between the client and a
  * peer on the NAS (the scenario names the NAS: hostname=, port= and
- * listen= only say where and who connects), over the modelled links,
- * with no protocol daemon and no storage behind it.  rw=write sends,
- * rw=read receives; sim/engine/client_only.c times the stream.  What fio
+ * listen= only say where and who connects, a multicast group too), over
+ * the modelled links, with no protocol daemon and no storage behind it.
+ * rw=write sends, rw=read receives; pingpong=1 waits for each message's
+ * echo; protocol=udp/udpv6 sends datagrams (models/net/frame.c), with no
+ * window and no ACK, lost when the receiver's socket buffer is full
+ * (counted, fio's drop_ios); sim/engine/client_only.c times the stream.  What fio
  * itself refuses is refused with fio's words (fio_netio_init: "network IO
  * can't be random", datagram jobs "must be read OR write"); what nastwin
  * cannot model honestly is refused with the reason. */
@@ -11,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "models/net/frame.h"
 #include "sim/config/fio_lang.h"
 
 #define FIO_NET_MAX_WINDOW (1024.0 * 1048576.0) /* 1 GiB: above any socket buffer Linux grants */
@@ -54,10 +58,12 @@ int fio_net_finish(struct job *j, char *msg, size_t msg_len)
   if (j->client_only != JOB_CLIENT_NET)
     return 0;
   const char *p = j->net_proto[0] ? j->net_proto : "tcp";
-  if (!strncmp(p, "udp", 3))
-    return fio_msg(msg, msg_len, "ioengine=%s protocol=%s: UDP datagrams have no flow control, so a sender "
-                   "that outruns the link or the receiver loses datagrams, which nastwin does not model "
-                   "(protocol=tcp is)", j->engine, p);
+  int v6 = strstr(p, "v6") != NULL;
+  for (int i = 0; !strncmp(p, "udp", 3) && i < j->nbs + j->nbs_w; i++)
+    if ((i < j->nbs ? j->bs_bytes[i] : j->bs_bytes_w[i - j->nbs]) > net_udp_max_payload(v6))
+      return fio_msg(msg, msg_len, "ioengine=%s protocol=%s: bs above %.0f B does not fit one UDP datagram "
+                     "(sendto fails with EMSGSIZE, which fio retries for ever)", j->engine, p,
+                     net_udp_max_payload(v6));
   if (!strcmp(p, "unix"))
     return fio_msg(msg, msg_len, "ioengine=%s protocol=unix: a local socket inside the client never reaches "
                    "the NAS: not simulated (protocol=tcp is)", j->engine);
@@ -73,8 +79,5 @@ int fio_net_finish(struct job *j, char *msg, size_t msg_len)
   if (j->read_frac > 0.0 && j->read_frac < 1.0)
     return fio_msg(msg, msg_len, "ioengine=%s: a job that both sends and receives on one socket (rw=rw) is "
                    "not modelled: use a job with rw=write and one with rw=read", j->engine);
-  if (j->net_pingpong)
-    return fio_msg(msg, msg_len, "ioengine=%s: pingpong (each message waits for its echo) is not modelled; "
-                   "without it the job is a one-way stream", j->engine);
   return 0;
 }

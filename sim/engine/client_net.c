@@ -19,8 +19,14 @@
  * (soc_mem_copy_s).  A stream runs at its flow rate capped by its peer's
  * thread; when the interrupt core or all cores together cannot keep up,
  * every stream slows by the same factor (a simplification: the links'
- * shares are not re-solved).  client_only.c times each job's I/Os at its
- * stream's rate. */
+ * shares are not re-solved).  UDP (protocol=udp, udpv6): no TCP-gamma
+ * bound, each datagram's frames (frame.c: UDP/IP headers, IP fragments)
+ * instead of segments, no ACK, no TSO; a UDP sender to the NAS keeps its
+ * link share (sent) while the NAS takes in only what its CPU allows
+ * (Bps), the rest lost.  pingpong: one message in flight, the stream's
+ * rate bs over two transfers and two route latencies.  client_only.c
+ * times each job's I/Os at its stream's rate and counts the loss. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,21 +40,66 @@
 /* The NAS's network work per payload byte of a stream (s of one core per
  * byte): on the interrupt core (the segments it receives) and on the
  * peer's thread (the ACKs or segments it sends, its copy). */
-static void eng_stream_cost(const struct scenario *s, int to_nas, double *irq_s, double *peer_s)
+int eng_net_udp(const struct job *j, int *ipv6)
+{
+  *ipv6 = strstr(j->net_proto, "v6") != NULL;
+  return !strncmp(j->net_proto, "udp", 3);
+}
+
+double eng_net_udp_buffer(const struct job *j, double bs_bytes)
+{
+  double buf = j->net_window_bytes > 0 ? 2.0 * j->net_window_bytes : NET_UDP_RMEM_DEFAULT_BYTES;
+  return bs_bytes > 0 ? floor(buf / bs_bytes) : 0.0;
+}
+
+/* The bytes one I/O of net job j moves (its direction's mean block). */
+static double eng_net_bs(const struct job *j)
+{
+  const double *b = j->read_frac >= 0.5 || j->nbs_w == 0 ? j->bs_bytes : j->bs_bytes_w;
+  const double *w = j->read_frac >= 0.5 || j->nbs_w == 0 ? j->bs_weight : j->bs_weight_w;
+  int n = j->read_frac >= 0.5 || j->nbs_w == 0 ? j->nbs : j->nbs_w;
+  double m = 0.0;
+  for (int i = 0; i < n; i++)
+    m += b[i] * w[i];
+  return m > 0 ? m : 4096.0;
+}
+
+/* TCP: data segments of MSS payload, a delayed ACK per two, TSO on send.
+ * UDP: a datagram's IP fragments (frame.c), no ACK, no TSO (fio sets no
+ * UDP_SEGMENT). */
+static void eng_stream_cost(const struct scenario *s, const struct job *j, int to_nas, double *irq_s,
+                            double *peer_s)
 {
   const struct proto_costs *c = &s->proto.costs;
   double speed = soc_effective_speed_cycles_per_s(&s->soc);
-  double segs = 1.0 / net_payload_per_frame(s->net.mtu_bytes, s->net.tcp_timestamps != 0); /* per byte */
+  int v6, udp = eng_net_udp(j, &v6);
+  double bs = eng_net_bs(j);
+  double segs = udp ? net_udp_frames(bs, s->net.mtu_bytes, v6) / bs /* per byte */
+                    : 1.0 / net_payload_per_frame(s->net.mtu_bytes, s->net.tcp_timestamps != 0);
+  double acks = udp ? 0.0 : 0.5;
   double csum = s->proto.checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte;
-  int tso = s->proto.tso != 0 && s->proto.checksum_offload != 0;
+  int tso = !udp && s->proto.tso != 0 && s->proto.checksum_offload != 0;
   double copy = soc_mem_copy_s(&s->soc, 1.0);
   if (to_nas) {
     *irq_s = (c->cycles_per_packet * segs + csum) / speed;
-    *peer_s = c->cycles_per_packet * 0.5 * segs / speed + copy;
+    *peer_s = c->cycles_per_packet * acks * segs / speed + copy;
   } else {
-    *irq_s = c->cycles_per_packet * 0.5 * segs / speed;
+    *irq_s = c->cycles_per_packet * acks * segs / speed;
     *peer_s = (c->cycles_per_packet * (tso ? 1.0 / PROTO_TSO_MAX_BYTES : segs) + csum) / speed + copy;
   }
+}
+
+/* The links carry TCP payload at net_payload_efficiency; a UDP stream's
+ * share of the wire carries its datagrams' payload instead: its payload
+ * per TCP payload byte of wire (1 for TCP). */
+static double eng_net_payload_share(const struct scenario *s, const struct job *j)
+{
+  int v6;
+  if (!eng_net_udp(j, &v6))
+    return 1.0;
+  double bs = eng_net_bs(j);
+  return bs / net_udp_wire_bytes(bs, s->net.mtu_bytes, v6) /
+         net_payload_efficiency(s->net.mtu_bytes, s->net.tcp_timestamps != 0);
 }
 
 static void eng_flow_ended(void *ctx, void *tag)
@@ -78,7 +129,9 @@ static int eng_net_flows(const struct scenario *s, const struct workload_step *s
     if (j->client_only != JOB_CLIENT_NET)
       continue;
     int up = j->read_frac < 0.5; /* a sender: towards the NAS */
-    double gamma = j->net_window_bytes > 0 ? j->net_window_bytes
+    int v6, udp = eng_net_udp(j, &v6);
+    double gamma = udp ? 1e30 /* no window: only the links bound it */
+                   : j->net_window_bytes > 0 ? j->net_window_bytes
                    : s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : ENG_TCP_WINDOW_BYTES;
     for (int c = 0; c < s->nclients; c++)
       for (int k = 0; k < j->numjobs; k++, n++) {
@@ -93,10 +146,22 @@ static int eng_net_flows(const struct scenario *s, const struct workload_step *s
   /* Every latency paid (all started at 0, one route latency): the rates.
    * Not flow_next_s: a stream alone on its links has its end as its only
    * event (flow.c's lone-flow fold), 1e30 bytes away. */
-  int rc = flow_advance(fn, eng_links_latency_s(&l), eng_flow_ended, NULL);
+  ld->latency_s = eng_links_latency_s(&l);
+  int rc = flow_advance(fn, ld->latency_s, eng_flow_ended, NULL);
   for (int k = 0; k < n && rc == 0; k++)
     ld->Bps[k] = flow_rate_of(fn, (void *)(intptr_t)(k + 1));
   flow_net_destroy(fn);
+  for (int i = 0, x = 0; i < st->njobs && rc == 0; i++) {
+    const struct job *j = &st->jobs[i];
+    if (j->client_only != JOB_CLIENT_NET)
+      continue;
+    double bs = eng_net_bs(j), f = eng_net_payload_share(s, j);
+    for (int k = 0; k < s->nclients * j->numjobs; k++, x++) {
+      ld->Bps[x] *= f;
+      if (j->net_pingpong) /* one message in flight: there, and its echo back, then the next */
+        ld->Bps[x] = bs / (2.0 * (bs / ld->Bps[x] + ld->latency_s));
+    }
+  }
   return rc;
 }
 
@@ -112,8 +177,10 @@ static void eng_net_cpu(const struct scenario *s, const struct workload_step *st
     if (j->client_only != JOB_CLIENT_NET)
       continue;
     double irq_s, peer_s;
-    eng_stream_cost(s, j->read_frac < 0.5, &irq_s, &peer_s);
+    int v6, udp_in = eng_net_udp(j, &v6) && j->read_frac < 0.5; /* a UDP sender to the NAS: not slowed */
+    eng_stream_cost(s, j, j->read_frac < 0.5, &irq_s, &peer_s);
     for (int k = 0; k < s->nclients * j->numjobs; k++, x++) {
+      ld->sent[x] = udp_in ? Bps[x] : -1.0;
       Bps[x] = peer_s > 0 && Bps[x] * peer_s > 1.0 ? 1.0 / peer_s : Bps[x];
       irq += Bps[x] * irq_s;
       peer += Bps[x] * peer_s;
@@ -131,14 +198,16 @@ static void eng_net_cpu(const struct scenario *s, const struct workload_step *st
       continue;
     int up = j->read_frac < 0.5;
     double irq_s, peer_s;
-    eng_stream_cost(s, up, &irq_s, &peer_s);
+    eng_stream_cost(s, j, up, &irq_s, &peer_s);
     for (int c = 0; c < s->nclients; c++)
       for (int k = 0; k < j->numjobs; k++, x++) {
         const struct plat_conn *pc = &map->conns[c * cpc + k % cpc];
         Bps[x] *= f;
+        ld->sent[x] = ld->sent[x] < 0 ? Bps[x] : ld->sent[x]; /* TCP, or UDP from the NAS: as taken in */
         ld->peer_util[i] += Bps[x] * peer_s;
-        ld->nas[(up ? pc->nas_rx : pc->nas_tx) % ENG_NET_PORTS][up] += Bps[x];
-        ld->nic[2 * (c * nc + (up ? pc->client_tx : pc->client_rx)) + up] += Bps[x];
+        double wire = ld->sent[x] / eng_net_payload_share(s, j); /* in the links' TCP payload bytes */
+        ld->nas[(up ? pc->nas_rx : pc->nas_tx) % ENG_NET_PORTS][up] += wire;
+        ld->nic[2 * (c * nc + (up ? pc->client_tx : pc->client_rx)) + up] += wire;
       }
   }
 }
@@ -159,10 +228,11 @@ int eng_net_load(const struct scenario *s, const struct workload_step *st, int n
     return eng_net_fail(out, msg);
   }
   ld->Bps = calloc((size_t)nstreams, sizeof *ld->Bps);
+  ld->sent = calloc((size_t)nstreams, sizeof *ld->sent);
   ld->nic = calloc((size_t)(2 * s->nclients * (int)s->net.client_nics), sizeof *ld->nic);
   struct plat_map *map = malloc(sizeof *map);
   struct nw_err err = {0};
-  if (!ld->Bps || !ld->nic || !map) {
+  if (!ld->Bps || !ld->sent || !ld->nic || !map) {
     free(map);
     return eng_net_fail(out, "out of memory");
   }
@@ -182,8 +252,9 @@ int eng_net_load(const struct scenario *s, const struct workload_step *st, int n
 void eng_net_load_free(struct eng_net_load *ld)
 {
   free(ld->Bps);
+  free(ld->sent);
   free(ld->nic);
-  ld->Bps = ld->nic = NULL;
+  ld->Bps = ld->sent = ld->nic = NULL;
 }
 
 double eng_net_account(const struct scenario *s, const struct workload_step *st, const struct eng_net_load *ld,
@@ -196,8 +267,10 @@ double eng_net_account(const struct scenario *s, const struct workload_step *st,
     if (j->client_only != JOB_CLIENT_NET)
       continue;
     snprintf(name, sizeof name, "nas.fio_peer.%.40s", j->name);
+    int v6, udp = eng_net_udp(j, &v6);
     snprintf(who, sizeof who, "the %d fio peer(s) on the NAS: socket copy, %s", s->nclients * j->numjobs,
-             j->read_frac < 0.5 ? "ACKs" : "transmit segments");
+             j->net_pingpong ? "echoes" : udp ? (j->read_frac < 0.5 ? "UDP receive" : "UDP datagrams")
+             : j->read_frac < 0.5 ? "ACKs" : "transmit segments");
     analysis_add(out, RES_THREAD, name, who, ld->peer_util[i] * T);
     busy_cores += ld->peer_util[i];
   }

@@ -23,7 +23,9 @@
  * bs / rate (a full socket buffer drains at the stream's rate; fio's own
  * per-I/O time overlaps it, and bounds the I/O rate when longer); the
  * first writes filling the empty buffer and the connection's set-up are
- * not timed.  The SoC's power follows the busy cores.  A step mixing
+ * not timed.  A UDP stream's datagrams that its receiver cannot take in
+ * are lost once the receive buffer is full (frame.c net_udp_lost): a
+ * reader counts only what it takes in, a sender every datagram it sent.  The SoC's power follows the busy cores.  A step mixing
  * these jobs with NAS storage jobs is refused (fio.c; here as a failed
  * run for a YAML workload). */
 #include <math.h>
@@ -33,6 +35,7 @@
 #include <string.h>
 
 #include "models/disks/disk.h"
+#include "models/net/frame.h"
 #include "sim/analysis/analysis.h"
 #include "sim/engine/client_net.h"
 
@@ -54,11 +57,27 @@ static double eng_mean_bs(const double *bs, const double *w, int n)
 /* One copy of job j over [ramp_s, its end]: I/Os per direction (fio's
  * read, write, trim) and their bytes, its end, its thread's busy time. */
 struct eng_copy {
-  double ios[3], bytes[3];
-  double io_s, period_s, end_s, busy_s;
+  double ios[3], bytes[3], dropped[3];
+  double io_s, period_s, end_s, busy_s, sent_Bps;
 };
 
-static void eng_copy_run(const struct scenario *s, const struct job *j, double ramp_s, double stream_Bps,
+/* A net copy's UDP datagrams lost over its window (a full receive buffer:
+ * at the NAS for a sender, at fio's reader when it cannot keep up). */
+static void eng_copy_udp_lost(const struct job *j, double bs, double taken_Bps, struct eng_copy *c)
+{
+  int v6, rd = j->read_frac > 0.5;
+  if (!eng_net_udp(j, &v6) || j->net_pingpong || c->period_s <= 0)
+    return;
+  double window_s = (c->ios[0] + c->ios[1]) * c->period_s;
+  double mine = 1.0 / c->period_s;            /* datagrams/s fio's thread sends or takes in */
+  double peer = rd ? c->sent_Bps / bs : taken_Bps / bs; /* what the sender sends, the NAS takes in */
+  c->dropped[rd ? 0 : 1] = rd ? net_udp_lost(peer, mine, eng_net_udp_buffer(j, bs), window_s)
+                              : net_udp_lost(mine, peer, eng_net_udp_buffer(j, bs), window_s);
+}
+
+/* rate: a net copy's stream, [0] what its sender sends, [1] what its
+ * receiver takes in (bytes/s). */
+static void eng_copy_run(const struct scenario *s, const struct job *j, double ramp_s, const double *rate,
                          struct eng_copy *c)
 {
   memset(c, 0, sizeof *c);
@@ -76,7 +95,9 @@ static void eng_copy_run(const struct scenario *s, const struct job *j, double r
   c->io_s = cpu_s;
   if (j->client_only == JOB_CLIENT_NET) { /* a sync engine: no queue.  fio's own work overlaps the */
     cpu_s = s->client.fio_io_s + (j->gtod_reduce ? 0.0 : s->client.fio_clock_s); /* socket draining */
-    c->io_s = fmax(cpu_s, (j->read_frac > 0.5 ? mean_r : mean_w) / stream_Bps);
+    double bs = j->read_frac > 0.5 ? mean_r : mean_w;
+    c->sent_Bps = rate[0];
+    c->io_s = fmax(cpu_s, bs / rate[0]); /* pingpong: the rate holds the echo's wait (client_net.c) */
   }
   c->period_s = c->io_s + j->thinktime_s;
   if (j->rate_iops > 0 && 1.0 / j->rate_iops > c->period_s)
@@ -101,6 +122,8 @@ static void eng_copy_run(const struct scenario *s, const struct job *j, double r
   c->bytes[0] = c->ios[0] * mean_r;
   c->bytes[1] = c->ios[1] * mean_w;
   c->bytes[2] = c->ios[2] * mean_w;
+  if (j->client_only == JOB_CLIENT_NET)
+    eng_copy_udp_lost(j, j->read_frac > 0.5 ? mean_r : mean_w, rate[1], c);
 }
 
 /* The NAS's power for window_s with busy_cores of its SoC busy (idle
@@ -165,7 +188,7 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
   struct stats_hist *h[4];
   for (int d = 0; d < 4; d++)
     h[d] = stats_hist_create();
-  double ios[3] = {0}, bytes[3] = {0}, end_s = ramp_s, resid_s = 0.0, busy[STEP_MAX_JOBS] = {0};
+  double ios[3] = {0}, bytes[3] = {0}, dropped[3] = {0}, end_s = ramp_s, resid_s = 0.0, busy[STEP_MAX_JOBS] = {0};
   for (int i = 0, x = 0; i < st->njobs; i++) {
     const struct job *j = &st->jobs[i];
     int net = j->client_only == JOB_CLIENT_NET;
@@ -174,11 +197,14 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
     double copies = net ? 1.0 : (double)s->nclients * j->numjobs;
     for (int r = 0; r < runs; r++) {
       struct eng_copy cp;
-      eng_copy_run(s, j, ramp_s, net ? ld.Bps[x++] : 0.0, &cp);
+      double rate[2] = {net ? ld.sent[x] : 0.0, net ? ld.Bps[x] : 0.0};
+      x += net;
+      eng_copy_run(s, j, ramp_s, rate, &cp);
       end_s = cp.end_s > end_s ? cp.end_s : end_s;
       busy[i] = cp.busy_s; /* one copy's thread */
       for (int d = 0; d < 3; d++) {
         ios[d] += copies * cp.ios[d];
+        dropped[d] += copies * cp.dropped[d];
         bytes[d] += copies * cp.bytes[d];
         for (double k = 0; k < copies * cp.ios[d]; k += 1.0) { /* every one takes the same time */
           stats_hist_add(h[d], cp.io_s);
@@ -201,6 +227,9 @@ int eng_client_only(const struct scenario *s, const struct workload_step *st, st
   eng_totals(&out->all, h[3], bytes[0] + bytes[1] + bytes[2], (uint64_t)(ios[0] + ios[1] + ios[2]), T);
   for (int d = 0; d < 4; d++)
     stats_hist_destroy(h[d]);
+  out->read.dropped = (uint64_t)dropped[0];
+  out->write.dropped = (uint64_t)dropped[1];
+  out->all.dropped = out->read.dropped + out->write.dropped;
   struct res_totals *tot[4] = {&out->read, &out->write, &out->trim, &out->all};
   for (int d = 0; d < 4; d++) {
     tot[d]->iops_hw95_rel = tot[d]->lat_mean_hw95_rel = 0.0; /* deterministic: no sampling error */
