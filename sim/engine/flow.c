@@ -44,6 +44,7 @@ struct flow {
 struct flow_cons {
   double cap;
   int *fl, n, capn; /* the sharing flows crossing it */
+  double *iw;       /* their 1 / weight, in fl's order (solve sums them in a row) */
   int npaying;      /* flows crossing it still paying their latency (FLOW_ALONE ones too) */
   int alone;        /* the FLOW_ALONE flow crossing it, -1 if none */
   int mark;         /* solve: stamp of the component, or of the dirty list */
@@ -98,7 +99,7 @@ void flow_net_destroy(struct flow_net *n)
   if (!n)
     return;
   for (int j = 0; n->c && j < n->ncons; j++)
-    free(n->c[j].fl);
+    free(n->c[j].fl), free(n->c[j].iw);
   free(n->c);
   free(n->f);
   free(n->heap);
@@ -179,6 +180,14 @@ static void flow_heap_fix(struct flow_net *n, int fi)
   flow_heap_down(n, n->f[fi].heap);
 }
 
+/* Every flow in the heap may have a new t_ev: restore it bottom-up
+ * (Floyd), O(heap) rather than a fix per flow. */
+static void flow_heap_build(struct flow_net *n)
+{
+  for (int at = n->nheap / 2 - 1; at >= 0; at--)
+    flow_heap_down(n, at);
+}
+
 static int flow_heap_pop(struct flow_net *n)
 {
   int fi = n->heap[0];
@@ -221,12 +230,17 @@ static int flow_join(struct flow_net *n, int fi, int dirty)
     if (c->n == c->capn) {
       int cap = c->capn ? c->capn * 2 : 8;
       int *v = realloc(c->fl, (size_t)cap * sizeof *v);
-      if (!v)
+      if (v)
+        c->fl = v;
+      double *w = realloc(c->iw, (size_t)cap * sizeof *w);
+      if (w)
+        c->iw = w;
+      if (!v || !w)
         return -1;
-      c->fl = v;
       c->capn = cap;
     }
     f->pos[k] = c->n;
+    c->iw[c->n] = 1.0 / f->weight;
     c->fl[c->n++] = fi;
     if (dirty)
       flow_dirty(n, f->cons[k]);
@@ -359,6 +373,7 @@ static void flow_remove(struct flow_net *n, int fi)
     int at = f->pos[k], last = c->fl[--c->n];
     if (last != fi) {
       c->fl[at] = last;
+      c->iw[at] = c->iw[c->n];
       struct flow *g = &n->f[last];
       for (int q = 0; q < g->ncons; q++)
         if (g->cons[q] == f->cons[k])
@@ -425,7 +440,7 @@ static void flow_fix(struct flow_net *n, int fi, double rate)
   for (int k = 0; k < f->ncons; k++) {
     struct flow_cons *c = &n->c[f->cons[k]];
     c->rem -= rate;
-    c->usage -= 1.0 / f->weight;
+    c->usage -= c->iw[f->pos[k]];
     c->unfixed--;
   }
 }
@@ -439,7 +454,7 @@ static void flow_solve(struct flow_net *n, double now)
     c->usage = 0.0;
     c->unfixed = c->n;
     for (int i = 0; i < c->n; i++)
-      c->usage += 1.0 / n->f[c->fl[i]].weight;
+      c->usage += c->iw[i];
   }
   int left = n->ncomp_f;
   while (left > 0) {
@@ -475,11 +490,19 @@ static void flow_solve(struct flow_net *n, double now)
       }
     }
   }
+  /* Most of the heap's flows re-timed: one heapify instead of a fix each
+   * (the pop order is the events' total order, whatever the layout). */
+  int rebuild = 2 * n->ncomp_f >= n->nheap;
   for (int i = 0; i < n->ncomp_f; i++) {
     struct flow *f = &n->f[n->comp_f[i]];
     f->t_ev = f->rate > 0 ? now + f->rem / f->rate : INFINITY;
-    flow_heap_fix(n, n->comp_f[i]);
+    if (!rebuild)
+      flow_heap_fix(n, n->comp_f[i]);
+    else if (f->heap < 0)
+      flow_heap_set(n, n->nheap++, n->comp_f[i]);
   }
+  if (rebuild)
+    flow_heap_build(n);
 }
 
 static int flow_ended(struct flow_net *n, void *tag)
