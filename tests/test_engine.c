@@ -650,12 +650,14 @@ static double copy_read_MBps(const char *file_size, const char *ra)
  * 1GbE towards the wire (the next READs are in flight while one is on the
  * wire), and a backward read gets none (ondemand_readahead detects
  * forward streams only): the same with and without it. */
-static double iozone_MBps(const char *test, const char *ra)
+/* One iozone pass over a 32 MiB file in 128 KiB records on the DS2015xs
+ * NFS scenario with one key set (read-ahead, rsize): its MB/s. */
+static double iozone_MBps(const char *test, const char *key, const char *value)
 {
-  char ts[64], rs[64], step[96];
+  char ts[64], kv[96], step[96];
   snprintf(ts, sizeof ts, "workload.tests=%s", test);
-  snprintf(rs, sizeof rs, "clients.readahead_requests=%s", ra);
-  const char *args[] = {"--set", ts, "--set", rs, "--set", "workload.min_file=32MiB", "--set",
+  snprintf(kv, sizeof kv, "%s=%s", key, value);
+  const char *args[] = {"--set", ts, "--set", kv, "--set", "workload.min_file=32MiB", "--set",
                         "workload.max_file=32MiB", "--set", "workload.min_record=128KiB", "--set",
                         "workload.max_record=128KiB", "--set", "workload.sample=1", NULL};
   struct cli_out r = run_json("validation/scenarios/ds2015xs-iozone-nfs.yaml", args);
@@ -667,7 +669,8 @@ static double iozone_MBps(const char *test, const char *ra)
 
 START_TEST(test_nfs_client_readahead)
 {
-  double qd1 = iozone_MBps("read", "0"), ahead = iozone_MBps("read", "15");
+  const char *ra = "clients.readahead_requests";
+  double qd1 = iozone_MBps("read", ra, "0"), ahead = iozone_MBps("read", ra, "15");
   /* 1GbE's TCP payload at MTU 1500 (1448 of 1538 bytes) is 117.7 MB/s; the
    * 32 MiB file is 256 records, and a window from the first completion to
    * the last holds all 256 while the first one's transfer began before it:
@@ -675,7 +678,7 @@ START_TEST(test_nfs_client_readahead)
   double link = 125.0 * 1448.0 / 1538.0;
   ck_assert_msg(ahead > 1.15 * qd1 && ahead < link * (1.0 + 2.0 / 256.0),
                 "sequential: %.1f MB/s with read-ahead vs %.1f at QD1 (1GbE carries %.1f)", ahead, qd1, link);
-  double back0 = iozone_MBps("backward-read", "0"), back = iozone_MBps("backward-read", "15");
+  double back0 = iozone_MBps("backward-read", ra, "0"), back = iozone_MBps("backward-read", ra, "15");
   ck_assert_msg(back == back0, "backward: %.3f MB/s with read-ahead vs %.3f without", back, back0);
 }
 END_TEST
@@ -700,21 +703,6 @@ static void nfs_1m_read(const char *rsize, double *nfsd_s_per_io, double *lat_s)
   free(r);
 }
 
-static double iozone_rsize_MBps(const char *test, const char *rsize)
-{
-  char ts[64], rs[64], step[96];
-  snprintf(ts, sizeof ts, "workload.tests=%s", test);
-  snprintf(rs, sizeof rs, "protocol.nfs_rsize=%s", rsize);
-  const char *args[] = {"--set", ts, "--set", rs, "--set", "workload.min_file=32MiB", "--set",
-                        "workload.max_file=32MiB", "--set", "workload.min_record=128KiB", "--set",
-                        "workload.max_record=128KiB", "--set", "workload.sample=1", NULL};
-  struct cli_out r = run_json("validation/scenarios/ds2015xs-iozone-nfs.yaml", args);
-  snprintf(step, sizeof step, "\"step\": \"iozone-%s-f32MiB-r128KiB\"", test);
-  double mbps = cli_json_number(r.out, step, "MBps");
-  cli_out_free(&r);
-  return mbps;
-}
-
 START_TEST(test_nfs_rsize_rpcs)
 {
   double small_cpu, small_lat, big_cpu, big_lat;
@@ -725,8 +713,9 @@ START_TEST(test_nfs_rsize_rpcs)
   ck_assert_msg(small_lat >= big_lat, "1 MiB read: %.4f ms at rsize 32 KiB vs %.4f ms at 1 MiB", small_lat * 1e3,
                 big_lat * 1e3);
   /* iozone's backward read (no read-ahead): 128 KiB records as 16, 4 or 1 READs */
-  double b8 = iozone_rsize_MBps("backward-read", "8KiB"), b32 = iozone_rsize_MBps("backward-read", "32KiB"),
-         b1m = iozone_rsize_MBps("backward-read", "1MiB");
+  const char *rs = "protocol.nfs_rsize";
+  double b8 = iozone_MBps("backward-read", rs, "8KiB"), b32 = iozone_MBps("backward-read", rs, "32KiB"),
+         b1m = iozone_MBps("backward-read", rs, "1MiB");
   ck_assert_msg(b8 != b32 && b32 != b1m, "backward read: %.3f, %.3f, %.3f MB/s at rsize 8K, 32K, 1M", b8, b32, b1m);
 }
 END_TEST
