@@ -646,20 +646,20 @@ static void htmlreport_latency_dist(FILE *out, const struct run_result *r)
   }
 }
 
-/* The per-second throughput: bin i holds the bytes done in [i, i+1) s of
- * simulated time, so the run's last, partial second is its bytes over the
- * part of it the run covered (ending at the window's end), not over 1 s;
- * each point at the end of the time it covers. */
+/* The per-second throughput: bin i is already the rate over the part of
+ * [i, i+1) s the window covers (the engine divides a partial first or last
+ * second by what it covers); each point sits at the end of the time it
+ * covers, and the seconds outside the window are left out. */
 static int htmlreport_series(const struct run_result *r, double *x, double *y)
 {
   int ns = r->nseries < RES_MAX_SERIES ? r->nseries : RES_MAX_SERIES, n = 0;
-  double end = r->window_start_s + r->window_s;
+  double start = r->window_start_s, end = r->window_start_s + r->window_s;
   for (int i = 0; i < ns; i++) {
-    double covered = end > i && end < i + 1 ? end - i : 1.0;
-    if (covered < 1e-3)
+    double lo = fmax((double)i, start), hi = fmin((double)(i + 1), end);
+    if (hi - lo < 1e-3)
       continue;
-    x[n] = i + covered;
-    y[n++] = r->series_MBps[i] / covered;
+    x[n] = hi;
+    y[n++] = r->series_MBps[i];
   }
   return n;
 }
