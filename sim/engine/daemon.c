@@ -93,6 +93,8 @@ static void eng_wire_main(int argc, char **argv)
   (void)argv;
   struct eng_conn *c = sg_actor_self_get_data();
   for (;;) {
+    if (c->window)
+      sg_sem_acquire(c->window); /* a command slot of the session, then the next command */
     struct eng_req *r = eng_queue_pop(&c->wireq);
     struct eng *e = r->job->e;
     r->nsegs = r->write ? eng_stream_pieces(e, r) : 1;
@@ -110,6 +112,8 @@ static void eng_wire_main(int argc, char **argv)
 void eng_wire_start(struct eng *e, struct eng_conn *c)
 {
   eng_queue_init(e, &c->wireq);
+  int w = e->ops->session_window(&e->s->proto);
+  c->window = w < PROTO_UNBOUNDED ? eng_sem_n(e, w) : NULL;
   for (int i = 0; i < ENG_SOCKET_POSTED; i++)
     eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }

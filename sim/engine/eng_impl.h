@@ -123,6 +123,7 @@ struct eng_conn {
   struct eng_queue *deliver;    /* where the socket hands requests: rxq, or the pool's */
   struct eng_queue cacheq;      /* writes absorbed by the client cache, being copied */
   struct eng_queue wireq;       /* requests waiting for a sender of the client socket */
+  sg_sem_t window;              /* the session's command window (ops session_window), or NULL */
   struct eng_thread *softirq;   /* receive processing of this flow (irq spread) */
   double bytes_up, bytes_down;  /* payload carried in the window */
   int route;                    /* LACP: -1 as hashed, M: rehashed without member M */
@@ -271,6 +272,7 @@ void eng_release(const struct eng *e, struct eng_thread *t);
 double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s);
 /* A semaphore destroyed with the engine. */
 sg_sem_t eng_sem(struct eng *e);
+sg_sem_t eng_sem_n(struct eng *e, int n);
 void eng_queue_init(struct eng *e, struct eng_queue *q);
 void eng_queue_push(struct eng_queue *q, struct eng_req *r);
 struct eng_req *eng_queue_pop(struct eng_queue *q);

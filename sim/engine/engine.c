@@ -145,7 +145,13 @@ double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double no
 /* A semaphore that lives as long as the engine (destroyed with it). */
 sg_sem_t eng_sem(struct eng *e)
 {
-  sg_sem_t sem = sg_sem_init(0);
+  return eng_sem_n(e, 0);
+}
+
+/* A semaphore of n tokens, destroyed with the engine. */
+sg_sem_t eng_sem_n(struct eng *e, int n)
+{
+  sg_sem_t sem = sg_sem_init(n);
   if (e->nsems == e->capsems) {
     int cap = e->capsems ? e->capsems * 2 : 64;
     sg_sem_t *v = realloc(e->sems, (size_t)cap * sizeof *v);
@@ -519,6 +525,8 @@ static void eng_account(struct eng *e, struct eng_req *r)
   struct eng_job *j = r->job;
   j->outstanding--;
   j->completed++;
+  if (!e->local && !r->absorbed && e->conns[j->conn0 + r->conn].window)
+    sg_sem_release(e->conns[j->conn0 + r->conn].window); /* the response opens the window */
   j->t_end = lat_target_complete(&j->lat, j->spec, now, now - r->t_issue_s, j->outstanding) ? now : j->t_end;
   if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
