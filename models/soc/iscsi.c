@@ -26,12 +26,12 @@ static double iscsi_chunk_bytes(const struct proto_params *p, int write, double 
 }
 
 /* LIO advances MaxCmdSN as it answers commands, so a session has at most
- * its default_cmdsn_depth (TA_DEFAULT_CMDSN_DEPTH, 64 in the 4.4 kernel of
- * DSM 6.2) at the target; the initiator holds the rest until a response
- * opens the window (RFC 7143 3.2.2.1). */
+ * its default_cmdsn_depth (TA_DEFAULT_CMDSN_DEPTH, 64) at the target; the
+ * initiator holds the rest until a response opens the window (RFC 7143
+ * 3.2.2.1).  0: no window. */
 static int iscsi_session_window(const struct proto_params *p)
 {
-  return (int)p->iscsi_cmdsn_depth;
+  return p->iscsi_cmdsn_depth > 0 ? (int)p->iscsi_cmdsn_depth : PROTO_UNBOUNDED;
 }
 
 static int iscsi_max_outstanding(const struct proto_params *p, double request_bytes)
