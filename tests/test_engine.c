@@ -1036,6 +1036,32 @@ START_TEST(test_stream_pipelines)
 }
 END_TEST
 
+/* LIO's command window (MaxCmdSN): a session has iscsi_cmdsn_depth
+ * commands at the target and the initiator holds the rest, so 64
+ * outstanding through a window of 8 reach the drives as 8 outstanding do
+ * (the same rate), the client waits the difference (Little's law on all
+ * 64), and a window of 64 lets the drives' NCQ reorder 8 times as many. */
+START_TEST(test_iscsi_session_window)
+{
+  const char *w8[] = {"--set", "protocol.iscsi_cmdsn_depth=8", NULL};
+  const char *w64[] = {"--set", "protocol.iscsi_cmdsn_depth=64", NULL};
+  const char *qd8[] = {"--set", "workload.iodepth=8", NULL};
+  const char *scen = "tests/scenarios/iscsi-session-window.yaml";
+  struct cli_out a = run_json(scen, w8), b = run_json(scen, w64), c = run_json(scen, qd8);
+  ck_assert_msg(a.status == 0 && b.status == 0 && c.status == 0, "exit %d/%d/%d: %s", a.status, b.status,
+                c.status, a.err);
+  double ia = cli_json_number(a.out, "\"all\": {", "iops"), ib = cli_json_number(b.out, "\"all\": {", "iops");
+  double ic = cli_json_number(c.out, "\"all\": {", "iops");
+  double ma = cli_json_number(a.out, "\"all\": {", "mean");
+  ck_assert_msg(fabs(ia / ic - 1.0) < 0.1, "QD64 in a window of 8: %g IOPS, QD8: %g IOPS", ia, ic);
+  ck_assert_msg(fabs(ia * ma / 1e3 / 64.0 - 1.0) < 0.05, "window 8: X*R = %g x %g ms, want 64", ia, ma);
+  ck_assert_msg(ib > 1.5 * ia, "window 64: %g IOPS, window 8: %g IOPS: the drives should reorder more", ib, ia);
+  cli_out_free(&a);
+  cli_out_free(&b);
+  cli_out_free(&c);
+}
+END_TEST
+
 START_TEST(test_flow_matches_cm02)
 {
   struct flow_net *fn = flow_net_create(2);
@@ -1236,6 +1262,7 @@ int main(void)
   tcase_add_test(tc, test_thread_occupancy);
   tcase_add_test(tc, test_lacp_failover);
   tcase_add_test(tc, test_stream_pipelines);
+  tcase_add_test(tc, test_iscsi_session_window);
   tcase_add_test(tc, test_flow_matches_cm02);
   tcase_add_test(tc, test_flow_maxmin_star);
   tcase_add_test(tc, test_flow_ties_last_started_first);

@@ -29,10 +29,19 @@ static double iscsi_chunk_bytes(const struct proto_params *p, int write, double 
   return p->iscsi_max_burst_bytes;
 }
 
+/* LIO advances MaxCmdSN as it answers commands, so a session has at most
+ * its default_cmdsn_depth (TA_DEFAULT_CMDSN_DEPTH, 64) at the target; the
+ * initiator holds the rest until a response opens the window (RFC 7143
+ * 3.2.2.1).  0: no window. */
+static int iscsi_session_window(const struct proto_params *p)
+{
+  return p->iscsi_cmdsn_depth > 0 ? (int)p->iscsi_cmdsn_depth : PROTO_UNBOUNDED;
+}
+
 static int iscsi_max_outstanding(const struct proto_params *p, double request_bytes)
 {
   (void)request_bytes;
-  return (int)p->iscsi_cmdsn_depth;
+  return iscsi_session_window(p);
 }
 
 /* Reads and writes both look up the file's extents. */
@@ -61,6 +70,7 @@ const struct proto_ops proto_iscsi_ops = {
     .chunk_bytes = iscsi_chunk_bytes,
     .max_outstanding = iscsi_max_outstanding,
     .window = proto_ops_unbounded,
+    .session_window = iscsi_session_window,
     .sync_writes = proto_ops_never,
     .conns_per_nic_pair = proto_ops_never,
     .lun_extra_cycles = iscsi_lun_extra_cycles,

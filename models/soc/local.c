@@ -34,6 +34,7 @@ const struct proto_ops proto_local_ops = {
     .chunk_bytes = local_chunk_bytes,
     .max_outstanding = local_max_outstanding,
     .window = proto_ops_unbounded,
+    .session_window = proto_ops_unbounded,
     .sync_writes = proto_ops_never,
     .conns_per_nic_pair = proto_ops_never,
 };

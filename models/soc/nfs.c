@@ -47,6 +47,7 @@ const struct proto_ops proto_nfs_ops = {
     .chunk_bytes = nfs_chunk_bytes,
     .max_outstanding = nfs_max_outstanding,
     .window = proto_ops_unbounded,
+    .session_window = proto_ops_unbounded,
     .sync_writes = nfs_sync_writes,
     .conns_per_nic_pair = proto_ops_never,
     .pool_threads = nfs_pool_threads,

@@ -198,6 +198,10 @@ struct proto_ops {
   int (*max_outstanding)(const struct proto_params *p, double request_bytes);
   /* The client's outstanding cap per job whatever the size (SMB credits), or PROTO_UNBOUNDED. */
   int (*window)(const struct proto_params *p);
+  /* Commands one session (connection) may have at the server at once, the
+   * rest held by the client until a response opens the window (iSCSI:
+   * MaxCmdSN, iscsi_cmdsn_depth), or PROTO_UNBOUNDED. */
+  int (*session_window)(const struct proto_params *p);
   /* 1 when the server makes every write stable before replying (NFS sync export). */
   int (*sync_writes)(const struct proto_params *p);
   /* PROTO_SHAPE_PROCESS: 1 when the process sleeps in a read of `bytes` that misses the

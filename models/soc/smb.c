@@ -58,6 +58,7 @@ const struct proto_ops proto_smb_ops = {
     .chunk_bytes = smb_chunk_bytes,
     .max_outstanding = smb_max_outstanding,
     .window = smb_window,
+    .session_window = proto_ops_unbounded,
     .sync_writes = proto_ops_never,
     .read_blocks = smb_read_blocks,
     .conns_per_nic_pair = smb_conns_per_nic_pair,

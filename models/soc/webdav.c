@@ -70,6 +70,7 @@ const struct proto_ops proto_webdav_ops = {
     .chunk_bytes = webdav_chunk_bytes,
     .max_outstanding = webdav_max_outstanding,
     .window = proto_ops_unbounded,
+    .session_window = proto_ops_unbounded,
     .sync_writes = proto_ops_never,
     .conns_per_nic_pair = proto_ops_never,
     .pool_threads = webdav_pool_threads,

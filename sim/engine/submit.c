@@ -103,13 +103,23 @@ uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chu
   return proto_split(&e->s->proto, r->write, (double)r->len_bytes, chunk_bytes);
 }
 
-/* The client's transport keeps at most clients.rpc_slots requests of a
- * connection sent and unanswered (the Linux RPC client's slot table,
- * sunrpc tcp_slot_table_entries); the rest wait for a reply to free one,
- * in order.  0: no limit beyond the protocol's. */
-void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r)
+/* Requests one connection may have sent and unanswered, the rest held by
+ * the client in order until a reply frees a slot: the client transport's
+ * (clients.rpc_slots: the Linux RPC client's slot table, sunrpc
+ * tcp_slot_table_entries) and the protocol session's (iSCSI: MaxCmdSN,
+ * iscsi_cmdsn_depth), whichever is tighter; 0: no limit. */
+static double eng_conn_slots(const struct eng *e)
 {
   double slots = e->s->client.rpc_slots;
+  int w = e->ops->session_window(&e->s->proto);
+  if (w < PROTO_UNBOUNDED && (slots <= 0.0 || (double)w < slots))
+    slots = (double)w;
+  return slots;
+}
+
+void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  double slots = eng_conn_slots(e);
   if (slots > 0.0) {
     if ((double)c->slots_used >= slots) {
       r->next = NULL;
