@@ -427,7 +427,8 @@ static double smbd_demand_ms(int n, const char *ws)
   const char *args[] = {"--set", count, "--set", "network.client_nics=1", "--set",
                         "network.client_link_rate=1Gbit/s", "--set", "network.mtu=1500", "--set",
                         "workload.bs=32k", "--set", "workload.iodepth=1", "--set", "soc.l2_cache=1MiB",
-                        "--set", "soc.cache_refill_rate=1GB/s", "--set", wset, "--time", "0.5s", NULL};
+                        "--set", "soc.misses_in_flight=1", "--set", "soc.dram_latency=59ns", "--set", "soc.dram_bus_width=64",
+                        "--set", "soc.dram_transfer_rate=1600MHz", "--set", wset, "--time", "0.5s", NULL};
   struct cli_out r = run_json("", args);
   ck_assert_msg(r.status == 0, "exit %d", r.status);
   double sum = 0.0;
@@ -446,7 +447,7 @@ static double smbd_demand_ms(int n, const char *ws)
  * until its client's next request, so at most a few have work at once),
  * and between two of its requests the 7 others have touched 256 KiB each:
  * 8 x 256 KiB over a 1 MiB L2, half its lines gone, 128 KiB refilled at
- * 1 GB/s = 131 us more per request.  Two clients (512 KiB) fit: nothing. */
+ * 1 GB/s (one 64 B line per 59 + 5 ns) = 131 us more per request.  Two clients (512 KiB) fit: nothing. */
 START_TEST(test_smbd_working_set_turns)
 {
   double d1 = smbd_demand_ms(1, "256KiB"), d2 = smbd_demand_ms(2, "256KiB");

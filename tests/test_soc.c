@@ -19,7 +19,19 @@ static struct soc_params test_soc(void)
   p.work_per_cycle = 1.5;
   p.power_idle_W = 3;
   p.power_core_busy_W = 0.5;
+  p.mem_bandwidth_bytes_per_s = 2e9;
   return p;
+}
+
+/* A memory system behind p's L2 that refills one 64 B line per 64 / rate
+ * seconds (one miss in flight, 5 ns burst over a 64-bit DDR3-1600 bus). */
+static void test_refill_at(struct soc_params *p, double rate)
+{
+  p->cache_line_bytes = 64;
+  p->dram_bus_bits = 64;
+  p->dram_transfer_rate = 1.6e9;
+  p->misses_in_flight = 1;
+  p->dram_latency_s = 64.0 / rate - 64.0 / 12.8e9;
 }
 
 static struct proto_params test_proto(enum proto_kind kind)
@@ -50,7 +62,7 @@ START_TEST(test_soc_speed)
   ck_assert_double_eq_tol(soc_power_W(&p, 0), 3.0, 1e-12);
   ck_assert_double_eq_tol(soc_power_W(&p, 2), 4.0, 1e-12);
   ck_assert_double_eq_tol(soc_power_W(&p, 9), 5.0, 1e-12); /* clamped to 4 cores */
-  ck_assert_double_eq_tol(soc_mem_copy_s(&p, 1e9), 1.0, 1e-12); /* default 2 GB/s */
+  ck_assert_double_eq_tol(soc_mem_copy_s(&p, 1e9), 1.0, 1e-12); /* 2 GB/s given */
 }
 END_TEST
 
@@ -529,7 +541,7 @@ START_TEST(test_soc_cache_refill)
   double ws_bytes = 256.0 * 1024;
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 64), 0.0); /* l2_cache 0: not modelled */
   p.l2_cache_bytes = 1024.0 * 1024;
-  p.cache_refill_bytes_per_s = 1e9;
+  test_refill_at(&p, 1e9);
   ck_assert_double_eq(soc_cache_refill_s(&p, 0.0, 64), 0.0);      /* no working set */
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 1), 0.0);
   ck_assert_double_eq(soc_cache_refill_s(&p, ws_bytes, 4), 0.0);  /* 4 x 256 KiB = 1 MiB fits */
@@ -553,7 +565,7 @@ START_TEST(test_soc_kernel_stall)
 {
   struct soc_params p = test_soc();
   p.l2_cache_bytes = 256.0 * 1024;
-  p.cache_refill_bytes_per_s = 3e8;
+  test_refill_at(&p, 3e8);
   ck_assert_double_eq(soc_kernel_stall_s(&p, 10), 0.0); /* kernel_working_set 0: not modelled */
   p.kernel_working_set_bytes = 64.0 * 1024;
   ck_assert_double_eq(soc_kernel_stall_s(&p, 0), 0.0); /* its own lines are still there */
@@ -580,6 +592,8 @@ static struct soc_params test_armada(void)
   p.dram_latency_s = 110e-9;
   p.dram_bus_bits = 16;
   p.dram_transfer_rate = 1.333e9;
+  p.mem_bandwidth_bytes_per_s = 0; /* from the DRAM figures */
+  p.dram_efficiency = 0.7;
   p.kernel_working_set_bytes = 64.0 * 1024;
   return p;
 }
@@ -587,7 +601,9 @@ static struct soc_params test_armada(void)
 /* The refill rate from the memory system: one 32 B line per (latency +
  * burst over the 16-bit bus), ~0.26 GB/s, not a fitted figure; a 64 B
  * line over a 64-bit bus moves more per miss; many misses in flight end
- * at the bus's peak; without cache_line the given cache_refill_rate. */
+ * at the sustained bandwidth, which is dram_efficiency x the bus's peak
+ * and is also the copy bandwidth (mem_bandwidth): one set of memory
+ * figures gives both. */
 START_TEST(test_soc_refill_rate_from_dram)
 {
   struct soc_params p = test_armada();
@@ -595,25 +611,48 @@ START_TEST(test_soc_refill_rate_from_dram)
   ck_assert_msg(fabs(soc_cache_refill_rate(&p) - 32.0 / line_s) < 1.0, "%g B/s", soc_cache_refill_rate(&p));
   ck_assert_msg(soc_cache_refill_rate(&p) > 2.6e8 && soc_cache_refill_rate(&p) < 2.7e8, "Armada 370: %g B/s",
                 soc_cache_refill_rate(&p));
+  ck_assert_double_eq(soc_mem_bandwidth(&p), 0.7 * 2.0 * 1.333e9);
+  ck_assert_double_eq_tol(soc_mem_copy_s(&p, 1e9), 2e9 / (0.7 * 2.666e9), 1e-12);
   struct soc_params w = p;
   w.cache_line_bytes = 64;
   w.dram_bus_bits = 64;
   ck_assert_msg(soc_cache_refill_rate(&w) > 1.9 * soc_cache_refill_rate(&p), "64 B lines, 64-bit bus: %g B/s",
                 soc_cache_refill_rate(&w));
+  ck_assert_double_eq(soc_mem_bandwidth(&w), 4.0 * soc_mem_bandwidth(&p)); /* four times the bus */
   w = p;
   w.misses_in_flight = 16;
-  ck_assert_double_eq(soc_cache_refill_rate(&w), 2.0 * 1.333e9); /* the bus's peak */
+  ck_assert_double_eq(soc_cache_refill_rate(&w), soc_mem_bandwidth(&p)); /* the sustained bandwidth */
+  w.dram_efficiency = 0.5;
+  ck_assert_double_eq(soc_cache_refill_rate(&w), 0.5 * 2.0 * 1.333e9);
   w = p;
-  w.cache_line_bytes = 0;
-  w.cache_refill_bytes_per_s = 7e8;
-  ck_assert_double_eq(soc_cache_refill_rate(&w), 7e8);
-  /* A line size without the DRAM figures, or a fractional way count, is refused. */
+  w.dram_latency_s = 220e-9; /* twice the latency: about half the rate, the copy bandwidth unchanged */
+  ck_assert_msg(fabs(soc_cache_refill_rate(&w) / soc_cache_refill_rate(&p) - line_s / (line_s + 110e-9)) < 1e-12,
+                "220 ns: %g B/s", soc_cache_refill_rate(&w));
+  ck_assert_double_eq(soc_mem_bandwidth(&w), soc_mem_bandwidth(&p));
+  w = p;
+  w.misses_in_flight = 2;
+  ck_assert_double_eq_tol(soc_cache_refill_rate(&w), 2.0 * soc_cache_refill_rate(&p), 1e-3);
+  /* An L2 without its line or the DRAM figures, a bandwidth given twice
+   * or not at all, or a fractional way count, is refused. */
   struct nw_err err = {0};
   ck_assert_int_eq(soc_check(&p, &err), 0);
   w = p;
   w.dram_latency_s = 0;
   ck_assert_int_eq(soc_check(&w, &err), -1);
   ck_assert_msg(strstr(err.msg, "dram_latency") != NULL, "%s", err.msg);
+  w = p;
+  w.cache_line_bytes = 0;
+  ck_assert_int_eq(soc_check(&w, &err), -1);
+  ck_assert_msg(strstr(err.msg, "cache_line") != NULL, "%s", err.msg);
+  w = p;
+  w.mem_bandwidth_bytes_per_s = 1e9;
+  ck_assert_int_eq(soc_check(&w, &err), -1);
+  ck_assert_msg(strstr(err.msg, "mem_bandwidth") != NULL && strstr(err.msg, "dram_efficiency") != NULL, "%s",
+                err.msg);
+  w = p;
+  w.dram_efficiency = 0;
+  ck_assert_int_eq(soc_check(&w, &err), -1);
+  ck_assert_msg(strstr(err.msg, "not both or neither") != NULL, "%s", err.msg);
   w = p;
   w.l2_ways = 4.5;
   ck_assert_int_eq(soc_check(&w, &err), -1);

@@ -19,8 +19,8 @@ const struct param_desc soc_param_table[] = {
      .max = 4, .optional = 1, .def = 1,
      .help = "useful work per cycle relative to the reference core (Atom Bonnell = 1)"},
     {.key = "mem_bandwidth", .dim = UNITS_RATE, .offset = SOC_OFF(mem_bandwidth_bytes_per_s),
-     .min = 1e8, .max = 2e11, .optional = 1, .def = 2e9,
-     .help = "sustained memory copy bandwidth (bytes/s)"},
+     .min = 0, .max = 2e11, .optional = 1, .def = 0,
+     .help = "sustained memory copy bandwidth (bytes/s); 0B/s = dram_efficiency x the DRAM bus's peak"},
     {.key = "crypto_engine_rate", .dim = UNITS_RATE,
      .offset = SOC_OFF(crypto_engine_rate_bytes_per_s), .min = 0, .max = 1e11, .optional = 1,
      .def = 0, .help = "AES engine throughput per queue (bytes/s); 0B/s = no engine"},
@@ -98,13 +98,6 @@ const struct param_desc soc_param_table[] = {
      * 64 MiB.  0 = not modelled (no working-set refills). */
     {.key = "l2_cache", .dim = UNITS_BYTES, .offset = SOC_OFF(l2_cache_bytes), .min = 0, .max = 64.0 * 1048576,
      .optional = 1, .def = 0, .help = "last-level cache shared by the cores (bytes); 0B = not modelled"},
-    /* A process's evicted lines come back as demand misses scattered over
-     * its code and heap, not as a prefetched stream: 64 B per DRAM latency
-     * (~100 ns: 0.64 GB/s) times the misses a core keeps in flight (1..~6),
-     * at most the streaming bandwidth. */
-    {.key = "cache_refill_rate", .dim = UNITS_RATE, .offset = SOC_OFF(cache_refill_bytes_per_s), .min = 1e8,
-     .max = 1e11, .optional = 1, .def = 1e9,
-     .help = "rate one core refills evicted cache lines from DRAM (bytes/s)"},
     /* What one work item of a kernel path touches besides its data: the
      * path's code, its structures (sk_buff, svc_rqst, bio, stripe_head,
      * page and radix-tree nodes), its stack: a few KiB to ~100 KiB.  0 =
@@ -133,10 +126,11 @@ const struct param_desc soc_param_table[] = {
      * (soc_cache_refill_rate): line 32 B (Marvell PJ4B / Aurora L2) or
      * 64 B (Cortex-A15, Atom); DRAM load latency ~50..250 ns on these
      * SoCs; buses 16..128 bits at 400..3200 MT/s; a core keeps 1..~10
-     * line fills outstanding.  cache_line 0B = use cache_refill_rate. */
+     * line fills outstanding (a process's evicted lines come back as
+     * demand misses scattered over its code and heap, not as a prefetched
+     * stream).  Needed with l2_cache. */
     {.key = "cache_line", .dim = UNITS_BYTES, .offset = SOC_OFF(cache_line_bytes), .min = 0, .max = 256,
-     .optional = 1, .def = 0,
-     .help = "L2 cache line (bytes); 0B = refill at cache_refill_rate instead of from the DRAM figures"},
+     .optional = 1, .def = 0, .help = "L2 cache line (bytes); needed with l2_cache"},
     {.key = "dram_latency", .dim = UNITS_TIME, .offset = SOC_OFF(dram_latency_s), .min = 0, .max = 500e-9,
      .optional = 1, .def = 0, .help = "time from an L2 miss to its data: controller, DRAM row and column (s)"},
     {.key = "dram_bus_width", .dim = UNITS_NUMBER, .offset = SOC_OFF(dram_bus_bits), .min = 0, .max = 128,
@@ -146,12 +140,42 @@ const struct param_desc soc_param_table[] = {
      .help = "DRAM data transfers per second (DDR3-1333: 1333MHz)"},
     {.key = "misses_in_flight", .dim = UNITS_NUMBER, .offset = SOC_OFF(misses_in_flight), .min = 1, .max = 16,
      .optional = 1, .def = 1, .help = "cache line fills one core keeps outstanding at once (count)"},
+    /* A stream (memcpy, DMA) does not reach the bus's peak: read/write
+     * turnarounds, refresh, row misses and the controller's scheduling
+     * leave STREAM-class copies at ~50..85 % of it on DDR2/DDR3/DDR4. */
+    {.key = "dram_efficiency", .dim = UNITS_NUMBER, .offset = SOC_OFF(dram_efficiency), .min = 0, .max = 1,
+     .optional = 1, .def = 0,
+     .help = "sustained streaming bandwidth / the DRAM bus's peak (fraction); gives mem_bandwidth"},
 };
 const size_t soc_param_count = PARAM_COUNT(soc_param_table);
 
 static int soc_is_integer(double v)
 {
   return v == (double)(long)v;
+}
+
+static double soc_dram_peak(const struct soc_params *p)
+{
+  return p->dram_bus_bits / 8.0 * p->dram_transfer_rate;
+}
+
+/* The memory system: mem_bandwidth given or from the DRAM figures (not
+ * both); an L2 needs its line and the DRAM figures for its refill rate. */
+static int soc_check_memory(const struct soc_params *p, struct nw_err *err)
+{
+  int dram = p->dram_bus_bits > 0 && p->dram_transfer_rate > 0;
+  if ((p->mem_bandwidth_bytes_per_s > 0) == (p->dram_efficiency > 0 && dram))
+    return nw_fail(err, NULL, 0, 0,
+                   "soc: give either mem_bandwidth (got %g B/s) or dram_efficiency with dram_bus_width and "
+                   "dram_transfer_rate (got %g, %g bits, %g transfers/s), not both or neither",
+                   p->mem_bandwidth_bytes_per_s, p->dram_efficiency, p->dram_bus_bits, p->dram_transfer_rate);
+  if (p->l2_cache_bytes > 0 && (p->cache_line_bytes <= 0 || p->dram_latency_s <= 0 || !dram))
+    return nw_fail(err, NULL, 0, 0,
+                   "soc: l2_cache %g B needs cache_line, dram_latency, dram_bus_width and dram_transfer_rate "
+                   "above 0 (got %g B, %g s, %g bits, %g transfers/s) to give the refill rate",
+                   p->l2_cache_bytes, p->cache_line_bytes, p->dram_latency_s, p->dram_bus_bits,
+                   p->dram_transfer_rate);
+  return 0;
 }
 
 int soc_check(const struct soc_params *p, struct nw_err *err)
@@ -171,11 +195,8 @@ int soc_check(const struct soc_params *p, struct nw_err *err)
                    "soc: power_core_leak %g W x %g reference cores exceeds power_idle %g W (the idle figure "
                    "includes the leakage)", p->power_core_leak_W,
                    p->power_ref_cores > 0 ? p->power_ref_cores : p->cores, p->power_idle_W);
-  if (p->cache_line_bytes > 0 && (p->dram_latency_s <= 0 || p->dram_bus_bits <= 0 || p->dram_transfer_rate <= 0))
-    return nw_fail(err, NULL, 0, 0,
-                   "soc: cache_line %g B needs dram_latency, dram_bus_width and dram_transfer_rate above 0 "
-                   "(got %g s, %g bits, %g transfers/s) to give the refill rate",
-                   p->cache_line_bytes, p->dram_latency_s, p->dram_bus_bits, p->dram_transfer_rate);
+  if (soc_check_memory(p, err) < 0)
+    return -1;
   if (p->irq_core >= p->cores)
     return nw_fail(err, NULL, 0, 0,
                    "soc: irq_core %g is not a core of this SoC: must be between -1 and %g "
@@ -235,19 +256,24 @@ double soc_power_W(const struct soc_params *p, double busy_cores)
   return soc_power_idle_W(p) + busy_cores * soc_power_core_busy_W(p);
 }
 
+double soc_mem_bandwidth(const struct soc_params *p)
+{
+  if (p->mem_bandwidth_bytes_per_s > 0)
+    return p->mem_bandwidth_bytes_per_s;
+  return p->dram_efficiency * soc_dram_peak(p);
+}
+
 double soc_mem_copy_s(const struct soc_params *p, double bytes)
 {
-  return 2.0 * bytes / p->mem_bandwidth_bytes_per_s;
+  return 2.0 * bytes / soc_mem_bandwidth(p);
 }
 
 double soc_cache_refill_rate(const struct soc_params *p)
 {
-  if (p->cache_line_bytes <= 0)
-    return p->cache_refill_bytes_per_s;
-  double peak_bytes_per_s = p->dram_bus_bits / 8.0 * p->dram_transfer_rate;
-  double line_s = p->dram_latency_s + p->cache_line_bytes / peak_bytes_per_s;
+  double line_s = p->dram_latency_s + p->cache_line_bytes / soc_dram_peak(p);
   double rate = p->misses_in_flight * p->cache_line_bytes / line_s;
-  return rate < peak_bytes_per_s ? rate : peak_bytes_per_s;
+  double sustained = soc_mem_bandwidth(p);
+  return rate < sustained ? rate : sustained;
 }
 
 /* Share of a footprint's lines an A-way L2 cannot keep: a set holds k ~

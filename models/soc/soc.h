@@ -26,7 +26,8 @@ struct soc_params {
   double threads_per_core;            /* SMT threads per core (count) */
   double clock_hz;
   double work_per_cycle;              /* reference cycles per cycle (1 = Bonnell) */
-  double mem_bandwidth_bytes_per_s;   /* sustained memcpy-class bandwidth */
+  double mem_bandwidth_bytes_per_s;   /* sustained memcpy-class bandwidth; 0 = from the DRAM
+                                         figures (soc_mem_bandwidth) */
   double crypto_engine_rate_bytes_per_s; /* 0 = no engine */
   double crypto_engine_setup_s;       /* per job */
   double crypto_engine_decrypt_speedup; /* CBC decrypt / encrypt throughput of the engine (>= 1) */
@@ -48,17 +49,17 @@ struct soc_params {
   double ssdcache_io_cycles;          /* SSD-cache layer per I/O it handles (reference cycles) */
   double md_stripe_dev_cycles;        /* md raid5d per member device of a stripe_head */
   double l2_cache_bytes;              /* last-level cache shared by the cores; 0 = not modelled */
-  double cache_refill_bytes_per_s;    /* one core refilling scattered evicted lines from DRAM */
   double kernel_working_set_bytes;    /* lines one work item of a NAS path (protocol daemon,
                                          softirq, flusher, block layer, md) touches; 0 = not modelled */
   double kernel_cold_bytes;           /* lines of one such work item no cache holds for it (its
                                          request's fresh structures): compulsory misses */
   double l2_ways;                     /* L2 associativity; 0 = treated as fully associative */
-  double cache_line_bytes;            /* L2 line; 0 = refill at cache_refill_bytes_per_s */
+  double cache_line_bytes;            /* L2 line (needed with l2_cache_bytes) */
   double dram_latency_s;              /* L2 miss to data: controller, DRAM row + column, return */
   double dram_bus_bits;               /* DRAM data bus width (bits) */
   double dram_transfer_rate;          /* DRAM transfers per second (DDR3-1333: 1.333e9) */
   double misses_in_flight;            /* line fills one core keeps outstanding at once */
+  double dram_efficiency;             /* sustained streaming bandwidth / bus peak; 0 = mem_bandwidth given */
 };
 
 extern const struct param_desc soc_param_table[];
@@ -90,15 +91,21 @@ double soc_power_core_busy_W(const struct soc_params *p); /* per busy core, abov
 /* SoC power with busy_cores (0..cores, may be fractional) busy (W). */
 double soc_power_W(const struct soc_params *p, double busy_cores);
 
+/* Sustained memory bandwidth of the SoC (bytes/s): mem_bandwidth when
+ * given, else dram_efficiency x the bus's peak (dram_bus_width / 8 x
+ * dram_transfer_rate): 16-bit DDR3-1333 at 0.7 is ~1.87 GB/s. */
+double soc_mem_bandwidth(const struct soc_params *p);
+
 /* Time to copy `bytes` in memory (s): it reads and writes them, 2 * bytes / bandwidth. */
 double soc_mem_copy_s(const struct soc_params *p, double bytes);
 
 /* Rate one core refills evicted lines from DRAM (bytes/s).  With
  * cache_line set, from the memory system: each demand miss waits the DRAM
  * latency plus the line's burst over the bus (line / (bus_bits / 8 x
- * transfer rate)); misses_in_flight of them overlap; at most the bus's
- * peak.  A 32 B line over a 16-bit DDR3-1333 bus at ~110 ns: ~0.26 GB/s.
- * Without cache_line: cache_refill_rate as given. */
+ * transfer rate)); misses_in_flight of them overlap; at most the
+ * sustained bandwidth (soc_mem_bandwidth).  A 32 B line over a 16-bit
+ * DDR3-1333 bus at ~110 ns: ~0.26 GB/s.  Needs the DRAM figures
+ * (soc_check). */
 double soc_cache_refill_rate(const struct soc_params *p);
 
 /* Stall of one daemon request refilling its working set from DRAM (s).
