@@ -267,6 +267,38 @@ START_TEST(test_time_based_stops_at_window_end)
 }
 END_TEST
 
+/* The same 0.5 s run of 32 I/Os in flight, as the reports give it: the
+ * JSON's totals.all.abandoned is what the run left outstanding (issued =
+ * completed + abandoned), in "all" alone; the text report names them. */
+START_TEST(test_abandoned_in_reports)
+{
+  const char *sets[] = {"time", "0.5s", "workload.runtime", "0.5s"};
+  struct run_result *d = run_direct("bench/scenarios/ds414slim_nfs_4k_random.yaml", sets, 2);
+  ck_assert_msg(!d->failed && d->issued > d->completed, "failed %d, %llu of %llu completed", d->failed,
+                (unsigned long long)d->completed, (unsigned long long)d->issued);
+  const char *extra[] = {"--set", "time=0.5s", "--set", "workload.runtime=0.5s", NULL};
+  struct cli_out r = run_json("bench/scenarios/ds414slim_nfs_4k_random.yaml", extra);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  double abandoned = cli_json_number(r.out, "\"all\": {", "abandoned");
+  ck_assert_msg(abandoned > 0 && abandoned <= 32 && d->completed + (uint64_t)abandoned == d->issued,
+                "abandoned %g, issued %llu, completed %llu", abandoned, (unsigned long long)d->issued,
+                (unsigned long long)d->completed);
+  const char *all = strstr(r.out, "\"all\": {");
+  const char *first = strstr(r.out, "\"abandoned\"");
+  ck_assert_msg(first > all, "abandoned before totals.all: in a direction");
+  cli_out_free(&r);
+  char path[1024], line[160];
+  cli_source_path("bench/scenarios/ds414slim_nfs_4k_random.yaml", path, sizeof path);
+  const char *args[] = {"run", path, "--no-ci", "--set", "time=0.5s", "--set", "workload.runtime=0.5s", NULL};
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  snprintf(line, sizeof line, "  %llu client I/Os abandoned: outstanding at the window's end",
+           (unsigned long long)(d->issued - d->completed));
+  ck_assert_msg(r.status == 0 && strstr(r.out, line), "exit %d, no \"%s\" in\n%s", r.status, line, r.out);
+  cli_out_free(&r);
+  free(d);
+}
+END_TEST
+
 /* Payload rate of one 1GbE link at MTU 9000: 125e6 * 8960 / 9038 B/s. */
 #define ONE_GBE_MTU9000_MBPS (125.0 * 8960.0 / 9038.0)
 
@@ -1257,6 +1289,7 @@ int main(void)
   tcase_add_test(tc, test_series_partial_second);
   tcase_add_test(tc, test_copy_file_gap);
   tcase_add_test(tc, test_time_based_stops_at_window_end);
+  tcase_add_test(tc, test_abandoned_in_reports);
   tcase_add_test(tc, test_copy_file_handles);
   tcase_add_test(tc, test_whatif_moves_bottleneck);
   tcase_add_test(tc, test_fio_file_fio_json);

@@ -179,6 +179,12 @@ START_TEST(test_run_page)
                     strstr(html, "<title>MB/s of all I/O: 2.5, 100</title>") && !strstr(html, "I/O: 3, 100<") &&
                     !strstr(html, "I/O: 2.5, 200<"),
                 "partial last second not at its covered time, or divided twice");
+  /* the 0.2 s run stops with its 2 I/Os in flight: abandoned, said so */
+  char abandoned[96];
+  snprintf(abandoned, sizeof abandoned, "<br>%llu client I/Os abandoned: outstanding at the window's end",
+           (unsigned long long)(r->issued - r->completed));
+  ck_assert_msg(r->issued > r->completed && strstr(html, abandoned), "no \"%s\" (%llu issued, %llu completed)",
+                abandoned, (unsigned long long)r->issued, (unsigned long long)r->completed);
   ck_assert_msg(strstr(html, "Latency percentiles") &&
                     strstr(html, ">mean</text>"),
                 "percentile bars missing");

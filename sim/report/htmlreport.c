@@ -10,6 +10,7 @@
 
 #include "base/datadir.h"
 #include "base/units.h"
+#include "sim/report/report.h"
 #include "sim/report/svg.h"
 
 #define HTMLREPORT_MAX_COLS 256
@@ -679,6 +680,9 @@ static void htmlreport_run_step(FILE *out, const struct run_result *r)
           "(read %.6g, write %.6g); mean latency %.4g ms; %.4g W average.",
           r->clients, r->outstanding_per_client, r->window_s, r->all.iops, r->all.MBps,
           r->read.MBps, r->write.MBps, r->all.lat_mean_s * 1e3, r->avg_power_W);
+  if (report_abandoned(r) > 0)
+    fprintf(out, "<br>%llu client I/Os abandoned: outstanding at the window's end, where the run "
+            "stops (not lost; not in the figures).", (unsigned long long)report_abandoned(r));
   if (r->bottleneck >= 0 && r->bottleneck < r->nres) {
     fputs("<br>Bottleneck: <b>", out);
     svg_escape(out, r->res[r->bottleneck].name);

@@ -39,7 +39,13 @@ static void report_num(FILE *out, double v)
     fprintf(out, "%.10g", v);
 }
 
-static void report_totals_json(FILE *out, const struct res_totals *t)
+uint64_t report_abandoned(const struct run_result *r)
+{
+  return !r->failed && r->issued > r->completed ? r->issued - r->completed : 0;
+}
+
+/* abandoned < 0: not a key of this direction (the count is the run's, in "all"). */
+static void report_totals_json(FILE *out, const struct res_totals *t, long long abandoned)
 {
   fprintf(out, "{\"ios\": %llu, \"bytes\": ", (unsigned long long)t->ios);
   report_num(out, t->bytes);
@@ -81,8 +87,11 @@ static void report_totals_json(FILE *out, const struct res_totals *t)
     fprintf(out, ", \"%s\": ", res_percentile_names[i]);
     report_num(out, t->lat_pct_s[i] * 1e3);
   }
-  fprintf(out, "}, \"errors\": %llu, \"dropped\": %llu}", (unsigned long long)t->errors,
+  fprintf(out, "}, \"errors\": %llu, \"dropped\": %llu", (unsigned long long)t->errors,
           (unsigned long long)t->dropped);
+  if (abandoned >= 0)
+    fprintf(out, ", \"abandoned\": %lld", abandoned);
+  fputc('}', out);
 }
 
 void report_calib_json(FILE *out, const char *file, const char *hash)
@@ -127,15 +136,15 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_num(out, r->absorbed_share);
   fprintf(out, ", \"too_few_ios\": %s}", r->few_ios ? "true" : "false");
   fprintf(out, ",\n%s\"totals\": {\"read\": ", indent);
-  report_totals_json(out, &r->read);
+  report_totals_json(out, &r->read, -1);
   fputs(", \"write\": ", out);
-  report_totals_json(out, &r->write);
+  report_totals_json(out, &r->write, -1);
   if (r->trim.ios > 0) { /* a trim job's direction (fio's trim section), only when one ran */
     fputs(", \"trim\": ", out);
-    report_totals_json(out, &r->trim);
+    report_totals_json(out, &r->trim, -1);
   }
   fputs(", \"all\": ", out);
-  report_totals_json(out, &r->all);
+  report_totals_json(out, &r->all, (long long)report_abandoned(r));
   fprintf(out, "},\n%s\"utilization\": [", indent);
   for (int i = 0; i < r->nres; i++) {
     fprintf(out, "%s{\"resource\": ", i ? ", " : "");
@@ -293,6 +302,9 @@ static void report_step_text(FILE *out, const struct run_result *r)
   if (r->few_ios)
     fprintf(out, "  WARNING: too few I/Os for a stable figure (%llu I/Os, window %.4g s, one round %.4g s)\n",
             (unsigned long long)r->all.ios, r->window_s, r->all.lat_mean_s);
+  if (report_abandoned(r) > 0)
+    fprintf(out, "  %llu client I/Os abandoned: outstanding at the window's end, where the run stops "
+            "(not lost; not in the figures below)\n", (unsigned long long)report_abandoned(r));
   report_dir_text(out, "read", &r->read);
   report_dir_text(out, "write", &r->write);
   if (r->trim.ios)

@@ -20,6 +20,12 @@ void report_json(FILE *out, const struct scenario *s, const struct run_result *r
  * clat_ns histogram bins), one fio job per step (sim/report/fiojson.c). */
 void report_fio_json(FILE *out, const struct scenario *s, const struct run_result *r, int n, int plus);
 
+/* Client I/Os a time-based run abandoned: issued, still outstanding when
+ * it stopped at its window's end (not lost, not errors; run_result issued
+ * - completed).  0 for a failed run: its failure counts what did not
+ * complete. */
+uint64_t report_abandoned(const struct run_result *r);
+
 /* JSON string literal, escaped. */
 void report_json_string(FILE *out, const char *s);
 /* The calibration a result used: {"file": F, "hash": H}, or "uncalibrated"
