@@ -316,6 +316,16 @@ void eng_xfer_wait(struct eng *e, struct eng_xfer *x)
   e->net->free_x = x;
 }
 
+void eng_xfer_forget(struct eng *e, struct eng_xfer *x)
+{
+  if (x->through) {
+    x->next = e->net->free_x;
+    e->net->free_x = x;
+  } else {
+    x->forgotten = 1;
+  }
+}
+
 void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes)
 {
   eng_xfer_wait(e, eng_chan_send_async(e, ch, c, up, payload, bytes));

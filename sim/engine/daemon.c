@@ -151,10 +151,14 @@ void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r)
     eng_bond_wait(e, c, 0);
     eng_reply_piece(j, conn, r);
   }
+  /* The last pieces are in the socket: the lane's next reply follows them
+   * on the wire at once, as a TCP sender appends the next message's bytes
+   * to its stream; waiting for them to be through left the link idle one
+   * route latency per reply (a wire-bound stream capped below the link). */
   struct eng_xfer *flight[2] = {r->flight[0], r->flight[1]};
-  for (uint64_t k = n; k < n + 2; k++)
-    if (flight[k % 2])
-      eng_xfer_wait(e, flight[k % 2]);
+  for (int k = 0; k < 2; k++)
+    if (flight[k])
+      eng_xfer_forget(e, flight[k]);
 }
 
 /* Its process has copied piece k of streamed reply r: the lane's reply

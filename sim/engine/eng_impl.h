@@ -436,6 +436,9 @@ void eng_chan_init(struct eng *e, struct eng_chan *ch);
 struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up,
                                      void *payload, double bytes);
 void eng_xfer_wait(struct eng *e, struct eng_xfer *x);
+/* Its sender no longer waits for x (sent async): freed once through, at
+ * once if it is. */
+void eng_xfer_forget(struct eng *e, struct eng_xfer *x);
 void eng_chan_send(struct eng *e, struct eng_chan *ch, struct eng_conn *c, int up, void *payload, double bytes);
 /* A NAS->client message sent with no actor waiting for it (a TCP send
  * returns once the socket buffer holds the data): it goes on the wire in
