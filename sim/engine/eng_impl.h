@@ -294,6 +294,9 @@ void eng_release(const struct eng *e, struct eng_thread *t);
 double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s);
 /* A semaphore destroyed with the engine. */
 sg_sem_t eng_sem(struct eng *e);
+/* A singly linked FIFO of requests by its head and tail pointers. */
+void eng_req_append(struct eng_req **head, struct eng_req **tail, struct eng_req *r);
+struct eng_req *eng_req_take(struct eng_req **head, struct eng_req **tail);
 void eng_queue_init(struct eng *e, struct eng_queue *q);
 void eng_queue_push(struct eng_queue *q, struct eng_req *r);
 struct eng_req *eng_queue_pop(struct eng_queue *q);

@@ -165,25 +165,39 @@ void eng_queue_init(struct eng *e, struct eng_queue *q)
   q->sem = eng_sem(e);
 }
 
-void eng_queue_push(struct eng_queue *q, struct eng_req *r)
+/* A request onto the end of a singly linked FIFO (head, tail). */
+void eng_req_append(struct eng_req **head, struct eng_req **tail, struct eng_req *r)
 {
   r->next = NULL;
-  if (q->tail)
-    q->tail->next = r;
+  if (*tail)
+    (*tail)->next = r;
   else
-    q->head = r;
-  q->tail = r;
+    *head = r;
+  *tail = r;
+}
+
+/* The FIFO's first request, or NULL when it is empty. */
+struct eng_req *eng_req_take(struct eng_req **head, struct eng_req **tail)
+{
+  struct eng_req *r = *head;
+  if (!r)
+    return NULL;
+  *head = r->next;
+  if (!*head)
+    *tail = NULL;
+  return r;
+}
+
+void eng_queue_push(struct eng_queue *q, struct eng_req *r)
+{
+  eng_req_append(&q->head, &q->tail, r);
   sg_sem_release(q->sem);
 }
 
 struct eng_req *eng_queue_pop(struct eng_queue *q)
 {
   sg_sem_acquire(q->sem);
-  struct eng_req *r = q->head;
-  q->head = r->next;
-  if (!q->head)
-    q->tail = NULL;
-  return r;
+  return eng_req_take(&q->head, &q->tail);
 }
 
 struct eng_req *eng_req_new(struct eng *e)

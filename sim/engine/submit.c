@@ -122,12 +122,7 @@ void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r)
   double slots = eng_conn_slots(e);
   if (slots > 0.0) {
     if ((double)c->slots_used >= slots) {
-      r->next = NULL;
-      if (c->slot_tail)
-        c->slot_tail->next = r;
-      else
-        c->slot_head = r;
-      c->slot_tail = r;
+      eng_req_append(&c->slot_head, &c->slot_tail, r);
       return;
     }
     c->slots_used++;
@@ -142,13 +137,9 @@ void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r)
     return;
   r->slot = 0;
   c->slots_used--;
-  struct eng_req *w = c->slot_head;
-  if (!w)
-    return;
-  c->slot_head = w->next;
-  if (!c->slot_head)
-    c->slot_tail = NULL;
-  eng_wire_push(e, c, w);
+  struct eng_req *w = eng_req_take(&c->slot_head, &c->slot_tail);
+  if (w)
+    eng_wire_push(e, c, w);
 }
 
 /* A buffered write the client's page cache can take (below its dirty
