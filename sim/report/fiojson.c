@@ -102,6 +102,7 @@ static void fj_dir(FILE *out, const struct res_totals *t, double window_s, int p
   /* Slices in KiB/s and I/Os per second; a window shorter than one slice
    * is one sample of the window's mean, as fio logs one at exit. */
   double bw[RES_MAX_SAMPLES], io[RES_MAX_SAMPLES];
+  bw[0] = io[0] = 0.0; /* n may be 0: fj_stats reads none, gcc -O2 cannot tell */
   int n = have ? t->nsamples : 0;
   for (int i = 0; i < n; i++) {
     bw[i] = t->sample_bytes[i] / RES_SAMPLE_S / 1024.0;
