@@ -138,6 +138,15 @@ const struct param_desc proto_param_table[] = {
      .min = 0, .max = 1, .optional = 1, .def = 1, .help = "0/1: NIC computes TCP/IP checksums"},
     {.key = "tso", .dim = UNITS_NUMBER, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
      .optional = 1, .def = 1, .help = "0/1: TCP segmentation offload on transmit"},
+    /* The NAS drivers (al_eth on the Alpine, igb and e1000e on the Atom
+     * and Celeron boxes) hand received frames to
+     * napi_gro_receive, which merges a flow's in-order segments into one
+     * skb of up to GRO_MAX_SIZE 64 KiB: the driver still handles each
+     * frame, IP and TCP (tcp_rx_share of cycles_per_packet) run once per
+     * aggregate, and TCP ACKs each aggregate (more than two MSS). */
+    {.key = "gro", .dim = UNITS_NUMBER, .offset = PROTO_OFF(gro), .min = 0, .max = 1,
+     .optional = 1, .def = 1,
+     .help = "0/1: generic receive offload (received segments merged up to 64 KiB)"},
     /* What one request of a user-space daemon process touches: its hot
      * code path, heap (talloc pools), stack and request buffers; 64 KiB ..
      * a few MiB for a server process like smbd.  Only smbd (one process
@@ -184,6 +193,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
       {"checksum_offload", PROTO_OFF(checksum_offload)},
       {"tso", PROTO_OFF(tso)},
+      {"gro", PROTO_OFF(gro)},
   };
   for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
     double v = *(const double *)((const char *)p + proto_whole[i].offset);
@@ -242,7 +252,9 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
 
   double data_frames = net_frames(data_msg_bytes, mtu_bytes, tcp_timestamps);
   double ctrl_frames = net_frames(ctrl_bytes, mtu_bytes, tcp_timestamps);
-  double acks = ceil(data_frames / 2.0);
+  /* Received write data: GRO aggregates of up to 64 KiB, each ACKed. */
+  double rx_aggs = p->gro != 0 ? ceil(data_msg_bytes / PROTO_GRO_MAX_BYTES) : data_frames;
+  double acks = write && p->gro != 0 ? rx_aggs : ceil(data_frames / 2.0);
   int tso = p->tso != 0 && p->checksum_offload != 0;
   double ack_wire = net_wire_bytes(0.0, mtu_bytes, tcp_timestamps);
 
@@ -260,10 +272,14 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
   r.request_cycles = c->cycles_per_request + (ops->auth_cycles ? ops->auth_cycles(p, bytes) : 0.0);
   r.byte_cycles = c->cycles_per_byte * bytes;
   r.tx_packet_cycles = c->cycles_per_packet * r.tx_packets;
-  r.rx_packet_cycles = c->cycles_per_packet * r.rx_packets;
   /* The received message's own segments (write data, or the read
-   * command), not the ACKs of what the NAS sends. */
-  r.rx_msg_tcp_cycles = c->tcp_rx_share * c->cycles_per_packet * (write ? data_frames : ctrl_frames);
+   * command), not the ACKs of what the NAS sends; with GRO the TCP part
+   * runs once per aggregate, the driver part once per frame. */
+  double msg_stack = write ? rx_aggs : ctrl_frames;
+  double msg_frames = write ? data_frames : ctrl_frames;
+  r.rx_msg_tcp_cycles = c->tcp_rx_share * c->cycles_per_packet * msg_stack;
+  r.rx_packet_cycles = c->cycles_per_packet * (r.rx_packets - msg_frames) +
+                       (1.0 - c->tcp_rx_share) * c->cycles_per_packet * msg_frames + r.rx_msg_tcp_cycles;
   r.csum_cycles = p->checksum_offload != 0 ? 0.0 : c->csum_cycles_per_byte * (data_msg_bytes + ctrl_bytes);
   r.lun_cycles = proto_lun_extra_cycles(p, write);
   r.pdu_cycles = fr.pdu_costs ? c->cycles_per_pdu * pdus : 0.0;

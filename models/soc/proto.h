@@ -67,6 +67,8 @@ extern const char *const proto_lun_names[];  /* "block", "file", "thin", NULL */
 #define PROTO_HTTP_HEADER_BYTES 400.0
 /* Largest TSO super-segment handed to the NIC (bytes; Linux GSO_MAX_SIZE). */
 #define PROTO_TSO_MAX_BYTES 65536.0
+/* GRO_MAX_SIZE (include/linux/netdevice.h): bytes one GRO aggregate holds. */
+#define PROTO_GRO_MAX_BYTES 65536.0
 /* SMB2 credit charge unit (bytes; MS-SMB2 3.1.5.2: one credit per 64 KiB). */
 #define PROTO_SMB_CREDIT_BYTES 65536.0
 
@@ -108,6 +110,7 @@ struct proto_params {
   double smb_connections_per_nic;      /* multichannel TCP connections per interface (count) */
   double checksum_offload;             /* 0/1: NIC computes TCP/IP checksums */
   double tso;                          /* 0/1: TCP segmentation offload on transmit */
+  double gro;                          /* 0/1: generic receive offload (NAPI aggregates) */
   double daemon_working_set_bytes;     /* cache lines one request of a daemon process touches */
   double stream_segment_bytes;         /* piece of a message's data each stage (daemon copy,
                                           wire, receive softirq) hands on; 0 = store-and-forward */
