@@ -140,7 +140,7 @@ int eng_net_setup(struct eng *e)
     return -1;
   e->net = n;
   n->e = e;
-  n->gamma = s->net.tcp_window_bytes > 0 ? s->net.tcp_window_bytes : ENG_TCP_WINDOW_BYTES;
+  n->gamma = eng_tcp_window(e);
   n->fn = eng_links_create(s, &e->map, &n->links);
   if (!n->fn)
     return -1;
@@ -297,6 +297,11 @@ struct eng_xfer *eng_chan_send_async(struct eng *e, struct eng_chan *ch, struct 
                                      void *payload, double bytes)
 {
   return eng_chan_queue(e, ch, c, up, payload, bytes, 0);
+}
+
+double eng_tcp_window(const struct eng *e)
+{
+  return e->s->net.tcp_window_bytes > 0 ? e->s->net.tcp_window_bytes : ENG_TCP_WINDOW_BYTES;
 }
 
 int eng_xfer_through(const struct eng_xfer *x)

@@ -118,19 +118,52 @@ void eng_wire_start(struct eng *e, struct eng_conn *c)
     eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }
 
-/* Piece k of streamed reply r goes on the wire: once piece k - 2 is
- * through (two pieces in flight, so the next one's latency overlaps the
- * transfer of the one before: one TCP stream). */
+/* Piece k of streamed reply r: its bytes on the wire (the header with
+ * the first). */
+static double eng_reply_piece_bytes(const struct eng *e, const struct eng_req *r, uint64_t k)
+{
+  uint64_t n = r->nsegs;
+  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
+  double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+  return (double)(long)((k == 0 ? e->header_bytes : 0.0) + piece);
+}
+
+/* The oldest of r's pieces on the wire leaves the ring, once through. */
+static void eng_reply_retire(struct eng *e, struct eng_req *r)
+{
+  struct eng_xfer *x = r->flight[r->flight0];
+  r->inflight_bytes -= r->flight_bytes[r->flight0];
+  r->flight0 = (r->flight0 + 1) % ENG_REPLY_FLIGHT;
+  r->nflight--;
+  eng_xfer_wait(e, x);
+}
+
+/* The pieces already through leave the ring; then a piece of `bytes`
+ * may go at once if the ring has room and the bytes on the wire with it
+ * fit the TCP window (one piece always may, as a TCP sender always has
+ * its window's first segment). */
+static int eng_reply_room(struct eng *e, struct eng_req *r, double bytes)
+{
+  while (r->nflight > 0 && eng_xfer_through(r->flight[r->flight0]))
+    eng_reply_retire(e, r);
+  return r->nflight < ENG_REPLY_FLIGHT && (r->nflight == 0 || r->inflight_bytes + bytes <= eng_tcp_window(e));
+}
+
+/* Piece k of streamed reply r goes on the wire once the pieces before
+ * it leave room in the TCP window: one TCP stream pipelines its segments,
+ * so a piece's route latency overlaps the transfer of those before (two
+ * pieces in flight held a stream to two pieces per route latency). */
 static void eng_reply_piece(struct eng_job *j, int conn, struct eng_req *r)
 {
   struct eng *e = j->e;
-  uint64_t n = r->nsegs, k = r->segs_sent++;
-  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
-  double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
-  double size = (k == 0 ? e->header_bytes : 0.0) + piece;
-  if (r->flight[k % 2])
-    eng_xfer_wait(e, r->flight[k % 2]);
-  r->flight[k % 2] = eng_chan_send_async(e, &j->reply[conn], &e->conns[j->conn0 + conn], 0, r, (double)(long)size);
+  uint64_t k = r->segs_sent++;
+  double size = eng_reply_piece_bytes(e, r, k);
+  while (!eng_reply_room(e, r, size))
+    eng_reply_retire(e, r);
+  int i = (r->flight0 + r->nflight++) % ENG_REPLY_FLIGHT;
+  r->flight_bytes[i] = size;
+  r->inflight_bytes += size;
+  r->flight[i] = eng_chan_send_async(e, &j->reply[conn], &e->conns[j->conn0 + conn], 0, r, size);
 }
 
 /* A streamed reply: each piece goes on the wire once its process has
@@ -155,22 +188,22 @@ void eng_reply_stream(struct eng_job *j, int conn, struct eng_req *r)
    * on the wire at once, as a TCP sender appends the next message's bytes
    * to its stream; waiting for them to be through left the link idle one
    * route latency per reply (a wire-bound stream capped below the link). */
-  struct eng_xfer *flight[2] = {r->flight[0], r->flight[1]};
-  for (int k = 0; k < 2; k++)
-    if (flight[k])
-      eng_xfer_forget(e, flight[k]);
+  for (int k = 0; k < r->nflight; k++)
+    eng_xfer_forget(e, r->flight[(r->flight0 + k) % ENG_REPLY_FLIGHT]);
+  r->nflight = r->flight0 = 0;
+  r->inflight_bytes = 0.0;
 }
 
 /* Its process has copied piece k of streamed reply r: the lane's reply
  * sender puts it on the wire; when the sender waits for just this piece
- * and it can go at once (piece k - 2 through, the bond up), the process
+ * and it can go at once (room in the TCP window, the bond up), the process
  * puts it there itself rather than waking the sender (which it wakes
  * after the last, for the last waits). */
 static void eng_reply_copied(struct eng *e, struct eng_req *r, uint64_t k)
 {
   struct eng_job *j = r->job;
   int conn = r->conn;
-  if (r->sender_waits && r->segs_sent == k && (!r->flight[k % 2] || eng_xfer_through(r->flight[k % 2])) &&
+  if (r->sender_waits && r->segs_sent == k && eng_reply_room(e, r, eng_reply_piece_bytes(e, r, k)) &&
       eng_bond_open(e, &e->conns[j->conn0 + conn], 0)) {
     eng_reply_piece(j, conn, r);
     if (r->segs_sent < r->nsegs)

@@ -44,6 +44,9 @@ struct eng_thread {
   int path_known;     /* path has been looked up */
 };
 
+/* A streamed reply's pieces on the wire at once: as many as the
+ * connection's socket has posted receives (ENG_SOCKET_POSTED, below). */
+#define ENG_REPLY_FLIGHT 32
 struct eng_req {
   struct eng_job *job;
   int conn;          /* index into the job's connections */
@@ -63,7 +66,11 @@ struct eng_req {
   double stream_cycles;        /* the daemon's copy of the streamed reply data (in tx_cycles
                                   otherwise) */
   int phase;                   /* 0: a received request; 1: its data ready to stream back */
-  struct eng_xfer *flight[2];  /* a streamed reply: its two pieces on the wire (daemon.c) */
+  struct eng_xfer *flight[ENG_REPLY_FLIGHT]; /* a streamed reply: its pieces on the wire, a
+                                                 ring from flight0, oldest first (daemon.c) */
+  double flight_bytes[ENG_REPLY_FLIGHT];       /* ... each piece's bytes */
+  double inflight_bytes;                       /* ... their sum, bounded by the TCP window */
+  int flight0, nflight;
   uint64_t segs_sent;          /* its pieces put on the wire */
   int sender_waits;            /* its lane's reply sender waits on seg_ready for the next */
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
@@ -92,7 +99,7 @@ struct eng_req {
  * its segments: a stream's message rate is not bounded by its route
  * latency (two posted receives capped a connection's 48 B iSCSI commands
  * at 2 per one-way latency, 80k/s at 25 us); as many client senders. */
-#define ENG_SOCKET_POSTED 32
+#define ENG_SOCKET_POSTED ENG_REPLY_FLIGHT
 struct eng_xfer;
 struct eng_chan {
   struct eng_net *net;
@@ -381,6 +388,8 @@ void eng_bond_wait(struct eng *e, const struct eng_conn *c, int up);
 /* 1 when eng_bond_wait would not wait. */
 int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up);
 /* 1 when x's last byte is through (chan.c). */
+/* The connection's TCP window (bytes): net.tcp_window_bytes, else the default. */
+double eng_tcp_window(const struct eng *e);
 int eng_xfer_through(const struct eng_xfer *x);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
 /* The client senders of connection c's socket (daemon.c). */
