@@ -37,10 +37,7 @@
  * `stream_prefetch` is read into it when the drive has nothing else to do
  * (no host command, no write-back), so a sequential reader the buffer
  * serves never runs into its segment's end; any read is followed by
- * `read_ahead` while the drive is idle.  The buffer answers the queued
- * reads it holds while the actuator is busy (the host interface works
- * beside the heads; NCQ completes in any order), a read of data still
- * coming in when it has passed under the head (hdd_cache.c).
+ * `read_ahead` while the drive is idle (hdd_cache.c).
  * With `zero_latency_read` a read (with its prefetch) starts with whatever
  * of its sectors passes under the head first (see hdd_plan_io).
  *
@@ -386,7 +383,6 @@ static void *hdd_create(const void *params, uint64_t seed)
   h->phase0_rev = disk_seed_unit(seed);
   h->seed = seed;
   h->nseg = (int)h->p.cache_segments;
-  h->fill.seg = -1;
   if (h->nseg < 1 || h->nseg > HDD_SEGMENTS_MAX)
     h->nseg = 1;
   h->seg_cap_bytes = (uint64_t)(h->p.cache_bytes / h->nseg);
@@ -516,7 +512,6 @@ void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int host,
     hdd_ra_stop(h, t_s);
     disk_busy_add(&h->busy, t_s, pl->media_end_s);
     h->mech_free_s = pl->media_end_s;
-    h->fill.seg = -1;
     h->head_off_bytes = e + pl->prefetch_bytes;
     h->head_t_s = pl->media_end_s;
   }
@@ -548,8 +543,6 @@ void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int host,
     if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
       sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
     sg->used = ++h->seg_clock;
-    if (pl->kind == HDD_MECH)
-      h->fill = (struct hdd_fill){.seg = j, .req_start_bytes = io->offset_bytes, .req_end_bytes = e, .data_end_s = pl->data_end_s};
     if (pl->kind != HDD_HIT)
       hdd_ra_start(h, j);
     if (host)
@@ -633,14 +626,14 @@ static void hdd_advance(struct hdd *h, double now_s)
       first = h->hq[0].submit_s;
     if (h->dq_n > 0 && h->dq[0].submit_s < first)
       first = h->dq[0].submit_s;
-    for (int k = 0; k < h->nseg && h->la_n > 0; k++)
-      if (h->seg[k].la && h->seg[k].la_t < first)
-        first = h->seg[k].la_t;
+    first = fmin(first, hdd_lookahead_first_s(h));
     double t = h->mech_free_s > first ? h->mech_free_s : first;
+    if (t > now_s)
+      break; /* only a look-ahead, not before the read-ahead under way ends */
     if (t > h->mech_free_s) { /* the actuator was idle: maybe spun down */
       double wake_s = disk_power_gap(&h->power, t - h->mech_free_s);
       if (wake_s > 0.0) {
-        h->ra_active = 0;
+        h->ra_active = h->ra_lookahead = 0;
         for (int i = 0; i < h->nseg; i++)
           h->seg[i] = (struct hdd_seg){0};
         h->la_n = 0;
@@ -683,22 +676,16 @@ static void hdd_advance(struct hdd *h, double now_s)
           best_dirty = 1;
         }
       }
-      for (int k = 0; k < h->nseg && h->la_n > 0 && best == (size_t)-1; k++) {
-        if (!h->seg[k].la || h->seg[k].la_t > t)
-          continue;
-        hdd_lookahead_plan(h, t, k, &pl);
-        if (pl.cost_s < best_plan.cost_s) {
-          best_plan = pl;
-          best = (size_t)k;
-          best_dirty = 2;
-        }
+      int k = best == (size_t)-1 ? hdd_lookahead_pick(h, t, &best_plan) : -1;
+      if (k >= 0) { /* nothing else to do: a stream's look-ahead */
+        best = (size_t)k;
+        best_dirty = 2;
       }
     }
     if (best == (size_t)-1)
-      return; /* cannot happen: the oldest command is eligible at t */
+      return; /* a look-ahead not yet due (a host command is always eligible at t) */
     if (best_dirty == 2) {
       hdd_lookahead_run(h, t, (int)best, &best_plan);
-      hdd_serve_hits(h, t);
       continue;
     }
     struct hdd_cmd c = best_dirty ? h->dq[best] : h->hq[best];
@@ -709,9 +696,7 @@ static void hdd_advance(struct hdd *h, double now_s)
     hdd_execute(h, t, &c.io, !best_dirty, &best_plan);
     if (best_plan.kind == HDD_HIT && h->mech_free_s < t)
       h->mech_free_s = t; /* the controller moved on to t */
-    hdd_serve_hits(h, t);
   }
-  hdd_serve_hits(h, now_s);
 }
 
 
@@ -741,7 +726,7 @@ static void hdd_stats(const void *priv, double now_s, struct disk_stats *out)
   out->writes = h->counts.writes;
   out->read_bytes = h->counts.read_bytes;
   out->write_bytes = h->counts.write_bytes;
-  out->busy_s = disk_busy_at(&h->busy, now_s);
+  out->busy_s = disk_busy_at(&h->busy, now_s) + hdd_lookahead_busy_s(h, now_s);
   double idle_since = h->mech_free_s < now_s ? h->mech_free_s : now_s;
   if (h->hq_n > 0 || h->dq_n > 0)
     idle_since = now_s;

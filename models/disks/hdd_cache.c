@@ -1,11 +1,12 @@
 /* hdd_cache.c - the hdd model's read cache (see hdd.c's header): segments
  * and their ranges, the idle read-ahead, each detected stream's look-ahead
- * kept ahead of its reader, and the reads the buffer answers while the
- * actuator is busy. */
+ * kept ahead of its reader. */
 #include <math.h>
 #include <stdint.h>
 
 #include "models/disks/hdd_impl.h"
+
+static double hdd_ra_end_s(const struct hdd *h);
 
 /* Head position (offset) at time t_s, and whether read-ahead still runs. */
 uint64_t hdd_head_at(const struct hdd *h, double t_s, int *streaming)
@@ -57,7 +58,7 @@ void hdd_lookahead_want(struct hdd *h, int j, uint64_t e, double t_s)
 {
   struct hdd_seg *sg = &h->seg[j];
   double ahead = (double)(sg->hi_bytes > e ? sg->hi_bytes - e : 0);
-  if (!sg->stream || sg->la || h->p.stream_prefetch_bytes <= 0.0 ||
+  if (!sg->stream || sg->la || h->p.stream_prefetch_bytes <= 0.0 || (h->ra_active && j == h->cur) ||
       sg->hi_bytes >= (uint64_t)h->p.capacity_bytes || ahead >= h->p.stream_prefetch_bytes ||
       ahead + h->p.stream_prefetch_bytes > (double)h->seg_cap_bytes) /* no room: it would push
                                                                           out unread data */
@@ -98,6 +99,9 @@ void hdd_ra_stop(struct hdd *h, double t_s)
 {
   if (!h->ra_active)
     return;
+  if (h->ra_lookahead) /* the heads read for it: busy */
+    disk_busy_add(&h->busy, h->head_t_s, fmin(t_s, hdd_ra_end_s(h)));
+  h->ra_lookahead = 0;
   int streaming;
   uint64_t lo, hi;
   hdd_seg_range(h, h->cur, hdd_head_at(h, t_s, &streaming), &lo, &hi);
@@ -117,92 +121,78 @@ void hdd_ra_start(struct hdd *h, int j)
     h->ra_limit_bytes = room < h->ra_limit_bytes ? (room > 0.0 ? room : 0.0) : h->ra_limit_bytes;
   }
   h->ra_active = h->ra_limit_bytes > 0.0;
+  h->ra_lookahead = 0;
 }
 
-/* A queued read whose bytes segment j holds, or will hold once the media
- * read in progress into it reaches them (zero-latency read: the request's
- * bytes at once at data_end_s, the prefetch behind them at the media
- * rate), while the actuator is busy until mech_free_s: when they are all
- * in the buffer, else INFINITY. */
-static double hdd_buffered_s(const struct hdd *h, int j, uint64_t o, uint64_t e)
+/* When the read-ahead under way (idle or a look-ahead) has read all it
+ * will; -INFINITY when none runs. */
+static double hdd_ra_end_s(const struct hdd *h)
 {
-  const struct hdd_seg *sg = &h->seg[j];
-  uint64_t lo = sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes ? sg->hi_bytes - h->seg_cap_bytes
-                                                                : sg->lo_bytes;
-  if (sg->hi_bytes == lo || o < lo || e > sg->hi_bytes)
-    return INFINITY;
-  if (j != h->fill.seg || e <= h->fill.req_start_bytes)
-    return 0.0;
-  if (e <= h->fill.req_end_bytes)
-    return h->fill.data_end_s;
-  return h->fill.data_end_s + hdd_media_s(h, h->fill.req_end_bytes, e - h->fill.req_end_bytes);
+  if (!h->ra_active)
+    return -INFINITY;
+  return h->head_t_s + h->ra_limit_bytes / hdd_rate_at(h, h->head_off_bytes);
 }
 
-/* While the actuator is busy (a media read and its look-ahead, a seek,
- * a destage), the controller answers the queued reads the buffer holds:
- * the buffer and the host interface work beside the heads, so a cache
- * hit does not wait for the mechanics (NCQ completes commands in any
- * order).  A hit on data the read in progress is bringing in completes
- * when it has passed under the head. */
-void hdd_serve_hits(struct hdd *h, double t_s)
+double hdd_lookahead_first_s(const struct hdd *h)
 {
-  size_t win = h->hq_n < (size_t)h->p.ncq_depth ? h->hq_n : (size_t)h->p.ncq_depth;
-  for (size_t i = 0; i < win && h->mech_free_s > t_s;) {
-    const struct hdd_cmd *c = &h->hq[i];
-    double ready = INFINITY;
-    int seg = -1;
-    uint64_t o = c->io.offset_bytes, e = o + c->io.len_bytes;
-    for (int k = 0; !c->io.write && c->submit_s <= t_s && k < h->nseg && ready == INFINITY; k++) {
-      ready = hdd_buffered_s(h, k, o, e);
-      seg = k;
-    }
-    if (ready == INFINITY) {
-      i++;
-      continue;
-    }
-    double t_hit = fmax(t_s, ready) + hdd_overhead_s(h, 0, 1);
-    struct hdd_plan pl = {.kind = HDD_HIT, .seg = seg, .media_start_s = t_hit,
-                          .data_end_s = t_hit, .media_end_s = t_hit};
-    struct hdd_cmd cmd = *c;
-    hdd_cmd_remove(h->hq, &h->hq_n, i);
-    win = h->hq_n < (size_t)h->p.ncq_depth ? h->hq_n : (size_t)h->p.ncq_depth;
-    hdd_execute(h, t_s, &cmd.io, 1, &pl);
-  }
+  double t = INFINITY;
+  for (int k = 0; k < h->nseg && h->la_n > 0; k++)
+    if (h->seg[k].la && h->seg[k].la_t < t)
+      t = h->seg[k].la_t;
+  return t < INFINITY ? fmax(t, hdd_ra_end_s(h)) : t;
 }
 
-/* The pending look-ahead into segment j, planned at t_s. */
-void hdd_lookahead_plan(const struct hdd *h, double t_s, int j, struct hdd_plan *pl)
+int hdd_lookahead_pick(const struct hdd *h, double t_s, struct hdd_plan *best)
 {
+  if (h->la_n == 0 || hdd_ra_end_s(h) > t_s)
+    return -1;
+  int j = -1;
   int streaming;
-  uint64_t pos = hdd_head_at(h, t_s, &streaming);
-  uint64_t o = h->seg[j].hi_bytes, cap = (uint64_t)h->p.capacity_bytes;
+  uint64_t pos = hdd_head_at(h, t_s, &streaming), cap = (uint64_t)h->p.capacity_bytes;
   uint64_t n = (uint64_t)h->p.stream_prefetch_bytes;
-  struct disk_io io = {.offset_bytes = o, .len_bytes = o + n > cap ? cap - o : n};
-  hdd_plan_media(h, t_s, pos, &io, j, 0, pl);
+  for (int k = 0; k < h->nseg; k++) {
+    if (!h->seg[k].la || h->seg[k].la_t > t_s)
+      continue;
+    uint64_t o = h->seg[k].hi_bytes;
+    struct disk_io io = {.offset_bytes = o, .len_bytes = o + n > cap ? cap - o : n};
+    struct hdd_plan pl;
+    hdd_plan_media(h, t_s, pos, &io, k, 0, &pl);
+    if (j < 0 || pl.cost_s < best->cost_s) {
+      *best = pl;
+      j = k;
+    }
+  }
+  return j;
 }
 
-/* Run the look-ahead into segment j as planned at t_s: the actuator reads
- * it, nothing goes to the host; reads of it find it as it arrives, at the
- * media rate from its start (the zero-latency reorder of its first track
- * is not followed). */
+/* Start the look-ahead into segment j as planned at t_s: the heads seek
+ * to the segment's end, then read into it as the idle read-ahead does,
+ * nothing to the host, until stream_prefetch is in or a command that
+ * needs the heads takes them (hdd_ra_stop: what was read stays; a buffer
+ * hit does not stop it).  Busy while they seek and read (the idle
+ * read-ahead after a command is not counted). */
 void hdd_lookahead_run(struct hdd *h, double t_s, int j, const struct hdd_plan *pl)
 {
   struct hdd_seg *sg = &h->seg[j];
-  uint64_t o = sg->hi_bytes;
   hdd_ra_stop(h, t_s);
-  disk_busy_add(&h->busy, t_s, pl->media_end_s);
-  h->mech_free_s = pl->media_end_s;
-  uint64_t n = (uint64_t)h->p.stream_prefetch_bytes, cap = (uint64_t)h->p.capacity_bytes;
-  uint64_t e = o + n > cap ? cap : o + n;
-  h->head_off_bytes = e;
-  h->head_t_s = pl->media_end_s;
-  h->fill = (struct hdd_fill){.seg = j, .req_start_bytes = o, .req_end_bytes = o,
-                              .data_end_s = pl->media_start_s};
-  sg->hi_bytes = e;
-  if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
-    sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
+  disk_busy_add(&h->busy, t_s, pl->media_start_s);
+  h->mech_free_s = pl->media_start_s;
+  h->head_off_bytes = sg->hi_bytes;
+  h->head_t_s = pl->media_start_s;
+  uint64_t cap = (uint64_t)h->p.capacity_bytes;
+  h->cur = j;
+  h->ra_limit_bytes = fmin(h->p.stream_prefetch_bytes, (double)(cap - sg->hi_bytes));
+  h->ra_active = 1;
+  h->ra_lookahead = 1;
   sg->la = 0;
   h->la_n--;
   sg->used = ++h->seg_clock;
-  hdd_ra_start(h, j);
+}
+
+double hdd_lookahead_busy_s(const struct hdd *h, double now_s)
+{
+  if (!h->ra_active || !h->ra_lookahead)
+    return 0.0;
+  double a = fmax(h->head_t_s, h->busy.cover_end_s), b = fmin(now_s, hdd_ra_end_s(h));
+  return b > a ? b - a : 0.0;
 }

@@ -1,7 +1,7 @@
 /* hdd_impl.h - private to models/disks/hdd*.c: the hdd model's state and
  * the functions its files share (hdd.c: geometry, seeks, planning,
  * dispatch, the write cache; hdd_cache.c: the read cache's segments,
- * their look-ahead and the hits served beside the mechanics). */
+ * the idle read-ahead and each stream's look-ahead). */
 #ifndef NASTWIN_HDD_IMPL_H
 #define NASTWIN_HDD_IMPL_H
 
@@ -83,6 +83,7 @@ struct hdd {
   uint64_t head_off_bytes;   /* offset under the head at head_t_s */
   double head_t_s;
   int ra_active;             /* reading ahead from head_off since head_t into seg[cur] */
+  int ra_lookahead;          /* ... for a stream's look-ahead (busy), not idle read-ahead */
   struct hdd_seg {
     uint64_t lo_bytes, hi_bytes; /* [lo, hi) is in the buffer; lo == hi: empty */
     uint64_t used;               /* LRU clock */
@@ -92,11 +93,6 @@ struct hdd {
   } seg[HDD_SEGMENTS_MAX];
   int la_n;                    /* segments with a look-ahead pending */
   int nseg, cur;               /* segments in use; the one read ahead into */
-  struct hdd_fill {            /* the media read in progress into a segment */
-    int seg;                   /* -1: none (the actuator is free or writing) */
-    uint64_t req_start_bytes, req_end_bytes; /* its request (then the prefetch to hi) */
-    double data_end_s;         /* the requested bytes are in the buffer */
-  } fill;
   uint64_t seg_clock;
   uint64_t seg_cap_bytes;      /* cache / segments */
   struct iface_port port;
@@ -138,8 +134,14 @@ void hdd_seg_invalidate(struct hdd *h, uint64_t o, uint64_t e);
 void hdd_seg_fill(struct hdd *h, uint64_t o, uint64_t e);
 void hdd_ra_stop(struct hdd *h, double t_s);
 void hdd_ra_start(struct hdd *h, int j);
-void hdd_serve_hits(struct hdd *h, double t_s);
-void hdd_lookahead_plan(const struct hdd *h, double t_s, int j, struct hdd_plan *pl);
+/* Earliest time a pending look-ahead may start (none before the
+ * read-ahead under way has ended); INFINITY when none is pending. */
+double hdd_lookahead_first_s(const struct hdd *h);
+/* The pending look-ahead due at t_s that positions soonest, planned in
+ * *best; its segment, or -1 when none may start at t_s. */
+int hdd_lookahead_pick(const struct hdd *h, double t_s, struct hdd_plan *best);
+/* Busy time of the look-ahead under way up to now_s not yet in h->busy. */
+double hdd_lookahead_busy_s(const struct hdd *h, double now_s);
 void hdd_lookahead_run(struct hdd *h, double t_s, int j, const struct hdd_plan *pl);
 
 #endif
