@@ -32,7 +32,12 @@
  * at most HDD_STREAM_GAP_BYTES past its end) is a detected stream: the
  * drive keeps reading `stream_prefetch` bytes past it into that segment
  * before it takes the next command (look-ahead that queued commands do not
- * abort); any read is followed by `read_ahead` while the drive is idle.
+ * abort), and keeps it going: once a host read served from the segment
+ * leaves less than `stream_prefetch` buffered past it, another
+ * `stream_prefetch` is read into it when the drive has nothing else to do
+ * (no host command, no write-back), so a sequential reader the buffer
+ * serves never runs into its segment's end; any read is followed by
+ * `read_ahead` while the drive is idle (hdd_cache.c).
  * With `zero_latency_read` a read (with its prefetch) starts with whatever
  * of its sectors passes under the head first (see hdd_plan_io).
  *
@@ -52,56 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/disks/disk_impl.h"
+#include "models/disks/hdd_impl.h"
 #include "models/disks/hdd_layout.h"
-#include "models/disks/iface.h"
-
-/* Contiguous write-back writes merge into one extent up to this size. */
-#define HDD_DESTAGE_MERGE_MAX_BYTES (1u << 20)
-/* A read starting at most this far past a segment's end continues it
- * (stream detection tolerates the parity chunks md skips on a RAID-5/6
- * member: up to 2 x 64 KiB chunks, rounded up). */
-#define HDD_STREAM_GAP_BYTES (256u << 10)
-#define HDD_SEGMENTS_MAX 64
-/* A rotational wait within this fraction of a revolution of a full turn
- * is float noise on a sector that is exactly under the head: no wait. */
-#define HDD_ROT_EPS_REV 1e-6
-
-struct hdd_params {
-  double capacity_bytes;
-  double rpm;
-  double seek_track_s;
-  double seek_avg_s;
-  double seek_full_s;
-  double heads;
-  double head_switch_s;
-  double rate_outer_bytes_per_s;
-  double rate_inner_bytes_per_s;
-  double cmd_overhead_s;
-  double cache_bytes;
-  double read_ahead_bytes;
-  double cache_segments;
-  double stream_prefetch_bytes;
-  double zero_latency_read; /* index into hdd_on_off */
-  double write_cache; /* index into hdd_on_off */
-  double write_cache_extents;
-  double ncq_depth;
-  double ncq_max_wait_s;
-  double link_rate_bytes_per_s;
-  double power_active_W;
-  double power_idle_W;
-  double power_standby_W;
-  double standby_after_s;
-  double spinup_time_s;
-  double spinup_power_W;
-  double bus_sector_s;      /* host bus time per 512 B sector; 0 = link_rate */
-  double ovh_s[8];          /* controller overhead, index hdd_ovh_index() */
-  double write_settle_s;
-  double read_hits_on_write; /* index into hdd_on_off */
-  double ra_within_segment;  /* index into hdd_on_off */
-  double read_frees;         /* index into hdd_on_off */
-  double settle_min_s;       /* least repositioning time, same track included */
-};
 
 static const char *const hdd_on_off[] = {"off", "on", NULL};
 
@@ -210,46 +167,6 @@ static const struct param_desc hdd_params_table[] = {
              "only waits for rotation"},
 };
 
-struct hdd_cmd {
-  struct disk_io io;
-  double submit_s;
-};
-
-struct hdd {
-  struct hdd_params p;
-  double rot_s;      /* one revolution (s) */
-  double disk_s;     /* K: media time of the whole disk (s) */
-  double cylinders;
-  double phase0_rev; /* platter angle at t = 0 (revolutions) */
-  uint64_t seed;     /* the device's random stream (phase0, preconditioned extents) */
-  double seek_a, seek_d0, seek_b;
-  struct hdd_geom *geom;     /* measured layout and seek table, NULL: the fitted curve */
-  int last_write;            /* the previous host command wrote (selects overheads) */
-  double ra_limit_bytes;     /* this read-ahead's length */
-  struct hdd_cmd *hq; /* host commands not yet dispatched, FIFO */
-  size_t hq_n, hq_cap;
-  struct hdd_cmd *dq; /* dirty extents awaiting destage, oldest first */
-  size_t dq_n, dq_cap;
-  double dirty_bytes;
-  double mech_free_s;        /* the actuator is free from then on */
-  uint64_t head_off_bytes;   /* offset under the head at head_t_s */
-  double head_t_s;
-  int ra_active;             /* reading ahead from head_off since head_t into seg[cur] */
-  struct hdd_seg {
-    uint64_t lo_bytes, hi_bytes; /* [lo, hi) is in the buffer; lo == hi: empty */
-    uint64_t used;               /* LRU clock */
-  } seg[HDD_SEGMENTS_MAX];
-  int nseg, cur;               /* segments in use; the one read ahead into */
-  uint64_t seg_clock;
-  uint64_t seg_cap_bytes;      /* cache / segments */
-  struct iface_port port;
-  struct iface_link *link;
-  struct disk_heap done;
-  struct disk_busy busy;
-  struct disk_power power;
-  struct disk_stats counts; /* reads, writes and their bytes */
-};
-
 /* ---- seek curve ---- */
 
 /* Mean seek (s) over random cylinder pairs when the knee is at d0. */
@@ -316,7 +233,7 @@ static double hdd_cyl(const struct hdd *h, uint64_t off_bytes)
 }
 
 /* Media rate (B/s) at offset off. */
-static double hdd_rate_at(const struct hdd *h, uint64_t off_bytes)
+double hdd_rate_at(const struct hdd *h, uint64_t off_bytes)
 {
   if (h->geom != NULL && h->geom->l.nzones > 0)
     return hdd_geom_rate(h->geom, off_bytes / 512);
@@ -331,7 +248,7 @@ static double hdd_seek_cyl_s(const void *ctx, double dcyl)
 }
 
 /* Media time (s) to read or write [off, off + len). */
-static double hdd_media_s(const struct hdd *h, uint64_t off_bytes, uint64_t len_bytes)
+double hdd_media_s(const struct hdd *h, uint64_t off_bytes, uint64_t len_bytes)
 {
   if (h->geom != NULL && h->geom->l.nzones > 0)
     return hdd_geom_media_s(h->geom, off_bytes / 512, (len_bytes + 511) / 512, hdd_seek_cyl_s, h);
@@ -500,7 +417,7 @@ static int hdd_cmd_append(struct hdd_cmd **v, size_t *n, size_t *cap, const stru
   return 0;
 }
 
-static void hdd_cmd_remove(struct hdd_cmd *v, size_t *n, size_t i)
+void hdd_cmd_remove(struct hdd_cmd *v, size_t *n, size_t i)
 {
   memmove(v + i, v + i + 1, (*n - i - 1) * sizeof *v);
   (*n)--;
@@ -508,51 +425,44 @@ static void hdd_cmd_remove(struct hdd_cmd *v, size_t *n, size_t i)
 
 /* ---- planning and dispatch ---- */
 
-enum hdd_kind { HDD_HIT, HDD_STREAM, HDD_MECH };
-
-struct hdd_plan {
-  enum hdd_kind kind;
-  int seg;              /* HIT/STREAM: the segment; MECH: the stream it continues, -1 none */
-  uint64_t prefetch_bytes; /* MECH: read past the request before the next command */
-  double cost_s;        /* positioning time before data moves */
-  double media_start_s; /* data starts to move */
-  double data_end_s;    /* the requested data has passed under the head */
-  double media_end_s;   /* actuator free again */
-};
-
-/* Head position (offset) at time t_s, and whether read-ahead still runs. */
-static uint64_t hdd_head_at(const struct hdd *h, double t_s, int *streaming)
-{
-  *streaming = 0;
-  if (!h->ra_active || t_s <= h->head_t_s)
-    return h->head_off_bytes;
-  double avail = (t_s - h->head_t_s) * hdd_rate_at(h, h->head_off_bytes);
-  if (avail < h->ra_limit_bytes)
-    *streaming = 1;
-  else
-    avail = h->ra_limit_bytes;
-  uint64_t pos = h->head_off_bytes + (uint64_t)avail;
-  return pos < (uint64_t)h->p.capacity_bytes ? pos : (uint64_t)h->p.capacity_bytes;
-}
-
-/* Buffered range [*lo, *hi) of segment i when the head is at pos (the
- * segment read ahead into grows with the head; a segment keeps its last
- * seg_cap bytes). */
-static void hdd_seg_range(const struct hdd *h, int i, uint64_t pos, uint64_t *lo, uint64_t *hi)
-{
-  *lo = h->seg[i].lo_bytes;
-  *hi = h->seg[i].hi_bytes;
-  if (i == h->cur && h->ra_active && pos > *hi)
-    *hi = pos;
-  if (*hi - *lo > h->seg_cap_bytes)
-    *lo = *hi - h->seg_cap_bytes;
-}
-
 /* Controller overhead (s) of a command: read or write x buffer hit or
  * miss x after a read or a write. */
-static double hdd_overhead_s(const struct hdd *h, int write, int hit)
+double hdd_overhead_s(const struct hdd *h, int write, int hit)
 {
   return h->p.ovh_s[(write ? 4 : 0) + (hit ? 0 : 2) + (h->last_write ? 1 : 0)];
+}
+
+/* A media access: io from the head at pos (t_s), then pf bytes past it
+ * into segment cont before the actuator is free. */
+void hdd_plan_media(const struct hdd *h, double t_s, uint64_t pos, const struct disk_io *io,
+                           int cont, uint64_t pf, struct hdd_plan *pl)
+{
+  uint64_t o = io->offset_bytes, e = io->offset_bytes + io->len_bytes;
+  if (e + pf > (uint64_t)h->p.capacity_bytes)
+    pf = e < (uint64_t)h->p.capacity_bytes ? (uint64_t)h->p.capacity_bytes - e : 0;
+  double media_s = hdd_media_s(h, o, io->len_bytes);
+  double pf_s = pf > 0 ? hdd_media_s(h, e, pf) : 0.0;
+  double start = t_s;
+  double ovh_s = hdd_overhead_s(h, io->write, 0);
+  if (!(o == pos && t_s == h->head_t_s && ovh_s == 0.0)) { /* not the next sector right now */
+    double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s) + ovh_s;
+    start = t0 + hdd_position_s(h, pos, t0, o, io->write);
+    /* zero-latency read: the drive reads whatever sector of the transfer
+     * (F revolutions long) arrives under the head first and the rest of
+     * that track on the next pass, so the first track is done one
+     * revolution after arrival; it gains when the head arrives inside the
+     * transfer (x revolutions past its start, x < F) */
+    if (!io->write && h->p.zero_latency_read >= 1.0) {
+      double seek_s = hdd_reposition_s(h, pos, o, 0);
+      double wait_rev = (start - t0 - seek_s) / h->rot_s;
+      double f_rev = (media_s + pf_s) / h->rot_s;
+      if (wait_rev > 0.0 && 1.0 - wait_rev < f_rev)
+        start = t0 + seek_s + (f_rev < 1.0 ? (1.0 - f_rev) * h->rot_s : 0.0);
+    }
+  }
+  *pl = (struct hdd_plan){.kind = HDD_MECH, .seg = cont, .prefetch_bytes = pf,
+                          .cost_s = start - t_s, .media_start_s = start,
+                          .data_end_s = start + media_s, .media_end_s = start + media_s + pf_s};
 }
 
 /* What serving io at t_s costs. */
@@ -587,58 +497,11 @@ static void hdd_plan_io(const struct hdd *h, double t_s, const struct disk_io *i
     }
   }
   uint64_t pf = cont >= 0 ? (uint64_t)h->p.stream_prefetch_bytes : 0;
-  if (e + pf > (uint64_t)h->p.capacity_bytes)
-    pf = e < (uint64_t)h->p.capacity_bytes ? (uint64_t)h->p.capacity_bytes - e : 0;
-  double media_s = hdd_media_s(h, o, io->len_bytes);
-  double pf_s = pf > 0 ? hdd_media_s(h, e, pf) : 0.0;
-  double start = t_s;
-  double ovh_s = hdd_overhead_s(h, io->write, 0);
-  if (!(o == pos && t_s == h->head_t_s && ovh_s == 0.0)) { /* not the next sector right now */
-    double t0 = t_s + (o == pos ? 0.0 : h->p.cmd_overhead_s) + ovh_s;
-    start = t0 + hdd_position_s(h, pos, t0, o, io->write);
-    /* zero-latency read: the drive reads whatever sector of the transfer
-     * (F revolutions long) arrives under the head first and the rest of
-     * that track on the next pass, so the first track is done one
-     * revolution after arrival; it gains when the head arrives inside the
-     * transfer (x revolutions past its start, x < F) */
-    if (!io->write && h->p.zero_latency_read >= 1.0) {
-      double seek_s = hdd_reposition_s(h, pos, o, 0);
-      double wait_rev = (start - t0 - seek_s) / h->rot_s;
-      double f_rev = (media_s + pf_s) / h->rot_s;
-      if (wait_rev > 0.0 && 1.0 - wait_rev < f_rev)
-        start = t0 + seek_s + (f_rev < 1.0 ? (1.0 - f_rev) * h->rot_s : 0.0);
-    }
-  }
-  *pl = (struct hdd_plan){.kind = HDD_MECH, .seg = cont, .prefetch_bytes = pf,
-                          .cost_s = start - t_s, .media_start_s = start,
-                          .data_end_s = start + media_s, .media_end_s = start + media_s + pf_s};
-}
-
-/* Empty every segment overlapping [o, e). */
-static void hdd_seg_invalidate(struct hdd *h, uint64_t o, uint64_t e)
-{
-  for (int i = 0; i < h->nseg; i++)
-    if (h->seg[i].lo_bytes < e && o < h->seg[i].hi_bytes)
-      h->seg[i].lo_bytes = h->seg[i].hi_bytes = 0;
-}
-
-/* Written data [o, e) takes a buffer segment (read_hits_on_write): the
- * least recently used one, not the one being read ahead into. */
-static void hdd_seg_fill(struct hdd *h, uint64_t o, uint64_t e)
-{
-  int j = -1;
-  for (int i = 0; i < h->nseg; i++)
-    if (!(h->ra_active && i == h->cur) && (j < 0 || h->seg[i].used < h->seg[j].used))
-      j = i;
-  if (j < 0)
-    return;
-  h->seg[j].lo_bytes = e - o > h->seg_cap_bytes ? e - h->seg_cap_bytes : o;
-  h->seg[j].hi_bytes = e;
-  h->seg[j].used = ++h->seg_clock;
+  hdd_plan_media(h, t_s, pos, io, cont, pf, pl);
 }
 
 /* Serve io as planned at t_s; host says whether to report a completion. */
-static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int host,
+void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int host,
                         const struct hdd_plan *pl)
 {
   double n = (double)io->len_bytes;
@@ -646,14 +509,7 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
   double port_s = n / h->port.rate_bytes_per_s;
   double done_s = pl->media_end_s;
   if (pl->kind != HDD_HIT) {
-    if (h->ra_active) { /* the read-ahead stops where the head is now */
-      int streaming;
-      uint64_t lo, hi;
-      hdd_seg_range(h, h->cur, hdd_head_at(h, t_s, &streaming), &lo, &hi);
-      h->seg[h->cur].lo_bytes = lo;
-      h->seg[h->cur].hi_bytes = hi;
-      h->ra_active = 0;
-    }
+    hdd_ra_stop(h, t_s);
     disk_busy_add(&h->busy, t_s, pl->media_end_s);
     h->mech_free_s = pl->media_end_s;
     h->head_off_bytes = e + pl->prefetch_bytes;
@@ -671,6 +527,7 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
       struct hdd_seg *sg = &h->seg[j];
       if (!(pl->seg >= 0 && io->offset_bytes <= sg->hi_bytes))
         sg->lo_bytes = io->offset_bytes;
+      hdd_seg_reset(h, j, (pl->seg >= 0 && sg->stream) || pl->prefetch_bytes > 0);
       sg->hi_bytes = e + pl->prefetch_bytes;
     } else if (pl->kind == HDD_STREAM && e > h->seg[j].hi_bytes) {
       h->seg[j].hi_bytes = e;
@@ -686,15 +543,10 @@ static void hdd_execute(struct hdd *h, double t_s, const struct disk_io *io, int
     if (sg->hi_bytes - sg->lo_bytes > h->seg_cap_bytes)
       sg->lo_bytes = sg->hi_bytes - h->seg_cap_bytes;
     sg->used = ++h->seg_clock;
-    if (pl->kind != HDD_HIT) {
-      h->cur = j;
-      h->ra_limit_bytes = h->p.read_ahead_bytes;
-      if (h->p.ra_within_segment >= 1.0) {
-        double room = (double)h->seg_cap_bytes - (double)(sg->hi_bytes - sg->lo_bytes);
-        h->ra_limit_bytes = room < h->ra_limit_bytes ? (room > 0.0 ? room : 0.0) : h->ra_limit_bytes;
-      }
-      h->ra_active = h->ra_limit_bytes > 0.0;
-    }
+    if (pl->kind != HDD_HIT)
+      hdd_ra_start(h, j);
+    if (host)
+      hdd_lookahead_want(h, j, e, t_s);
     double ready = pl->data_end_s - port_s > pl->media_start_s ? pl->data_end_s - port_s
                                                                : pl->media_start_s;
     done_s = iface_port_transfer(&h->port, h->link, IFACE_TO_HOST, t_s, ready, n);
@@ -768,25 +620,29 @@ static void hdd_cache_admit(struct hdd *h, double t_s)
 /* Make every scheduling decision due at or before now_s. */
 static void hdd_advance(struct hdd *h, double now_s)
 {
-  while ((h->hq_n > 0 || h->dq_n > 0) && h->mech_free_s <= now_s) {
+  while ((h->hq_n > 0 || h->dq_n > 0 || h->la_n > 0) && h->mech_free_s <= now_s) {
     double first = INFINITY;
     if (h->hq_n > 0)
       first = h->hq[0].submit_s;
     if (h->dq_n > 0 && h->dq[0].submit_s < first)
       first = h->dq[0].submit_s;
+    first = fmin(first, hdd_lookahead_first_s(h));
     double t = h->mech_free_s > first ? h->mech_free_s : first;
+    if (t > now_s)
+      break; /* only a look-ahead, not before the read-ahead under way ends */
     if (t > h->mech_free_s) { /* the actuator was idle: maybe spun down */
       double wake_s = disk_power_gap(&h->power, t - h->mech_free_s);
       if (wake_s > 0.0) {
-        h->ra_active = 0;
+        h->ra_active = h->ra_lookahead = 0;
         for (int i = 0; i < h->nseg; i++)
           h->seg[i] = (struct hdd_seg){0};
+        h->la_n = 0;
         h->head_t_s = t + wake_s;
       }
       t += wake_s;
     }
     hdd_cache_admit(h, t);
-    if (h->hq_n == 0 && h->dq_n == 0)
+    if (h->hq_n == 0 && h->dq_n == 0 && h->la_n == 0)
       break;
     size_t win = h->hq_n < (size_t)h->p.ncq_depth ? h->hq_n : (size_t)h->p.ncq_depth;
     int best_dirty = 0;
@@ -820,9 +676,18 @@ static void hdd_advance(struct hdd *h, double now_s)
           best_dirty = 1;
         }
       }
+      int k = best == (size_t)-1 ? hdd_lookahead_pick(h, t, &best_plan) : -1;
+      if (k >= 0) { /* nothing else to do: a stream's look-ahead */
+        best = (size_t)k;
+        best_dirty = 2;
+      }
     }
     if (best == (size_t)-1)
-      return; /* cannot happen: the oldest command is eligible at t */
+      return; /* a look-ahead not yet due (a host command is always eligible at t) */
+    if (best_dirty == 2) {
+      hdd_lookahead_run(h, t, (int)best, &best_plan);
+      continue;
+    }
     struct hdd_cmd c = best_dirty ? h->dq[best] : h->hq[best];
     if (best_dirty)
       hdd_cmd_remove(h->dq, &h->dq_n, best);
@@ -861,7 +726,7 @@ static void hdd_stats(const void *priv, double now_s, struct disk_stats *out)
   out->writes = h->counts.writes;
   out->read_bytes = h->counts.read_bytes;
   out->write_bytes = h->counts.write_bytes;
-  out->busy_s = disk_busy_at(&h->busy, now_s);
+  out->busy_s = disk_busy_at(&h->busy, now_s) + hdd_lookahead_busy_s(h, now_s);
   double idle_since = h->mech_free_s < now_s ? h->mech_free_s : now_s;
   if (h->hq_n > 0 || h->dq_n > 0)
     idle_since = now_s;
