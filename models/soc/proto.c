@@ -113,13 +113,13 @@ const struct param_desc proto_param_table[] = {
     {.key = "iscsi_max_burst", .dim = UNITS_BYTES, .offset = PROTO_OFF(iscsi_max_burst_bytes),
      .min = 512, .max = 16777215, .optional = 1, .def = 262144,
      .help = "MaxBurstLength: data bytes per sequence (RFC 7143 default 256 KiB)"},
-    /* LIO's default_cmdsn_depth is 64; DSM's own value is not known, and
-     * at 64 the model's DS1819+ iSCSI 128K reads fall to ~0.6 of the line
-     * rate the unit streams (models/storage/README.md, "WD Red values at a
-     * bound"), so the default stays 0 (no target window) until that gap is
-     * modelled. */
+    /* LIO's default_cmdsn_depth, 64 (the tpg attribute's default); DSM's
+     * own value is not known, LIO's is taken.  With the drives' look-ahead
+     * kept ahead of each interleaved stream (models/disks hdd_cache.c), 16
+     * readers x 4 commands stream the DS1819+'s RAID-6 at the line rate
+     * (models/storage/README.md). */
     {.key = "iscsi_cmdsn_depth", .dim = UNITS_NUMBER, .offset = PROTO_OFF(iscsi_cmdsn_depth),
-     .min = 0, .max = 4096, .optional = 1, .def = 0,
+     .min = 0, .max = 4096, .optional = 1, .def = 64,
      .help = "commands in flight per session at the target (count; LIO default_cmdsn_depth 64; "
              "0 = no window)"},
     {.key = "iscsi_lun", .offset = PROTO_OFF(iscsi_lun), .min = 0, .max = 2, .optional = 1,
