@@ -864,7 +864,7 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
         el + strlen(value) + 3 < sizeof c->refused_engine)
       snprintf(c->refused_engine + el, sizeof c->refused_engine - el, "%s%s", el ? ", " : "", value);
     else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
-      return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
+      return fio_engine_opt(c, key, fio_option_of_refused_engine(key) ? NULL : strstr(msg, "(did you mean"), lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
     if (fio_refusal_add(c, key, msg, lineno, at))
       return 0;

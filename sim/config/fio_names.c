@@ -86,8 +86,12 @@ static const struct {
     {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"interface", N_TARGET},
     {"ttl", N_TARGET}, {"listen", "which end of a net job's connection connects; it is set up before the measured I/O"},
     {"namenode", N_TARGET}, {"volume", N_TARGET}, {"brick", N_TARGET}, {"pool", N_TARGET},
-    {"rbdname", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
+    {"rbdname", N_TARGET}, {"clustername", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
     {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
+    {"initiator", N_TARGET}, {"xnvme_dev_nsid", N_TARGET}, {"xnvme_dev_subnqn", N_TARGET},
+    {"hdfsdirectory", N_NAME}, {"stream_id", N_HINT},
+    {"stat_type", "which stat call ioengine=filestat makes (stat, lstat, statx): on a share each is one GETATTR "
+                  "request"},
     {"flow_watermark", N_DEPR}, {"rwmixcycle", N_DEPR}, {"verifysort", N_DEPR}, {"verifysort_nr", N_DEPR},
     {"percentage_sequential", N_DEPR},
     {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
@@ -104,22 +108,24 @@ static const struct {
  * follow: accepted with a warning. */
 static const char *const fio_unmodelled[] = {
     "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
-    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
-    "end_fsync", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
+    "busy_poll", "cgroup_weight", "chunck_size", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
+    "end_fsync", "exit_on_io_done", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
-    "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hipri", "ignore_error", "invalidate",
+    "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hdfs_use_direct", "hipri", "hipri_percentage", "ignore_error", "invalidate",
     "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
     "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
     "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
     "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
-    "load", "lockfile", "max_latency", "md_per_io_size", "mss", "nodelay", "nonvectored", "nowait", "numruns", "offset_align",
+    "load", "lockfile", "max_latency", "md_per_io_size", "mss", "no_completion_thread", "nodelay", "nonvectored",
+    "nowait", "numruns", "offset_align",
     "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
-    "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
+    "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode", "single_instance", "single-instance",
     "spr_num_regions", "spr_op", "sprandom", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
     "ss_interval", "ss_ramp", "startdelay", "steadystate", "steadystate_check_interval",
     "steadystate_duration", "steadystate_ramp_time", "sync_file_range", "thinkcycles",
-    "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "thinktime_spin", "uncached",
-    "userspace_reap", "verify_backlog", "verify_backlog_batch", "write_barrier", "writefua",
+    "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "thinktime_spin", "thp", "uncached",
+    "userspace_reap", "verify_backlog", "verify_backlog_batch", "write_barrier", "writefua", "xnvme_admin",
+    "xnvme_async", "xnvme_be", "xnvme_iovec", "xnvme_mem", "xnvme_sync",
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
@@ -161,7 +167,7 @@ const char *fio_option_alias(const char *key)
       {"nr_files", "nrfiles"},       {"mem_align", "iomem_align"}, {"fill_fs", "fill_device"},
       {"iodepth_batch_submit", "iodepth_batch"},
       {"iodepth_batch_complete", "iodepth_batch_complete_min"},
-      {"disable_bw", "disable_bw_measurement"},
+      {"disable_bw", "disable_bw_measurement"}, {"proto", "protocol"},
   };
   for (size_t i = 0; i < FIO_COUNT(alias); i++)
     if (!strcmp(alias[i][0], key))
@@ -232,6 +238,21 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
   }
   size_t len = strlen(key);
   return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
+}
+
+/* The options of the engines fio_engine_refused refuses (fio 3.33's
+ * engines/rdma.c, librpma_*.c, rados.c, dfs.c, e4defrag.c, mtd.c, nbd.c):
+ * named as that engine's own, with no guess at a generic option. */
+int fio_option_of_refused_engine(const char *key)
+{
+  static const char *const own[] = {
+      "bindname", "verb", "serverip", "busy_wait_polling", "direct_write_to_pmem", "conf", "touch_objects",
+      "cont", "object_class", "svcl", "donorname", "inplace", "skip_bad", "uri",
+  };
+  for (size_t i = 0; i < FIO_COUNT(own); i++)
+    if (!strcmp(own[i], key))
+      return 1;
+  return 0;
 }
 
 /* Engines that do no block or file data I/O, or that talk a protocol no
