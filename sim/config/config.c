@@ -5,6 +5,7 @@
 
 #include "sim/config/config_impl.h"
 #include "sim/config/config_workload.h"
+#include "sim/config/fio_lang.h"
 #include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
 
@@ -812,10 +813,42 @@ static int cfg_http_protocol(struct ynode *R, const struct cfg_catalog *cat, str
   return cfg_resolve_network(R, cat, s, err);
 }
 
+/* fio's NVMe passthrough engine (io_uring_cmd) sends its commands to an
+ * NVMe namespace of the machine fio runs on (/dev/ngXnY), not to a NAS: a
+ * job file with such a job and no scenario named runs on the shipped
+ * scenarios/drive-datasheet.yaml (one NVMe drive inside the client,
+ * protocol kind local) instead of the built-in default, with a note.  1
+ * and the first such job's name in job, else 0 (also when the file does not
+ * parse: the real parse says why). */
+static int cfg_fio_passthrough(const char *fio_path, char *job, size_t n)
+{
+  struct workload w;
+  struct nw_err scratch;
+  if (fio_parse_file(fio_path, &w, NULL, &scratch) < 0)
+    return 0;
+  int found = 0;
+  for (int i = 0; i < w.nsteps && !found; i++)
+    for (int k = 0; k < w.steps[i].njobs && !found; k++)
+      if (fio_engine_passthrough(w.steps[i].jobs[k].engine))
+        found = 1, snprintf(job, n, "%s", w.steps[i].jobs[k].name);
+  workload_free(&w);
+  return found;
+}
+
 int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
              const char *fio_path, struct scenario *out, struct nw_err *err)
 {
   memset(out, 0, sizeof *out);
+  char local[4096], pjob[sizeof out->workload.steps[0].jobs[0].name];
+  if (!path && fio_path && cfg_fio_passthrough(fio_path, pjob, sizeof pjob)) {
+    static const char rel[] = "scenarios/drive-datasheet.yaml";
+    path = nw_data_path(local, sizeof local, rel);
+    char note[sizeof local + sizeof pjob + 600];
+    snprintf(note, sizeof note, "%s: note: job '%s' (ioengine=io_uring_cmd) sends NVMe commands to an NVMe "
+             "namespace of the machine fio runs on, not to a NAS: the run takes %s (one NVMe drive inside the "
+             "client, protocol kind local) instead of the built-in default scenario\n", fio_path, pjob, rel);
+    fio_print_warnings(stderr, note);
+  }
   const char *name = path ? path : "<default scenario>";
   snprintf(out->path, sizeof out->path, "%s", name);
   struct ynode *S = path ? ytree_load_file(path, err)

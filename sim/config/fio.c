@@ -245,8 +245,9 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
     j->meta_op = fio_engine_meta(v);
     j->client_only = fio_engine_client(v);
     snprintf(j->engine, sizeof j->engine, "%s", v);
-    /* the scenario's protocol carries the I/O */
-    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS && strcmp(v, "http") != 0;
+    /* the scenario's protocol carries the I/O (a passthrough engine's goes to the local drive itself) */
+    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS && strcmp(v, "http") != 0 &&
+                  !fio_engine_passthrough(v);
   } else if (!strcmp(key, "program")) {
     j->exec_program = 1; /* ioengine=exec's: what it does on the client is not modelled (fio_finish_job) */
   } else if (!strcmp(key, "cpuload")) {
@@ -411,6 +412,8 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   double wf = 1.0 - j->read_frac;
   double mean_bs = (1.0 - wf) * mean_r + wf * mean_w;
   fio_fold_rates(j, mean_r, mean_w);
+  if (fio_engine_passthrough(j->engine))
+    j->direct = 1; /* NVMe commands to the namespace: no page cache on the way, whatever direct= says */
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
   if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_http_finish(j, msg, msg_len) != 0 ||

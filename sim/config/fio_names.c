@@ -90,6 +90,7 @@ static const struct {
     {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
     {"initiator", N_TARGET}, {"xnvme_dev_nsid", N_TARGET}, {"xnvme_dev_subnqn", N_TARGET},
     {"hdfsdirectory", N_NAME}, {"stream_id", N_HINT},
+    {"cmd_type", "the command set io_uring_cmd passes through; nvme is the only one fio knows"},
     {"stat_type", "which stat call ioengine=filestat makes (stat, lstat, statx): on a share each is one GETATTR "
                   "request"},
     {"flow_watermark", N_DEPR}, {"rwmixcycle", N_DEPR}, {"verifysort", N_DEPR}, {"verifysort_nr", N_DEPR},
@@ -108,7 +109,7 @@ static const struct {
  * follow: accepted with a warning. */
 static const char *const fio_unmodelled[] = {
     "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
-    "busy_poll", "cgroup_weight", "chunck_size", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
+    "busy_poll", "cgroup_weight", "chunck_size", "chunk_size", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
     "end_fsync", "exit_on_io_done", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
     "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hdfs_use_direct", "hipri", "hipri_percentage", "ignore_error", "invalidate",
@@ -292,6 +293,16 @@ const char *fio_engine_refused(const char *name)
       return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, raw flash): not "
              "simulated (use psync, libaio, io_uring, ...)";
   return NULL;
+}
+
+/* Engines that send NVMe commands straight to an NVMe namespace's generic
+ * character device (/dev/ngXnY) of the machine fio runs on, past its block
+ * layer and page cache (fio's engines/io_uring.c io_uring_cmd, cmd_type
+ * nvme, the only type fio 3.33 knows): no file protocol or block export
+ * carries them, so they need a local NVMe drive. */
+int fio_engine_passthrough(const char *name)
+{
+  return !strcmp(name, "io_uring_cmd");
 }
 
 /* Engines whose I/O never leaves fio's thread (engines/null.c, cpp_null.cpp,
