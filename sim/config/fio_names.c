@@ -265,7 +265,9 @@ const char *fio_engine_refused(const char *name)
     const char *why;
   } refused[] = {
       {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
-                   "does not support: not simulated"},
+                   "does not support (fio fails); on a local ext4 volume the move (each block of the range read, "
+                   "written to the donor file's preallocated blocks, the extents swapped, journalled) is not "
+                   "modelled: not simulated"},
       {"nbd", "talks the NBD protocol (a block export over TCP); NBD is not a modelled protocol (smb, nfs, "
               "iscsi): a NAS exports blocks over iSCSI, use protocol.kind: iscsi with a block engine (libaio, "
               "io_uring, psync)"},
