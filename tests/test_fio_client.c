@@ -102,6 +102,15 @@ START_TEST(test_client_parse)
   ck_assert_int_eq(w.nsteps, 2);
   workload_free(&w);
   free(warn);
+  /* fio fails a job whose engine it does not have; its libaio aliases are libaio. */
+  const char *canon = NULL;
+  ck_assert_ptr_null(fio_engine_check("linuxaio", &canon));
+  ck_assert_str_eq(canon, "libaio");
+  ck_assert_ptr_null(fio_engine_check("dirstat", &canon));
+  ck_assert_str_eq(canon, "dirstat");
+  fc_refused("[j]\nioengine=bogus\nrw=read\nsize=1m\n", "ioengine=bogus is not one of fio's engines");
+  fc_refused("[j]\nioengine=external:/opt/e.so\nrw=read\nsize=1m\n", "is an external engine");
+  ck_assert_str_eq(fc_job("[j]\nioengine=aio\nrw=read\nsize=1m\n").engine, "libaio");
   ck_assert_ptr_null(fio_engine_refused("null"));
   ck_assert_ptr_nonnull(fio_engine_refused("rdma"));
   /* libcufile's data goes to and from a file on the share (POSIX, or cuFile's

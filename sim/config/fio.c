@@ -239,7 +239,8 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
   } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
     *rc = fio_set_bsrange(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "ioengine")) {
-    const char *why = fio_engine_refused(v);
+    const char *why = fio_engine_check(v, &v);
+    why = why ? why : fio_engine_refused(v);
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);

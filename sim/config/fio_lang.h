@@ -103,6 +103,9 @@ const char *fio_option_refused(const char *key);
 /* ioengine=NAME: NULL when it does block or file I/O (modelled as the
  * scenario's protocol), else why it is refused. */
 const char *fio_engine_refused(const char *name);
+/* ioengine=NAME: NULL when fio has the engine (*canon its name, an alias
+ * of libaio resolved), else why not (unknown, or an external .so). */
+const char *fio_engine_check(const char *name, const char **canon);
 /* 1 when key is an option of one of those refused engines (named as the
  * engine's own, with no nearest generic option suggested). */
 int fio_option_of_refused_engine(const char *key);
