@@ -349,6 +349,13 @@ START_TEST(test_client_passthrough)
   ck_assert_int_eq(j.client_only, JOB_CLIENT_NAS);
   ck_assert_int_eq(fio_engine_passthrough("io_uring_cmd"), 1);
   ck_assert_int_eq(fio_engine_passthrough("io_uring"), 0);
+  ck_assert_int_eq(j.nvme_passthrough, 1);
+  /* xnvme passes NVMe commands through with its io_uring_cmd back-end
+   * only; with libaio it is a block engine like any other. */
+  j = fc_job("[x]\nxnvme_async=io_uring_cmd\nioengine=xnvme\nrw=randread\nbs=4k\nsize=1m\n");
+  ck_assert_msg(j.nvme_passthrough == 1 && j.direct == 1, "xnvme over io_uring_cmd");
+  j = fc_job("[x]\nioengine=xnvme\nxnvme_async=libaio\nrw=randread\nbs=4k\nsize=1m\n");
+  ck_assert_int_eq(j.nvme_passthrough, 0);
   static const char text[] = "[global]\nioengine=io_uring_cmd\ncmd_type=nvme\nfilename=/dev/ng0n1\nbs=4k\n"
                              "size=64m\niodepth=8\n[t]\nrw=randtrim\n[r]\nstonewall\nrw=randread\n";
   struct cli_out r = fc_run(text, NULL);

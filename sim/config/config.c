@@ -5,7 +5,6 @@
 
 #include "sim/config/config_impl.h"
 #include "sim/config/config_workload.h"
-#include "sim/config/fio_lang.h"
 #include "sim/config/plausible.h"
 #include "sim/config/workload_build.h"
 
@@ -818,7 +817,7 @@ static int cfg_http_protocol(struct ynode *R, const struct cfg_catalog *cat, str
  * job file with such a job and no scenario named runs on the shipped
  * scenarios/drive-datasheet.yaml (one NVMe drive inside the client,
  * protocol kind local) instead of the built-in default, with a note.  1
- * and the first such job's name in job, else 0 (also when the file does not
+ * and the first such job ("job 'NAME' (ioengine=E)") in job, else 0 (also when the file does not
  * parse: the real parse says why). */
 static int cfg_fio_passthrough(const char *fio_path, char *job, size_t n)
 {
@@ -829,8 +828,8 @@ static int cfg_fio_passthrough(const char *fio_path, char *job, size_t n)
   int found = 0;
   for (int i = 0; i < w.nsteps && !found; i++)
     for (int k = 0; k < w.steps[i].njobs && !found; k++)
-      if (fio_engine_passthrough(w.steps[i].jobs[k].engine))
-        found = 1, snprintf(job, n, "%s", w.steps[i].jobs[k].name);
+      if (w.steps[i].jobs[k].nvme_passthrough)
+        found = 1, snprintf(job, n, "job '%s' (ioengine=%s)", w.steps[i].jobs[k].name, w.steps[i].jobs[k].engine);
   workload_free(&w);
   return found;
 }
@@ -839,12 +838,12 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
              const char *fio_path, struct scenario *out, struct nw_err *err)
 {
   memset(out, 0, sizeof *out);
-  char local[4096], pjob[sizeof out->workload.steps[0].jobs[0].name];
+  char local[4096], pjob[sizeof out->workload.steps[0].jobs[0].name + 64];
   if (!path && fio_path && cfg_fio_passthrough(fio_path, pjob, sizeof pjob)) {
     static const char rel[] = "scenarios/drive-datasheet.yaml";
     path = nw_data_path(local, sizeof local, rel);
     char note[sizeof local + sizeof pjob + 600];
-    snprintf(note, sizeof note, "%s: note: job '%s' (ioengine=io_uring_cmd) sends NVMe commands to an NVMe "
+    snprintf(note, sizeof note, "%s: note: %s sends NVMe commands to an NVMe "
              "namespace of the machine fio runs on, not to a NAS: the run takes %s (one NVMe drive inside the "
              "client, protocol kind local) instead of the built-in default scenario\n", fio_path, pjob, rel);
     fio_print_warnings(stderr, note);

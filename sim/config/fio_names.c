@@ -126,7 +126,7 @@ static const char *const fio_unmodelled[] = {
     "steadystate_duration", "steadystate_ramp_time", "sync_file_range", "thinkcycles",
     "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "thinktime_spin", "thp", "uncached",
     "userspace_reap", "verify_backlog", "verify_backlog_batch", "write_barrier", "writefua", "xnvme_admin",
-    "xnvme_async", "xnvme_be", "xnvme_iovec", "xnvme_mem", "xnvme_sync",
+    "xnvme_be", "xnvme_iovec", "xnvme_mem", "xnvme_sync",
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
