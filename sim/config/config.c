@@ -812,42 +812,35 @@ static int cfg_http_protocol(struct ynode *R, const struct cfg_catalog *cat, str
   return cfg_resolve_network(R, cat, s, err);
 }
 
-/* fio's NVMe passthrough engine (io_uring_cmd) sends its commands to an
- * NVMe namespace of the machine fio runs on (/dev/ngXnY), not to a NAS: a
- * job file with such a job and no scenario named runs on the shipped
- * scenarios/drive-datasheet.yaml (one NVMe drive inside the client,
- * protocol kind local) instead of the built-in default, with a note.  1
- * and the first such job ("job 'NAME' (ioengine=E)") in job, else 0 (also when the file does not
- * parse: the real parse says why). */
-static int cfg_fio_passthrough(const char *fio_path, char *job, size_t n)
+/* fio's NVMe passthrough engines (io_uring_cmd, xnvme through it) send
+ * their commands to an NVMe namespace of the machine fio runs on
+ * (/dev/ngXnY), not to a NAS: a job file with such a job and no scenario
+ * named runs on the shipped scenarios/drive-datasheet.yaml (one NVMe drive
+ * inside the client, protocol kind local) instead of the built-in default,
+ * with a note.  1 when w has such a job (the note said), else 0. */
+static int cfg_fio_passthrough(const char *fio_path, const struct workload *w)
 {
-  struct workload w;
-  struct nw_err scratch;
-  if (fio_parse_file(fio_path, &w, NULL, &scratch) < 0)
-    return 0;
-  int found = 0;
-  for (int i = 0; i < w.nsteps && !found; i++)
-    for (int k = 0; k < w.steps[i].njobs && !found; k++)
-      if (w.steps[i].jobs[k].nvme_passthrough)
-        found = 1, snprintf(job, n, "job '%s' (ioengine=%s)", w.steps[i].jobs[k].name, w.steps[i].jobs[k].engine);
-  workload_free(&w);
-  return found;
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++) {
+      const struct job *j = &w->steps[i].jobs[k];
+      if (!j->nvme_passthrough)
+        continue;
+      char note[4096 + sizeof j->name + sizeof j->engine + 400];
+      snprintf(note, sizeof note, "%s: note: job '%s' (ioengine=%s) sends NVMe commands to an NVMe namespace "
+               "of the machine fio runs on, not to a NAS: the run takes scenarios/drive-datasheet.yaml (one "
+               "NVMe drive inside the client, protocol kind local) instead of the built-in default scenario\n",
+               fio_path, j->name, j->engine);
+      fio_print_warnings(stderr, note);
+      return 1;
+    }
+  return 0;
 }
 
 int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
              const char *fio_path, struct scenario *out, struct nw_err *err)
 {
   memset(out, 0, sizeof *out);
-  char local[4096], pjob[sizeof out->workload.steps[0].jobs[0].name + 64];
-  if (!path && fio_path && cfg_fio_passthrough(fio_path, pjob, sizeof pjob)) {
-    static const char rel[] = "scenarios/drive-datasheet.yaml";
-    path = nw_data_path(local, sizeof local, rel);
-    char note[sizeof local + sizeof pjob + 600];
-    snprintf(note, sizeof note, "%s: note: %s sends NVMe commands to an NVMe "
-             "namespace of the machine fio runs on, not to a NAS: the run takes %s (one NVMe drive inside the "
-             "client, protocol kind local) instead of the built-in default scenario\n", fio_path, pjob, rel);
-    fio_print_warnings(stderr, note);
-  }
+  int local_nvme = 0; /* load again on the local NVMe scenario (cfg_fio_passthrough) */
   const char *name = path ? path : "<default scenario>";
   snprintf(out->path, sizeof out->path, "%s", name);
   struct ynode *S = path ? ytree_load_file(path, err)
@@ -924,6 +917,10 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
       fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
     if (frc < 0)
       goto done;
+    if (!path && cfg_fio_passthrough(fio_path, &out->workload)) {
+      local_nvme = 1;
+      goto done;
+    }
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
   if (cfg_http_protocol(R, &cat, out, err) < 0 || cfg_workload_check(R, out, err) < 0)
@@ -962,5 +959,10 @@ done:
   ytree_free(R);
   ytree_free(S);
   cfg_catalog_free(&cat);
+  if (local_nvme) {
+    char local[4096];
+    return cfg_load(nw_data_path(local, sizeof local, "scenarios/drive-datasheet.yaml"), catalog_dir, sets,
+                    nsets, fio_path, out, err);
+  }
   return rc;
 }
