@@ -913,14 +913,13 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
     int frc = fio_parse_file(fio_path, &out->workload, &warnings, err);
     fio_print_warnings(stderr, warnings); /* once, however often the scenario is loaded */
     free(warnings);
-    if (frc == 0)
-      fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
     if (frc < 0)
       goto done;
     if (!path && cfg_fio_passthrough(fio_path, &out->workload)) {
-      local_nvme = 1;
+      local_nvme = 1; /* the time note comes with that scenario's time */
       goto done;
     }
+    fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
   if (cfg_http_protocol(R, &cat, out, err) < 0 || cfg_workload_check(R, out, err) < 0)
