@@ -373,9 +373,12 @@ START_TEST(test_option_classes)
 {
   static const char *const neutral[] = {"write_lat_log", "thread", "verify_write_sequence", "fdp",
                                         "plids", "dataplacement", "log_window_value", "randrepeat",
-                                        "job_start_clock_id", "filetype", "priohint"};
+                                        "job_start_clock_id", "filetype", "priohint", "stat_type",
+                                        "initiator", "xnvme_dev_nsid", "clustername", "hdfsdirectory"};
   static const char *const unmodelled[] = {"thinkcycles", "sprandom", "spr_op", "num_range",
-                                           "iodepth_batch", "verify_backlog", "startdelay"};
+                                           "iodepth_batch", "verify_backlog", "startdelay",
+                                           "xnvme_async", "xnvme_sync", "hipri_percentage",
+                                           "exit_on_io_done", "thp", "single_instance"};
   struct job j;
   job_defaults(&j);
   char msg[600];
@@ -395,6 +398,9 @@ START_TEST(test_option_classes)
   ck_assert_msg(strstr(msg, "zoned devices"), "%s", msg);
   ck_assert_int_eq(fio_set_option(&j, "verify_write_sequenc", "1", NULL, msg, sizeof msg), -1);
   ck_assert_msg(strstr(msg, "did you mean 'verify_write_sequence'"), "%s", msg);
+  /* fio's alias of protocol (engines/net.c) */
+  ck_assert_int_eq(fio_set_option(&j, "proto", "nope", NULL, msg, sizeof msg), -1);
+  ck_assert_msg(strstr(msg, "protocol: bad value 'nope'"), "%s", msg);
 }
 END_TEST
 
@@ -792,6 +798,12 @@ START_TEST(test_all_errors_at_once)
   free(msg);
   /* One reason, one line: an engine refused on several lines, options
    * refused for one reason. */
+  /* A refused engine's own option is named as the engine's, with no
+   * generic option guessed (nbd's uri is not a typo of rw). */
+  msg = fio_lang_fail("[j]\nioengine=nbd\nuri=nbd+unix:///?socket=/tmp/s\n");
+  ck_assert_msg(strstr(msg, "of the refused engine(s) nbd: uri (line 3)") && !strstr(msg, "did you mean"), "%s",
+                msg);
+  free(msg);
   msg = fio_lang_fail("[global]\nioengine=mtd\n[a]\nread_iolog=t.log\nreplay_no_stall=1\n[b]\nioengine=mtd\n");
   ck_assert_msg(strstr(msg, "lang.fio:2:10: error: ioengine=mtd does its I/O to a target a NAS does not serve") &&
                     strstr(msg, "(use psync, libaio, io_uring, ...) (lines 2, 7)") &&

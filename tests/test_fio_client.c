@@ -7,7 +7,10 @@
  * at once); the NAS stays idle; a step mixing them with NAS jobs is
  * refused; fio's JSON carries the same figures.  fio's net engine: one TCP
  * stream per thread to or from a peer on the NAS over the modelled links
- * (link share, TCP window bound, the NAS's network stack), no storage. */
+ * (link share, TCP window bound, the NAS's network stack), no storage.
+ * fio's NVMe passthrough engine (io_uring_cmd): NVMe commands to a local
+ * NVMe drive, so a job file of it with no scenario runs on
+ * scenarios/drive-datasheet.yaml, and a share or a SATA drive is refused. */
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
@@ -99,6 +102,15 @@ START_TEST(test_client_parse)
   ck_assert_int_eq(w.nsteps, 2);
   workload_free(&w);
   free(warn);
+  /* fio fails a job whose engine it does not have; its libaio aliases are libaio. */
+  const char *canon = NULL;
+  ck_assert_ptr_null(fio_engine_check("linuxaio", &canon));
+  ck_assert_str_eq(canon, "libaio");
+  ck_assert_ptr_null(fio_engine_check("dirstat", &canon));
+  ck_assert_str_eq(canon, "dirstat");
+  fc_refused("[j]\nioengine=bogus\nrw=read\nsize=1m\n", "ioengine=bogus is not one of fio's engines");
+  fc_refused("[j]\nioengine=external:/opt/e.so\nrw=read\nsize=1m\n", "is an external engine");
+  ck_assert_str_eq(fc_job("[j]\nioengine=aio\nrw=read\nsize=1m\n").engine, "libaio");
   ck_assert_ptr_null(fio_engine_refused("null"));
   ck_assert_ptr_nonnull(fio_engine_refused("rdma"));
   /* libcufile's data goes to and from a file on the share (POSIX, or cuFile's
@@ -326,6 +338,48 @@ START_TEST(test_client_fio_json)
 }
 END_TEST
 
+/* io_uring_cmd: the drive's own commands (a trim is a Dataset Management
+ * deallocate the drive itself serves), no page cache whatever direct=
+ * says; with no scenario the run takes the local NVMe scenario; a share,
+ * or a local drive that is not NVMe, is refused with the reason. */
+START_TEST(test_client_passthrough)
+{
+  struct job j = fc_job("[p]\nioengine=io_uring_cmd\ncmd_type=nvme\ndirect=0\nrw=randread\nbs=4k\nsize=1m\n");
+  ck_assert_int_eq(j.direct, 1);
+  ck_assert_int_eq(j.client_only, JOB_CLIENT_NAS);
+  ck_assert_int_eq(fio_engine_passthrough("io_uring_cmd"), 1);
+  ck_assert_int_eq(fio_engine_passthrough("io_uring"), 0);
+  ck_assert_int_eq(j.nvme_passthrough, 1);
+  /* xnvme passes NVMe commands through with its io_uring_cmd back-end
+   * only; with libaio it is a block engine like any other. */
+  j = fc_job("[x]\nxnvme_async=io_uring_cmd\nioengine=xnvme\nrw=randread\nbs=4k\nsize=1m\n");
+  ck_assert_msg(j.nvme_passthrough == 1 && j.direct == 1, "xnvme over io_uring_cmd");
+  j = fc_job("[x]\nioengine=xnvme\nxnvme_async=libaio\nrw=randread\nbs=4k\nsize=1m\n");
+  ck_assert_int_eq(j.nvme_passthrough, 0);
+  static const char text[] = "[global]\nioengine=io_uring_cmd\ncmd_type=nvme\nfilename=/dev/ng0n1\nbs=4k\n"
+                             "size=64m\niodepth=8\n[t]\nrw=randtrim\n[r]\nstonewall\nrw=randread\n";
+  struct cli_out r = fc_run(text, NULL);
+  ck_assert_msg(strstr(r.err, "(ioengine=io_uring_cmd) sends NVMe commands") &&
+                    strstr(r.err, "takes scenarios/drive-datasheet.yaml") &&
+                    !strstr(r.err, "'ioengine' is accepted but not modelled"), "%s", r.err);
+  ck_assert_msg(strstr(r.out, "scenario drive-datasheet") && strstr(r.out, "trim : IOPS=") &&
+                    strstr(r.out, "bottleneck: disk disk0 (generic-nvme)"), "%s", r.out);
+  cli_out_free(&r);
+  char smb[4096];
+  cli_source_path("scenarios/default.yaml", smb, sizeof smb);
+  const char *share[] = {smb, NULL};
+  ck_assert_int_eq(cli_run_fio(text, "1s", share, &r), 0);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "error: job 't' (ioengine=io_uring_cmd) sends NVMe commands") &&
+                    strstr(r.err, "a share or an iSCSI LUN has none"), "%d %s", r.status, r.err);
+  cli_out_free(&r);
+  const char *sata[] = {"--set", "disks.drive=ocz-vector-120", NULL};
+  ck_assert_int_eq(cli_run_fio(text, "1s", sata, &r), 0);
+  ck_assert_msg(r.status == 2 && strstr(r.err, "the scenario's drive is not an NVMe drive"), "%d %s", r.status,
+                r.err);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("fio_client");
@@ -338,6 +392,7 @@ int main(void)
   tcase_add_test(tc, test_client_net_parse);
   tcase_add_test(tc, test_client_net_run);
   tcase_add_test(tc, test_client_net_udp);
+  tcase_add_test(tc, test_client_passthrough);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -812,10 +812,35 @@ static int cfg_http_protocol(struct ynode *R, const struct cfg_catalog *cat, str
   return cfg_resolve_network(R, cat, s, err);
 }
 
+/* fio's NVMe passthrough engines (io_uring_cmd, xnvme through it) send
+ * their commands to an NVMe namespace of the machine fio runs on
+ * (/dev/ngXnY), not to a NAS: a job file with such a job and no scenario
+ * named runs on the shipped scenarios/drive-datasheet.yaml (one NVMe drive
+ * inside the client, protocol kind local) instead of the built-in default,
+ * with a note.  1 when w has such a job (the note said), else 0. */
+static int cfg_fio_passthrough(const char *fio_path, const struct workload *w)
+{
+  for (int i = 0; i < w->nsteps; i++)
+    for (int k = 0; k < w->steps[i].njobs; k++) {
+      const struct job *j = &w->steps[i].jobs[k];
+      if (!j->nvme_passthrough)
+        continue;
+      char note[4096 + sizeof j->name + sizeof j->engine + 400];
+      snprintf(note, sizeof note, "%s: note: job '%s' (ioengine=%s) sends NVMe commands to an NVMe namespace "
+               "of the machine fio runs on, not to a NAS: the run takes scenarios/drive-datasheet.yaml (one "
+               "NVMe drive inside the client, protocol kind local) instead of the built-in default scenario\n",
+               fio_path, j->name, j->engine);
+      fio_print_warnings(stderr, note);
+      return 1;
+    }
+  return 0;
+}
+
 int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *sets, int nsets,
              const char *fio_path, struct scenario *out, struct nw_err *err)
 {
   memset(out, 0, sizeof *out);
+  int local_nvme = 0; /* load again on the local NVMe scenario (cfg_fio_passthrough) */
   const char *name = path ? path : "<default scenario>";
   snprintf(out->path, sizeof out->path, "%s", name);
   struct ynode *S = path ? ytree_load_file(path, err)
@@ -888,10 +913,13 @@ int cfg_load(const char *path, const char *catalog_dir, const struct cfg_set *se
     int frc = fio_parse_file(fio_path, &out->workload, &warnings, err);
     fio_print_warnings(stderr, warnings); /* once, however often the scenario is loaded */
     free(warnings);
-    if (frc == 0)
-      fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
     if (frc < 0)
       goto done;
+    if (!path && cfg_fio_passthrough(fio_path, &out->workload)) {
+      local_nvme = 1; /* the time note comes with that scenario's time */
+      goto done;
+    }
+    fio_note_time_cap(stderr, fio_path, &out->workload, out->time_s);
   } else if (cfg_workload(ytree_get(R, "workload"), out->path, &out->workload, err) < 0)
     goto done;
   if (cfg_http_protocol(R, &cat, out, err) < 0 || cfg_workload_check(R, out, err) < 0)
@@ -930,5 +958,10 @@ done:
   ytree_free(R);
   ytree_free(S);
   cfg_catalog_free(&cat);
+  if (local_nvme) {
+    char local[4096];
+    return cfg_load(nw_data_path(local, sizeof local, "scenarios/drive-datasheet.yaml"), catalog_dir, sets,
+                    nsets, fio_path, out, err);
+  }
   return rc;
 }

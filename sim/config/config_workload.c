@@ -132,6 +132,28 @@ int cfg_workload(const struct ynode *w, const char *scenario_path, struct worklo
  * serves a LUN whose filesystem is the client's own, so there is no NAS
  * request.  A trim of another engine is fio's BLKDISCARD ioctl, which a
  * file on a share refuses (ENOTTY): fio fails, so the scenario is refused. */
+/* An NVMe passthrough job (fio's io_uring_cmd, xnvme through io_uring_cmd) sends NVMe commands to an
+ * NVMe namespace's character device: only a local NVMe drive (protocol
+ * kind local, volume single on one drive of model nvme) has one; a share,
+ * an iSCSI LUN (a SCSI disk) or an md array of the client's does not. */
+static int cfg_passthrough_check(const struct ynode *R, const struct scenario *s, const struct job *j,
+                                 struct nw_err *err)
+{
+  int local = (int)s->proto.kind == PROTO_LOCAL;
+  int nvme = s->drive.model && !strcmp(s->drive.model->name, "nvme");
+  if (local && nvme && s->ndisks == 1)
+    return 0;
+  const struct ynode *n = ytree_path(R, local ? (nvme ? "disks.count" : "disks.drive") : "protocol.kind");
+  n = n ? n : R;
+  return nw_fail(err, n->file, n->line, n->col,
+                 "job '%s' (ioengine=%s) sends NVMe commands to an NVMe namespace's character "
+                 "device (/dev/ngXnY) of the machine fio runs on; %s (allowed: protocol.kind local with "
+                 "one drive of model nvme, as scenarios/drive-datasheet.yaml)", j->name, j->engine,
+                 !local ? "a share or an iSCSI LUN has none"
+                 : !nvme ? "the scenario's drive is not an NVMe drive"
+                         : "an array of several drives has none (each member has its own)");
+}
+
 int cfg_workload_check(const struct ynode *R, const struct scenario *s, struct nw_err *err)
 {
   int files = proto_ops_of(&s->proto)->opens_files;
@@ -139,6 +161,8 @@ int cfg_workload_check(const struct ynode *R, const struct scenario *s, struct n
   for (int i = 0; i < w->nsteps; i++)
     for (int k = 0; k < w->steps[i].njobs; k++) {
       const struct job *j = &w->steps[i].jobs[k];
+      if (j->nvme_passthrough && cfg_passthrough_check(R, s, j, err) < 0)
+        return -1;
       int meta = j->meta_op != JOB_META_NONE, discard = j->trim && !meta;
       if ((files ? !discard : !meta) || j->client_only != JOB_CLIENT_NAS) /* a null engine's trim stays in fio */
         continue;

@@ -44,7 +44,7 @@ static const char *const fio_modelled_keys[] = {
     "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program",
     "http_mode", "https", "http_verbose", "http_host", "http_user", "http_pass", "http_s3_key", "http_s3_keyid",
     "http_s3_region", "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm", "http_s3_storage_class",
-    "http_swift_auth_token", NULL,
+    "http_swift_auth_token", "xnvme_async", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -239,14 +239,19 @@ static int fio_apply_more(struct job *j, const char *key, const char *v, int *un
   } else if (!strcmp(key, "bsrange") || !strcmp(key, "blocksize_range")) {
     *rc = fio_set_bsrange(j, key, v, msg, msg_len);
   } else if (!strcmp(key, "ioengine")) {
-    const char *why = fio_engine_refused(v);
+    const char *why = fio_engine_check(v, &v);
+    why = why ? why : fio_engine_refused(v);
     if (why)
       *rc = fio_msg(msg, msg_len, "ioengine=%s %s", v, why);
     j->meta_op = fio_engine_meta(v);
     j->client_only = fio_engine_client(v);
     snprintf(j->engine, sizeof j->engine, "%s", v);
-    /* the scenario's protocol carries the I/O */
-    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS && strcmp(v, "http") != 0;
+    /* the scenario's protocol carries the I/O (a passthrough engine's goes to the local drive itself) */
+    *unmodelled = j->meta_op == JOB_META_NONE && j->client_only == JOB_CLIENT_NAS && strcmp(v, "http") != 0 &&
+                  !fio_engine_passthrough(v);
+  } else if (!strcmp(key, "xnvme_async")) {
+    j->xnvme_cmd = !strcmp(v, "io_uring_cmd"); /* NVMe passthrough (fio_job_finish) */
+    *unmodelled = !j->xnvme_cmd;               /* the other back-ends' submission paths are not modelled */
   } else if (!strcmp(key, "program")) {
     j->exec_program = 1; /* ioengine=exec's: what it does on the client is not modelled (fio_finish_job) */
   } else if (!strcmp(key, "cpuload")) {
@@ -411,6 +416,9 @@ int fio_job_finish(struct job *j, char *msg, size_t msg_len)
   double wf = 1.0 - j->read_frac;
   double mean_bs = (1.0 - wf) * mean_r + wf * mean_w;
   fio_fold_rates(j, mean_r, mean_w);
+  j->nvme_passthrough = fio_engine_passthrough(j->engine) || (!strcmp(j->engine, "xnvme") && j->xnvme_cmd);
+  if (j->nvme_passthrough)
+    j->direct = 1; /* NVMe commands to the namespace: no page cache on the way, whatever direct= says */
   if (j->zone_mode == 1 || (j->zone_mode == 2 && j->zone_size_bytes <= 0)) /* fio: none ignores them */
     j->zone_size_bytes = j->zone_range_bytes = j->zone_skip_bytes = 0.0;
   if (fio_zbd_finish(j, msg, msg_len) != 0 || fio_http_finish(j, msg, msg_len) != 0 ||
@@ -864,7 +872,7 @@ static int fio_parse_line(struct fio_parse_ctx *c, char *line, int lineno, int d
         el + strlen(value) + 3 < sizeof c->refused_engine)
       snprintf(c->refused_engine + el, sizeof c->refused_engine - el, "%s%s", el ? ", " : "", value);
     else if (c->refused_engine[0] && !strncmp(msg, "unknown fio option", 18))
-      return fio_engine_opt(c, key, strstr(msg, "(did you mean") , lineno);
+      return fio_engine_opt(c, key, fio_option_of_refused_engine(key) ? NULL : strstr(msg, "(did you mean"), lineno);
     int at = (strncmp(msg, "unknown", 7) == 0 || strstr(msg, "not supported") || !vcol) ? col : vcol;
     if (fio_refusal_add(c, key, msg, lineno, at))
       return 0;

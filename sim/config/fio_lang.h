@@ -103,6 +103,15 @@ const char *fio_option_refused(const char *key);
 /* ioengine=NAME: NULL when it does block or file I/O (modelled as the
  * scenario's protocol), else why it is refused. */
 const char *fio_engine_refused(const char *name);
+/* ioengine=NAME: NULL when fio has the engine (*canon its name, an alias
+ * of libaio resolved), else why not (unknown, or an external .so). */
+const char *fio_engine_check(const char *name, const char **canon);
+/* 1 when key is an option of one of those refused engines (named as the
+ * engine's own, with no nearest generic option suggested). */
+int fio_option_of_refused_engine(const char *key);
+/* 1 for an NVMe passthrough engine (io_uring_cmd): its commands need a
+ * local NVMe drive (protocol.kind local), see cfg_workload_check. */
+int fio_engine_passthrough(const char *name);
 /* fio's null, cpp_null (no I/O: fio's own per-I/O work) and cpuio (a
  * share of a client core) engines: JOB_CLIENT_NAS for any other. */
 enum job_client fio_engine_client(const char *name);

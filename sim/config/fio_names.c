@@ -79,15 +79,21 @@ static const struct {
     {"opendir", N_NAME}, {"allow_file_create", N_NAME}, {"allow_mounted_write", N_NAME},
     {"filetype", N_NAME},
     {"prio", N_HINT}, {"prioclass", N_HINT}, {"priohint", N_HINT}, {"cmdprio", N_HINT},
-    {"cmdprio_bssplit", N_HINT}, {"cmdprio_class", N_HINT}, {"cmdprio_percentage", N_HINT},
+    {"cmdprio_bssplit", N_HINT}, {"cmdprio_class", N_HINT}, {"cmdprio_hint", N_HINT}, {"cmdprio_percentage", N_HINT},
     {"write_hint", N_HINT}, {"dataplacement", N_HINT}, {"data_placement", N_HINT}, {"fdp", N_HINT},
     {"plids", N_HINT}, {"fdp_pli", N_HINT}, {"plid_select", N_HINT}, {"fdp_pli_select", N_HINT},
     {"dp_scheme", N_HINT},
     {"clientname", N_TARGET}, {"hostname", N_TARGET}, {"port", N_TARGET}, {"interface", N_TARGET},
     {"ttl", N_TARGET}, {"listen", "which end of a net job's connection connects; it is set up before the measured I/O"},
     {"namenode", N_TARGET}, {"volume", N_TARGET}, {"brick", N_TARGET}, {"pool", N_TARGET},
-    {"rbdname", N_TARGET}, {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
+    {"rbdname", N_TARGET}, {"clustername", N_TARGET},
+    {"nfs_url", N_TARGET}, {"libblkio_driver", N_TARGET}, {"libblkio_path", N_TARGET},
     {"libblkio_pre_connect_props", N_TARGET}, {"libblkio_pre_start_props", N_TARGET},
+    {"initiator", N_TARGET}, {"xnvme_dev_nsid", N_TARGET}, {"xnvme_dev_subnqn", N_TARGET},
+    {"hdfsdirectory", N_NAME}, {"stream_id", N_HINT},
+    {"cmd_type", "the command set io_uring_cmd passes through; nvme is the only one fio knows"},
+    {"stat_type", "which stat call ioengine=filestat makes (stat, lstat, statx): on a share each is one GETATTR "
+                  "request"},
     {"flow_watermark", N_DEPR}, {"rwmixcycle", N_DEPR}, {"verifysort", N_DEPR}, {"verifysort_nr", N_DEPR},
     {"percentage_sequential", N_DEPR},
     {"ignore_zone_limits", "the zones fio emulates on a NAS file or LUN have no device limits"},
@@ -104,22 +110,25 @@ static const struct {
  * follow: accepted with a warning. */
 static const char *const fio_unmodelled[] = {
     "atomic", "ba", "block", "blockalign", "blocksize_unaligned", "bs_is_seq_rand", "bs_unaligned",
-    "busy_poll", "cgroup_weight", "chunk_size", "cmd_type", "continue_on_error", "create_fsync", "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size",
-    "end_fsync", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
+    "busy_poll", "cgroup_weight", "chunck_size", "chunk_size", "continue_on_error", "create_fsync",
+    "create_on_open", "create_serialize", "cuda_io", "direct_io_fragment_size", "end_fsync",
+    "exit_on_io_done", "exit_what", "exitall", "exitall_on_error", "fadvise_hint", "fallocate", "file_append",
     "file_service_type", "fill_device", "fill_fs", "fixedbufs", "flow", "flow_id", "flow_sleep",
-    "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hipri", "ignore_error", "invalidate",
-    "io_submit_mode", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_max",
-    "iodepth_batch_complete_min", "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
+    "force_async", "fsync_on_close", "gpu_dev_id", "gpu_dev_ids", "hdfs_use_direct", "hipri",
+    "hipri_percentage", "ignore_error", "invalidate", "io_submit_mode", "iodepth_batch",
+    "iodepth_batch_complete", "iodepth_batch_complete_max", "iodepth_batch_complete_min",
+    "iodepth_batch_submit", "iodepth_low", "ioscheduler", "kb_base",
     "libblkio_force_enable_completion_eventfd", "libblkio_num_entries", "libblkio_queue_size",
-    "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim",
-    "load", "lockfile", "max_latency", "md_per_io_size", "mss", "nodelay", "nonvectored", "nowait", "numruns", "offset_align",
-    "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle", "rate_ignore_thinktime",
-    "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap", "sg_write_mode",
-    "spr_num_regions", "spr_op", "sprandom", "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur",
-    "ss_interval", "ss_ramp", "startdelay", "steadystate", "steadystate_check_interval",
-    "steadystate_duration", "steadystate_ramp_time", "sync_file_range", "thinkcycles",
-    "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "thinktime_spin", "uncached",
-    "userspace_reap", "verify_backlog", "verify_backlog_batch", "write_barrier", "writefua",
+    "libblkio_vectored", "libblkio_wait_mode", "libblkio_write_zeroes_on_trim", "load", "lockfile",
+    "max_latency", "md_per_io_size", "mss", "no_completion_thread", "nodelay", "nonvectored", "nowait",
+    "numruns", "offset_align", "num_range", "openfiles", "overwrite", "pre_read", "rate_cycle",
+    "rate_ignore_thinktime", "rate_process", "readfua", "registerfiles", "rw_sequencer", "serialize_overlap",
+    "sg_write_mode", "single_instance", "single-instance", "spr_num_regions", "spr_op", "sprandom",
+    "sqthread_poll", "sqthread_poll_cpu", "ss", "ss_dur", "ss_interval", "ss_ramp", "startdelay",
+    "steadystate", "steadystate_check_interval", "steadystate_duration", "steadystate_ramp_time",
+    "sync_file_range", "thinkcycles", "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime",
+    "thinktime_spin", "thp", "uncached", "userspace_reap", "verify_backlog", "verify_backlog_batch",
+    "write_barrier", "writefua", "xnvme_admin", "xnvme_be", "xnvme_iovec", "xnvme_mem", "xnvme_sync",
 };
 
 #define FIO_WHY_TRACE "I/O trace replay is not modelled; describe the mix with rw, bs/bssplit, iodepth"
@@ -161,7 +170,7 @@ const char *fio_option_alias(const char *key)
       {"nr_files", "nrfiles"},       {"mem_align", "iomem_align"}, {"fill_fs", "fill_device"},
       {"iodepth_batch_submit", "iodepth_batch"},
       {"iodepth_batch_complete", "iodepth_batch_complete_min"},
-      {"disable_bw", "disable_bw_measurement"},
+      {"disable_bw", "disable_bw_measurement"}, {"proto", "protocol"},
   };
   for (size_t i = 0; i < FIO_COUNT(alias); i++)
     if (!strcmp(alias[i][0], key))
@@ -234,6 +243,57 @@ const char *fio_option_suggest(const char *key, const char *const *modelled)
   return best && best_d <= (len < 6 ? 2 : len / 3 + 1) ? best : NULL;
 }
 
+/* fio's engines: fio 3.33's (its engines/ folder, cpp_null.cpp included) and those later fio
+ * added (dircreate, dirstat, dirdelete, libblkio); fio fails a job whose
+ * engine is none of them ("fio: engine NAME not loadable").  fio's own
+ * aliases of libaio (aio..., linuxaio...; ioengines.c) are libaio.  NULL
+ * when name is one (*canon: fio's name for it), else why it is refused. */
+static const char *const fio_engines[] = {
+    "cpp_null", "cpuio", "dev-dax", "dfs", "dircreate", "dirdelete", "dirstat", "e4defrag", "exec", "falloc",
+    "filecreate", "filedelete", "filestat", "ftruncate", "gfapi", "gfapi_async", "http", "ime_aio", "ime_psync",
+    "ime_psyncv", "io_uring", "io_uring_cmd", "libaio", "libblkio", "libcufile", "libhdfs", "libiscsi", "libpmem",
+    "librpma_apm", "librpma_apm_client", "librpma_apm_server", "librpma_gpspm", "librpma_gpspm_client",
+    "librpma_gpspm_server", "libzbc", "mmap", "mtd", "nbd", "net", "netsplice", "nfs", "null", "pmemblk",
+    "posixaio", "psync", "pvsync", "pvsync2", "rados", "rbd", "rdma", "sg", "solarisaio", "splice", "sync",
+    "vsync", "windowsaio", "xnvme",
+};
+
+const char *fio_engine_check(const char *name, const char **canon)
+{
+  *canon = name;
+  if (!strncmp(name, "aio", 3) || !strncmp(name, "linuxaio", 8)) {
+    *canon = "libaio";
+    return NULL;
+  }
+  if (!strncmp(name, "external", 8) || strchr(name, '/'))
+    return "is an external engine (a shared object of its own): what its code does is unknown to nastwin, "
+           "not simulated";
+  for (size_t i = 0; i < FIO_COUNT(fio_engines); i++)
+    if (!strcmp(fio_engines[i], name))
+      return NULL;
+  return "is not one of fio's engines (fio: \"engine not loadable\"; fio's engines: cpp_null, cpuio, dev-dax, "
+         "dfs, dircreate, dirdelete, dirstat, e4defrag, exec, falloc, filecreate, filedelete, filestat, "
+         "ftruncate, gfapi, gfapi_async, http, ime_aio, ime_psync, ime_psyncv, io_uring, io_uring_cmd, libaio, "
+         "libblkio, libcufile, libhdfs, libiscsi, libpmem, librpma_*, libzbc, mmap, mtd, nbd, net, netsplice, "
+         "nfs, null, pmemblk, posixaio, psync, pvsync, pvsync2, rados, rbd, rdma, sg, solarisaio, splice, sync, "
+         "vsync, windowsaio, xnvme)";
+}
+
+/* The options of the engines fio_engine_refused refuses (fio 3.33's
+ * engines/rdma.c, librpma_*.c, rados.c, dfs.c, e4defrag.c, mtd.c, nbd.c):
+ * named as that engine's own, with no guess at a generic option. */
+int fio_option_of_refused_engine(const char *key)
+{
+  static const char *const own[] = {
+      "bindname", "verb", "serverip", "busy_wait_polling", "direct_write_to_pmem", "conf", "touch_objects",
+      "cont", "object_class", "svcl", "donorname", "inplace", "skip_bad", "uri",
+  };
+  for (size_t i = 0; i < FIO_COUNT(own); i++)
+    if (!strcmp(own[i], key))
+      return 1;
+  return 0;
+}
+
 /* Engines that do no block or file data I/O, or that talk a protocol no
  * modelled NAS daemon serves. */
 const char *fio_engine_refused(const char *name)
@@ -243,7 +303,9 @@ const char *fio_engine_refused(const char *name)
     const char *why;
   } refused[] = {
       {"e4defrag", "moves extents with ext4's EXT4_IOC_MOVE_EXT ioctl, which a file on an SMB or NFS share "
-                   "does not support: not simulated"},
+                   "does not support (fio fails); on a local ext4 volume the move (each block of the range read, "
+                   "written to the donor file's preallocated blocks, the extents swapped, journalled) is not "
+                   "modelled: not simulated"},
       {"nbd", "talks the NBD protocol (a block export over TCP); NBD is not a modelled protocol (smb, nfs, "
               "iscsi): a NAS exports blocks over iSCSI, use protocol.kind: iscsi with a block engine (libaio, "
               "io_uring, psync)"},
@@ -271,6 +333,16 @@ const char *fio_engine_refused(const char *name)
       return "does its I/O to a target a NAS does not serve (Ceph RADOS, DAOS, raw flash): not "
              "simulated (use psync, libaio, io_uring, ...)";
   return NULL;
+}
+
+/* Engines that send NVMe commands straight to an NVMe namespace's generic
+ * character device (/dev/ngXnY) of the machine fio runs on, past its block
+ * layer and page cache (fio's engines/io_uring.c io_uring_cmd, cmd_type
+ * nvme, the only type fio 3.33 knows): no file protocol or block export
+ * carries them, so they need a local NVMe drive. */
+int fio_engine_passthrough(const char *name)
+{
+  return !strcmp(name, "io_uring_cmd");
 }
 
 /* Engines whose I/O never leaves fio's thread (engines/null.c, cpp_null.cpp,

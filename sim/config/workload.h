@@ -170,6 +170,10 @@ struct job {
   /* Additive (s12h4, fio's http engine): */
   int http_mode;            /* fio http_mode: index into proto_http_api_names (0 webdav, fio's default) */
   int http_https;           /* fio https: 0 off, 1 on, 2 insecure */
+  /* Additive (s14h3, NVMe passthrough): */
+  int xnvme_cmd;            /* ioengine=xnvme's xnvme_async=io_uring_cmd given */
+  int nvme_passthrough;     /* NVMe commands to a local namespace: io_uring_cmd, or xnvme through
+                               io_uring_cmd (set when the job ends, fio_job_finish) */
 };
 
 struct workload_step {
