@@ -147,6 +147,19 @@ START_TEST(test_crystaldiskmark)
   ck_assert_msg(w.nsteps == 18, "9 iterations x read/write = 18, got %d", w.nsteps);
   ck_assert_msg(preset_measured(&w.steps[17])->size_bytes == 4e9, "file size");
   ck_assert_str_eq(w.steps[17].name, "cdm-seq-write-i9");
+  /* the iterations of a test are one simulation (validate runs it once);
+   * the read and the write, or another setting, are not */
+  for (int it = 1; it < 9; it++) {
+    ck_assert_msg(workload_steps_same(&w.steps[0], &w.steps[it]), "read i1 and i%d", it + 1);
+    ck_assert_msg(workload_steps_same(&w.steps[9], &w.steps[9 + it]), "write i1 and i%d", it + 1);
+  }
+  ck_assert(!workload_steps_same(&w.steps[0], &w.steps[9]));
+  struct workload_step other = w.steps[1];
+  other.jobs[other.njobs - 1].iodepth = 2;
+  ck_assert(!workload_steps_same(&w.steps[0], &other));
+  other = w.steps[1];
+  other.clients = 2;
+  ck_assert(!workload_steps_same(&w.steps[0], &other));
   workload_free(&w);
 }
 END_TEST

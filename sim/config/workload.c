@@ -65,6 +65,18 @@ int workload_step_add_job(struct workload_step *s, const struct job *j)
   return 0;
 }
 
+int workload_steps_same(const struct workload_step *a, const struct workload_step *b)
+{
+  if (a == b)
+    return 1;
+  if (strcmp(a->metric, b->metric) != 0 || a->njobs != b->njobs || a->clients != b->clients ||
+      a->precondition != b->precondition)
+    return 0;
+  /* struct job holds no pointers: equal bytes, equal jobs (bytes that
+   * differ in padding only miss a repeat, never take a wrong one) */
+  return memcmp(a->jobs, b->jobs, (size_t)a->njobs * sizeof *a->jobs) == 0;
+}
+
 void workload_job_set_bs(struct job *j, double bs_bytes)
 {
   j->nbs = 1;

@@ -201,6 +201,11 @@ struct workload {
   struct replay_trace *replay; /* owned: the trace replay jobs take their I/O from, or NULL */
 };
 
+/* 1 when steps a and b simulate the same: every field but their name and
+ * group equal (a run depends on nothing else of its step, and the twin
+ * is deterministic: CrystalDiskMark's iterations are one simulation). */
+int workload_steps_same(const struct workload_step *a, const struct workload_step *b);
+
 /* Defaults for one job: fio's own (rw=read, bs=4KiB, iodepth=1, numjobs=1). */
 void job_defaults(struct job *j);
 

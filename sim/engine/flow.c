@@ -14,65 +14,17 @@
  *
  * A flow whose latency is paid when nothing else is due has its join
  * taken ahead at the end of flow_advance (flow_ahead), undone if a flow
- * starts before it (flow_behind): the scheduler sleeps to the next end. */
+ * starts before it (flow_behind): the scheduler sleeps to the next end.
+ *
+ * A component of many flows on one bottleneck becomes a star
+ * (flow_star.c): its starts and ends then cost O(log flows), not a
+ * re-solve of every one of its flows. */
 #include "sim/engine/flow.h"
+#include "sim/engine/flow_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { FLOW_FREE, FLOW_LATENCY, FLOW_SHARING, FLOW_ALONE };
-
-struct flow {
-  double rem;    /* bytes still to go (at t_upd) */
-  double rate;   /* bytes/s while sharing */
-  double weight; /* sharing penalty: rate = level / weight */
-  double bound;  /* rate cap (<= 0: none) */
-  double t_upd;  /* when rem was last brought up to date */
-  double t_ev;   /* its next event: latency paid, or the end */
-  double t_paid; /* FLOW_ALONE: when its latency is paid (its rate holds from then) */
-  unsigned long long seq; /* start order: ties (the last started first) */
-  void *tag;
-  int ncons, cons[FLOW_MAX_CONS], pos[FLOW_MAX_CONS]; /* its constraints, its place in their lists */
-  int heap;      /* index in the heap, -1 if not in it */
-  int state;
-  int mark;      /* solve: the stamp of the component it was put in */
-  int fixed;     /* solve: its rate is decided */
-  int next_free;
-};
-
-struct flow_cons {
-  double cap;
-  int *fl, n, capn; /* the sharing flows crossing it */
-  double *iw;       /* their 1 / weight, in fl's order (solve sums them in a row) */
-  int npaying;      /* flows crossing it still paying their latency (FLOW_ALONE ones too) */
-  int alone;        /* the FLOW_ALONE flow crossing it, -1 if none */
-  int mark;         /* solve: stamp of the component, or of the dirty list */
-  int dirty;
-  double rem, usage; /* solve: capacity left, sum of 1/weight of the undecided flows */
-  int unfixed;       /* solve: undecided flows */
-};
-
-struct flow_net {
-  int ncons;
-  struct flow_cons *c;
-  struct flow *f;
-  int nf, capf, free_head;
-  int *heap, nheap;
-  int *dirty, ndirty;
-  int *comp_c, *comp_f; /* solve scratch: the component */
-  int ncomp_c, ncomp_f;
-  void **ended;
-  int nended, capended;
-  unsigned long long seq;
-  int stamp;
-  /* A join taken ahead (flow_ahead): its flow (-1: none), its time, the
-   * component's flows as they were before its solve. */
-  int ahead, nsaved, saving;
-  double ahead_s, ahead_upd;
-  int *sv_f;
-  double *sv;     /* 4 a flow: rem, t_upd, t_ev, rate */
-};
 
 struct flow_net *flow_net_create(int ncons)
 {
@@ -83,14 +35,16 @@ struct flow_net *flow_net_create(int ncons)
   n->c = calloc((size_t)(ncons > 0 ? ncons : 1), sizeof *n->c);
   n->dirty = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->dirty);
   n->comp_c = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->comp_c);
+  n->touched = malloc((size_t)(ncons > 0 ? ncons : 1) * sizeof *n->touched);
   n->free_head = -1;
   n->ahead = -1;
-  if (!n->c || !n->dirty || !n->comp_c) {
+  n->star_min = FLOW_STAR_MIN;
+  if (!n->c || !n->dirty || !n->comp_c || !n->touched) {
     flow_net_destroy(n);
     return NULL;
   }
   for (int j = 0; j < ncons; j++)
-    n->c[j].alone = -1;
+    n->c[j].alone = n->c[j].star = -1;
   return n;
 }
 
@@ -98,18 +52,27 @@ void flow_net_destroy(struct flow_net *n)
 {
   if (!n)
     return;
-  for (int j = 0; n->c && j < n->ncons; j++)
+  for (int j = 0; n->c && j < n->ncons; j++) {
+    if (n->c[j].st)
+      free(n->c[j].st->h), free(n->c[j].st->sat), free(n->c[j].st);
     free(n->c[j].fl), free(n->c[j].iw);
+  }
   free(n->c);
   free(n->f);
   free(n->heap);
   free(n->dirty);
   free(n->comp_c);
   free(n->comp_f);
+  free(n->touched);
   free(n->ended);
   free(n->sv_f);
   free(n->sv);
   free(n);
+}
+
+void flow_net_stars(struct flow_net *n, int min_flows)
+{
+  n->star_min = min_flows;
 }
 
 void flow_cons_set(struct flow_net *n, int j, double cap)
@@ -131,13 +94,13 @@ static int flow_before(const struct flow_net *n, int a, int b)
   return x->t_ev < y->t_ev || (x->t_ev == y->t_ev && x->seq > y->seq);
 }
 
-static void flow_heap_set(struct flow_net *n, int at, int fi)
+void flow_heap_set(struct flow_net *n, int at, int fi)
 {
   n->heap[at] = fi;
   n->f[fi].heap = at;
 }
 
-static void flow_heap_up(struct flow_net *n, int at)
+void flow_heap_up(struct flow_net *n, int at)
 {
   int fi = n->heap[at];
   while (at > 0) {
@@ -150,7 +113,7 @@ static void flow_heap_up(struct flow_net *n, int at)
   flow_heap_set(n, at, fi);
 }
 
-static void flow_heap_down(struct flow_net *n, int at)
+void flow_heap_down(struct flow_net *n, int at)
 {
   int fi = n->heap[at];
   for (;;) {
@@ -169,7 +132,7 @@ static void flow_heap_down(struct flow_net *n, int at)
 }
 
 /* fi's t_ev changed (or it is new): restore the heap. */
-static void flow_heap_fix(struct flow_net *n, int fi)
+void flow_heap_fix(struct flow_net *n, int fi)
 {
   int at = n->f[fi].heap;
   if (at < 0) {
@@ -186,6 +149,17 @@ static void flow_heap_build(struct flow_net *n)
 {
   for (int at = n->nheap / 2 - 1; at >= 0; at--)
     flow_heap_down(n, at);
+}
+
+void flow_heap_remove(struct flow_net *n, int at)
+{
+  n->f[n->heap[at]].heap = -1;
+  if (at == --n->nheap)
+    return;
+  int last = n->heap[n->nheap];
+  flow_heap_set(n, at, last);
+  flow_heap_up(n, at);
+  flow_heap_down(n, n->f[last].heap);
 }
 
 static int flow_heap_pop(struct flow_net *n)
@@ -206,10 +180,8 @@ double flow_next_s(const struct flow_net *n)
 
 /* ---- flows ------------------------------------------------------------- */
 
-/* Levels within this relative distance are one (float noise of the sums). */
-#define FLOW_LEVEL_EPS 1e-12
 
-static void flow_dirty(struct flow_net *n, int j)
+void flow_dirty(struct flow_net *n, int j)
 {
   if (!n->c[j].dirty) {
     n->c[j].dirty = 1;
@@ -217,12 +189,13 @@ static void flow_dirty(struct flow_net *n, int j)
   }
 }
 
-/* Latency paid: fi takes its place in its constraints, re-solved (dirty
- * 1), or not (an unfolded lone flow: its rate is the one their solve
- * would give it).  0, or -1 out of memory. */
-static int flow_join(struct flow_net *n, int fi, int dirty)
+/* Latency paid at now: fi takes its place in its constraints, re-solved
+ * (dirty 1: or it joins a star), or not (an unfolded lone flow: its rate
+ * is the one their solve would give it).  0, or -1 out of memory. */
+static int flow_join(struct flow_net *n, int fi, int dirty, double now)
 {
   struct flow *f = &n->f[fi];
+  int ce = dirty ? star_joinable(n, fi, now) : -1;
   f->state = FLOW_SHARING;
   for (int k = 0; k < f->ncons; k++) {
     struct flow_cons *c = &n->c[f->cons[k]];
@@ -242,10 +215,10 @@ static int flow_join(struct flow_net *n, int fi, int dirty)
     f->pos[k] = c->n;
     c->iw[c->n] = 1.0 / f->weight;
     c->fl[c->n++] = fi;
-    if (dirty)
+    if (dirty && ce < 0)
       flow_dirty(n, f->cons[k]);
   }
-  return 0;
+  return ce >= 0 ? star_join(n, ce, fi, now) : 0;
 }
 
 /* Its rate as flow_solve gives a flow alone in its component: the level
@@ -285,7 +258,7 @@ static int flow_unfold(struct flow_net *n, int fi, double now)
     return 0;
   }
   f->t_upd = f->t_paid;
-  return flow_join(n, fi, 0);
+  return flow_join(n, fi, 0, now);
 }
 
 static void flow_behind(struct flow_net *n, double now, int at_too);
@@ -343,6 +316,7 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
     n->c[cons[k]].npaying++;
   }
   f->heap = -1;
+  f->star = -1;
   f->state = FLOW_LATENCY;
   f->mark = -1;
   double rate = alone ? flow_alone_rate(n, f) : 0.0;
@@ -358,10 +332,14 @@ int flow_start(struct flow_net *n, double now, double bytes, const int *cons, in
   return 0;
 }
 
-/* fi leaves its constraints (they are re-solved) and the model. */
-static void flow_remove(struct flow_net *n, int fi)
+/* fi leaves its constraints (they are re-solved, or its star settled)
+ * and the model at now. */
+static void flow_remove(struct flow_net *n, int fi, double now)
 {
   struct flow *f = &n->f[fi];
+  int in_star = f->star >= 0;
+  if (in_star)
+    star_leave(n, fi, now);
   for (int k = 0; f->state != FLOW_SHARING && k < f->ncons; k++) {
     struct flow_cons *c = &n->c[f->cons[k]];
     c->npaying--; /* a 0-byte flow at its latency's end, or a lone one */
@@ -379,7 +357,8 @@ static void flow_remove(struct flow_net *n, int fi)
         if (g->cons[q] == f->cons[k])
           g->pos[q] = at;
     }
-    flow_dirty(n, f->cons[k]);
+    if (!in_star)
+      flow_dirty(n, f->cons[k]);
   }
   f->state = FLOW_FREE;
   f->next_free = n->free_head;
@@ -445,8 +424,11 @@ static void flow_fix(struct flow_net *n, int fi, double rate)
   }
 }
 
-static void flow_solve(struct flow_net *n, double now)
+static int flow_solve(struct flow_net *n, double now)
 {
+  star_settle(n, now);
+  if (n->ndirty == 0)
+    return 0;
   flow_component(n, now);
   for (int q = 0; q < n->ncomp_c; q++) {
     struct flow_cons *c = &n->c[n->comp_c[q]];
@@ -456,9 +438,11 @@ static void flow_solve(struct flow_net *n, double now)
     for (int i = 0; i < c->n; i++)
       c->usage += c->iw[i];
   }
-  int left = n->ncomp_f;
+  int left = n->ncomp_f, rounds = 0, centre = -1;
+  double level1 = 0.0;
   while (left > 0) {
     double level = INFINITY;
+    rounds++;
     for (int q = 0; q < n->ncomp_c; q++) {
       const struct flow_cons *c = &n->c[n->comp_c[q]];
       if (c->unfixed > 0) {
@@ -481,6 +465,8 @@ static void flow_solve(struct flow_net *n, double now)
           flow_fix(n, c->fl[i], level / n->f[c->fl[i]].weight);
           left--;
         }
+      if (rounds == 1)
+        centre = centre == -1 ? n->comp_c[q] : -2, level1 = level;
     }
     for (int i = 0; i < n->ncomp_f; i++) {
       const struct flow *f = &n->f[n->comp_f[i]];
@@ -503,6 +489,9 @@ static void flow_solve(struct flow_net *n, double now)
   }
   if (rebuild)
     flow_heap_build(n);
+  if (rounds == 1 && centre >= 0 && star_may_form(n, centre, level1))
+    return star_form(n, centre, level1, now);
+  return 0;
 }
 
 static int flow_ended(struct flow_net *n, void *tag)
@@ -531,24 +520,29 @@ static int flow_ended(struct flow_net *n, void *tag)
  * again at t.  Same arithmetic at the same times: the same ends. */
 static int flow_ahead(struct flow_net *n, double now)
 {
-  if (n->ahead >= 0 || n->nheap == 0 || n->ndirty > 0)
+  if (n->ahead >= 0 || n->nheap == 0 || n->ndirty > 0 || n->ntouched > 0)
     return 0;
   int fi = n->heap[0];
   struct flow *f = &n->f[fi];
   if (f->state != FLOW_LATENCY || f->rem <= 0 || f->t_ev <= now)
     return 0;
+  for (int k = 0; k < f->ncons; k++)
+    if (n->c[f->cons[k]].star >= 0)
+      return 0; /* it joins a star (or dissolves one) at its time */
   for (int k = 1; k <= 2 && k < n->nheap; k++)
     if (n->f[n->heap[k]].t_ev <= f->t_ev)
       return 0;
   double t = f->t_ev;
   n->ahead_upd = f->t_upd;
   f->t_upd = t;
-  if (flow_join(n, fi, 1) < 0)
+  if (flow_join(n, fi, 1, t) < 0)
     return -1;
   n->saving = 1;
   n->nsaved = 0;
-  flow_solve(n, t);
+  int rc = flow_solve(n, t);
   n->saving = 0;
+  if (rc < 0)
+    return -1;
   n->ahead = fi;
   n->ahead_s = t;
   return 0;
@@ -592,16 +586,16 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
       struct flow *f = &n->f[fi];
       if (f->state == FLOW_LATENCY && f->rem > 0) {
         f->t_upd = f->t_ev;
-        if (flow_join(n, fi, 1) < 0)
+        if (flow_join(n, fi, 1, now) < 0)
           return -1;
         continue;
       }
       if (flow_ended(n, f->tag) < 0)
         return -1;
-      flow_remove(n, fi);
+      flow_remove(n, fi, now);
     }
-    if (n->ndirty > 0)
-      flow_solve(n, now);
+    if ((n->ndirty > 0 || n->ntouched > 0) && flow_solve(n, now) < 0)
+      return -1;
   }
   int k = n->nended; /* done() may start flows, not advance */
   for (int i = 0; i < k; i++)
@@ -609,10 +603,20 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
   return flow_ahead(n, now);
 }
 
+int flow_stars(const struct flow_net *n)
+{
+  int k = 0;
+  for (int j = 0; j < n->ncons; j++)
+    k += n->c[j].st != NULL;
+  return k;
+}
+
 double flow_rate_of(const struct flow_net *n, const void *tag)
 {
   for (int i = 0; i < n->capf; i++)
     if (n->f[i].state != FLOW_FREE && n->f[i].tag == tag)
-      return n->f[i].state == FLOW_LATENCY ? 0.0 : n->f[i].rate;
+      return n->f[i].state == FLOW_LATENCY ? 0.0
+             : n->f[i].star >= 0          ? n->c[n->f[i].star].st->L / n->f[i].weight
+                                          : n->f[i].rate;
   return -1.0;
 }

@@ -23,7 +23,17 @@
  * events (latency paid, flow done) sit in one heap, ties the last started
  * first (as SimGrid).  A flow alone on its constraints from its start has
  * its end as its only event, and a latency paid with nothing else due is
- * not an event of its own (flow.c); flow_next_s is then the next end. */
+ * not an event of its own (flow.c); flow_next_s is then the next end.
+ *
+ * A component of at least 64 flows whose solve fixes them all at one
+ * constraint's level (no other constraint's level or bound reached)
+ * becomes a star: its flows run at level / weight, each flow's end a fixed
+ * amount of that constraint's cumulative per-weight service, so a start
+ * or end costs O(log flows) rather than a re-solve of them all (the same
+ * max-min rates; the ends then differ from the re-solve's in the last
+ * bits: the re-solve brings every flow's remaining bytes up to date at
+ * each event, a star only its service).  It is re-solved as usual once
+ * another constraint or a bound would be reached, or below 32 flows. */
 #ifndef NASTWIN_FLOW_H
 #define NASTWIN_FLOW_H
 
@@ -34,6 +44,9 @@ struct flow_net;
 /* A model with ncons constraints, all of capacity 0 until set; NULL out of memory. */
 struct flow_net *flow_net_create(int ncons);
 void flow_net_destroy(struct flow_net *n);
+/* Components of at least min_flows flows on one bottleneck become stars
+ * (default 64; 0: never): for tests, which compare both forms. */
+void flow_net_stars(struct flow_net *n, int min_flows);
 /* Constraint j carries at most cap bytes/s over all its flows. */
 void flow_cons_set(struct flow_net *n, int j, double cap);
 
@@ -57,5 +70,8 @@ int flow_advance(struct flow_net *n, double now, void (*done)(void *ctx, void *t
  * its latency, unless it is alone on its constraints: its rate once paid;
  * -1 if not in flight): for tests. */
 double flow_rate_of(const struct flow_net *n, const void *tag);
+
+/* Stars in the model now: for tests. */
+int flow_stars(const struct flow_net *n);
 
 #endif

@@ -281,8 +281,10 @@ static int val_add_tasks(struct val_set *v, struct val_point *p, const struct yn
   }
   for (int i = 0; i < nwant; i++) {
     int t;
-    for (t = 0; t < v->ntasks; t++)
-      if (v->tasks[t].cfg == p->cfg && v->tasks[t].step == want[i])
+    for (t = 0; t < v->ntasks; t++) /* a step that repeats another is its run (workload_steps_same) */
+      if (v->tasks[t].cfg == p->cfg &&
+          (v->tasks[t].step == want[i] ||
+           (!op_only && workload_steps_same(&s->workload.steps[v->tasks[t].step], &s->workload.steps[want[i]]))))
         break;
     if (t == v->ntasks) {
       struct val_task *nt = realloc(v->tasks, (size_t)(v->ntasks + 1) * sizeof *nt);
