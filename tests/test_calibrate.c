@@ -369,6 +369,72 @@ START_TEST(test_robust_outlier)
 }
 END_TEST
 
+/* An observation's constraint (points.yaml `observations`): the data's
+ * latency point is "measured" at 2.3 ms, an observation bounds the mean
+ * latency from above by what 1.8 ms gives.  Weighted 10 and one-sided,
+ * it holds the fit near the bound (the point alone gives 2.3 ms:
+ * test_recovers_known_latency); a second constraint on a resource's busy
+ * (busy:PREFIX, through the fit's compact cache) holds and is reported. */
+START_TEST(test_observation_constraint)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat_ms, lat_fast;
+  tc_truth("2.3ms", out, &lat_ms, NULL);
+  tc_truth("1.8ms", out, &lat_fast, NULL);
+  char dir[] = "/tmp/tc_obsXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], points[1100], cal[1100], text[4096];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  snprintf(points, sizeof points, "%s/points.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (simulated at 2.3 ms)", lat_ms, 0}, 1);
+  FILE *f = fopen(data, "a");
+  ck_assert(f != NULL);
+  fputs("observations:\n  - {id: synthetic-fast, source: test, text: \"reads are faster than the point says\"}\n", f);
+  fclose(f);
+  snprintf(text, sizeof text,
+           "version: 1\npoints:\n"
+           "  - {experiment: synthetic-golden, match: {metric: read_lat_ms}, scenario: %s/tests/calib/golden-fit.yaml, "
+           "field: read.lat_mean_ms}\n"
+           "observations:\n"
+           "  - {observation: synthetic-fast, scenario: %s/tests/calib/golden-fit.yaml, field: read.lat_mean_ms, "
+           "at_most: %.10g}\n"
+           "  - {observation: synthetic-fast, scenario: %s/tests/calib/golden-fit.yaml, field: \"busy:disk\", "
+           "at_least: 0.9, case: the drive saturated}\n",
+           src, src, lat_fast, src);
+  tc_write_file(points, text);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s' --params drives/teaching-fixed.latency --max-iter 20 -j 2 --out '%s'",
+           data, points, cal);
+  int rc = tc_exec(args, out, TC_OUT_MAX, 0);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  char *a = tc_slurp(cal);
+  double fitted = tc_param(a, "latency");
+  ck_assert_msg(fabs(fitted / 1.8e-3 - 1) < 0.02, "fitted latency %.6g s: not held at the constraint's 1.8 ms:\n%s",
+                fitted, out);
+  ck_assert_msg(strstr(out, "observations' constraints") && strstr(out, "busy:disk >= 0.9") &&
+                    strstr(out, "holds the drive saturated"),
+                "constraints not reported:\n%s", out);
+  /* bad input: an observation id the data does not have, both bounds */
+  const char *bad[] = {"{observation: nope, scenario: x.yaml, field: all.MBps, at_least: 1}",
+                       "{observation: synthetic-fast, scenario: x.yaml, field: all.MBps, at_least: 1, at_most: 2}",
+                       "{observation: synthetic-fast, scenario: x.yaml, field: \"busy:\", at_least: 1}"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "version: 1\npoints: []\nobservations:\n  - %s\n", bad[i]);
+    tc_write_file(points, text);
+    snprintf(args, sizeof args, "calibrate --data '%s' --points '%s' --quiet --out '%s/x.yaml'", data, points, dir);
+    rc = tc_exec(args, out, TC_OUT_MAX, 1);
+    ck_assert_msg(rc == 2 && strstr(out, points) && strstr(out, "error:") && strstr(out, "observations"),
+                  "bad entry %s: exit %d:\n%s", bad[i], rc, out);
+  }
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* The coloured Jacobian against the per-parameter one on a small case:
  * synthetic-a reaches only the drive latency (golden-fit.yaml),
  * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
@@ -753,6 +819,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_recovers_known_latency);
   tcase_add_test(t, test_jacobian_coloured_same);
   tcase_add_test(t, test_robust_outlier);
+  tcase_add_test(t, test_observation_constraint);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

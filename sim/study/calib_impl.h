@@ -18,6 +18,8 @@
 /* Simulations per run-pool call (bounds the result buffer). */
 #define CALIB_CHUNK 256
 #define CALIB_SET_LEN 160
+/* busy:PREFIX quantities kept per simulation (constraints of one task). */
+#define CALIB_MAX_BUSY 4
 
 /* The part of a run result the points read. */
 struct calib_res {
@@ -27,6 +29,8 @@ struct calib_res {
   struct res_totals read, write, all;
   int nops;
   struct res_op op0;
+  int nbusy; /* the busy:PREFIX quantities the task's constraints read (name = PREFIX) */
+  struct res_resource busy[CALIB_MAX_BUSY];
 };
 
 struct calib_cached {
@@ -135,6 +139,8 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
 void calib_print_list(const struct calib *c, FILE *out);
 void calib_print_screen(const struct calib *c, int nscreen, FILE *out);
 void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE *out);
+/* The observations' constraints: before (predicted values, NULL: none) and now. */
+void calib_print_constraints(const struct calib *c, const double *before, FILE *out);
 
 /* calib_cv.c: leave-one-experiment-out after the full fit (xfull, ufull). */
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out);

@@ -75,9 +75,38 @@ static void calib_task_fn(void *ctx, int i, struct run_result *out)
   cfg_free(&s);
 }
 
-static void calib_compact(const struct run_result *r, struct calib_res *o)
+/* The resources' busy that the points of task t read (busy:PREFIX fields):
+ * the highest busy under each prefix, kept under the prefix's name. */
+static void calib_compact_busy(const struct calib *c, int t, const struct run_result *r, struct calib_res *o)
+{
+  for (int i = 0; i < c->v.npoints; i++) {
+    const struct val_point *p = &c->v.pts[i];
+    if (strncmp(p->field, "busy:", 5))
+      continue;
+    int uses = 0;
+    for (int k = 0; k < p->nsteps && !uses; k++)
+      uses = p->tasks[k] == t;
+    const char *pre = p->field + 5;
+    for (int b = 0; uses && b < o->nbusy; b++)
+      uses = strcmp(o->busy[b].name, pre) != 0;
+    if (!uses || o->nbusy == CALIB_MAX_BUSY)
+      continue;
+    struct res_resource *q = &o->busy[o->nbusy++];
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", pre);
+    q->busy = NAN;
+    for (int k = 0; k < r->nres; k++)
+      if (!strncmp(r->res[k].name, pre, strlen(pre)) && !(r->res[k].busy <= q->busy))
+        q->busy = r->res[k].busy;
+    if (isnan(q->busy))
+      o->nbusy--; /* no such resource: the point fails as it would on the full result */
+  }
+}
+
+static void calib_compact(const struct calib *c, int t, const struct run_result *r, struct calib_res *o)
 {
   memset(o, 0, sizeof *o);
+  calib_compact_busy(c, t, r, o);
   o->failed = r->failed;
   snprintf(o->step, sizeof o->step, "%s", r->step);
   snprintf(o->failure, sizeof o->failure, "%.250s", r->failure);
@@ -99,6 +128,9 @@ static void calib_expand(const struct calib_res *o, struct run_result *r)
   r->all = o->all;
   r->nops = o->nops;
   r->ops[0] = o->op0;
+  r->nres = o->nbusy;
+  for (int b = 0; b < o->nbusy; b++)
+    r->res[b] = o->busy[b];
 }
 
 /* FNV-1a of the task and the bits of the values that reach it. */
@@ -227,7 +259,7 @@ static int calib_run_pending(struct calib *c, const int *idx, int n)
     struct calib_batch b = {.c = c, .pend = pend + start};
     runpool_run(m, c->o->njobs, 300.0, calib_task_fn, &b, res, c->o->quiet ? runpool_no_progress : NULL);
     for (int i = 0; i < m; i++) {
-      calib_compact(&res[i], &c->cache[idx[start + i]].r);
+      calib_compact(c, c->cache[idx[start + i]].task, &res[i], &c->cache[idx[start + i]].r);
       c->cache[idx[start + i]].pending = 0;
     }
     free(res);
@@ -332,7 +364,7 @@ static double calib_raw_row(const struct calib *c, int i)
   const struct val_point *p = &c->v.pts[c->fitpts[i]];
   double wi = c->w[c->fitpts[i]];
   if (p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted))
-    return wi * log(p->predicted / p->measured);
+    return wi * (p->bound ? log1p(p->error) /* its violation: 0 while it holds */ : log(p->predicted / p->measured));
   return wi * CALIB_PENALTY;
 }
 
@@ -340,8 +372,8 @@ static double calib_raw_row(const struct calib *c, int i)
 static void calib_residuals_at(struct calib *c, const double *x, double *r)
 {
   calib_score_at(c, x, c->fitpts, c->nfit);
-  for (int i = 0; i < c->nfit; i++)
-    r[i] = calib_robust(calib_raw_row(c, i), c->o->robust);
+  for (int i = 0; i < c->nfit; i++) /* a constraint is kept whole: no robust down-weighting */
+    r[i] = c->v.pts[c->fitpts[i]].bound ? calib_raw_row(c, i) : calib_robust(calib_raw_row(c, i), c->o->robust);
   for (int k = c->nfit; k < calib_nrows(c); k++)
     r[k] = calib_prior_row(c, k - c->nfit, x);
 }
