@@ -435,6 +435,49 @@ START_TEST(test_observation_constraint)
 }
 END_TEST
 
+/* The reach tests: golden-fit-inert.yaml frees the latency, the read and
+ * the write rate of a drive under reads.  The group tests find the write
+ * rate inert (the pair leaves the reach: the Jacobian neither simulates nor
+ * sets it) and the fit writes the same file as with every declared pair. */
+START_TEST(test_reach_tested_same)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
+  char dir[] = "/tmp/tc_reachXXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char data[1100], cal[2][1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (simulated at 2.3 ms)", lat_ms, MBps}, 1);
+  const char *how[2] = {"tested", "declared"};
+  char *file[2];
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal%d.yaml", dir, m);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/inert-points.yaml' --params drives/teaching-fixed "
+             "--max-iter 6 --reach %s -j 2 --out '%s'",
+             data, src, how[m], cal[m]);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 0);
+    ck_assert_msg(rc == 0, "calibrate --reach %s exit %d:\n%s", how[m], rc, out);
+    if (m == 0)
+      ck_assert_msg(strstr(out, "reach: 2 of 3 (simulation, free parameter) pairs move the simulation; 1 inert") != NULL,
+                    "the write rate not found inert:\n%s", out);
+    else
+      ck_assert_msg(strstr(out, "reach: ") == NULL, "--reach declared ran the tests:\n%s", out);
+    file[m] = tc_slurp(cal[m]);
+    ck_assert(file[m] != NULL);
+    tc_strip_run(file[m]);
+  }
+  ck_assert_msg(!strcmp(file[0], file[1]), "--reach tested and declared differ:\n%s\n---\n%s", file[0], file[1]);
+  free(file[0]);
+  free(file[1]);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* The coloured Jacobian against the per-parameter one on a small case:
  * synthetic-a reaches only the drive latency (golden-fit.yaml),
  * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
@@ -820,6 +863,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_jacobian_coloured_same);
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
+  tcase_add_test(t, test_reach_tested_same);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

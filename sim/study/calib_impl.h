@@ -96,6 +96,21 @@ double calib_elapsed_s(const struct calib *c);
 double calib_cpu_s(void);
 /* Simulate the tasks of points pts at nvec parameter vectors (cached). 0 or -1. */
 int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts);
+/* calib_jac.c's cache: the hash of (task, values reaching it), the entry
+ * of (t, x) or NULL, a new pending entry (its index or -1), the index
+ * rebuilt (cap a power of 2), every key again after the reach changed,
+ * the pending entries idx[0..n) simulated; need[t] = 1 for the tasks of
+ * points pts (returns how many). */
+uint64_t calib_key(const struct calib *c, int t, const double *x);
+struct calib_cached *calib_find(const struct calib *c, int t, const double *x);
+int calib_add(struct calib *c, int t, const double *x);
+int calib_rehash(struct calib *c, size_t cap);
+int calib_rekey(struct calib *c);
+int calib_run_pending(struct calib *c, const int *idx, int n);
+int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need);
+/* calib_reach.c: group tests of which free parameters move which of the
+ * fit's simulations; c->reach loses the pairs that do not.  0 or -1. */
+int calib_reach_refine(struct calib *c, FILE *out);
 /* Score points pts from the cache at x (v->pts[].predicted, error). */
 void calib_score_at(struct calib *c, const double *x, const int *pts, int npts);
 /* calib_jac.c: residual rows (fit points, then a prior row per free

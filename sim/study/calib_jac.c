@@ -134,7 +134,7 @@ static void calib_expand(const struct calib_res *o, struct run_result *r)
 }
 
 /* FNV-1a of the task and the bits of the values that reach it. */
-static uint64_t calib_key(const struct calib *c, int t, const double *x)
+uint64_t calib_key(const struct calib *c, int t, const double *x)
 {
   const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
   uint64_t h = 1469598103934665603ull;
@@ -162,7 +162,7 @@ static int calib_same(const struct calib *c, const struct calib_cached *e, int t
 }
 
 /* The cache entry of (t, x), or NULL. */
-static struct calib_cached *calib_find(const struct calib *c, int t, const double *x)
+struct calib_cached *calib_find(const struct calib *c, int t, const double *x)
 {
   if (!c->hcap)
     return NULL;
@@ -176,7 +176,7 @@ static struct calib_cached *calib_find(const struct calib *c, int t, const doubl
   }
 }
 
-static int calib_rehash(struct calib *c, size_t cap)
+int calib_rehash(struct calib *c, size_t cap)
 {
   int *idx = malloc(cap * sizeof *idx);
   if (!idx)
@@ -196,7 +196,7 @@ static int calib_rehash(struct calib *c, size_t cap)
 }
 
 /* A new entry for (t, x), result not yet known (pending = 1); its index or -1. */
-static int calib_add(struct calib *c, int t, const double *x)
+int calib_add(struct calib *c, int t, const double *x)
 {
   if (c->ncache == c->capcache) {
     int cap = c->capcache ? 2 * c->capcache : 256;
@@ -224,8 +224,16 @@ static int calib_add(struct calib *c, int t, const double *x)
   return c->ncache++;
 }
 
+/* After the reach changed: every entry's key again (its values are whole), the index rebuilt. */
+int calib_rekey(struct calib *c)
+{
+  for (int i = 0; i < c->ncache; i++)
+    c->cache[i].key = calib_key(c, c->cache[i].task, c->cache[i].vals);
+  return c->hcap ? calib_rehash(c, c->hcap) : 0;
+}
+
 /* Point p needs task t? (the tasks of the listed points) */
-static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
+int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
 {
   memset(need, 0, (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
   int n = 0;
@@ -241,7 +249,7 @@ static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsig
 }
 
 /* Run the pending entries idx[0..n) in chunks of the run pool. */
-static int calib_run_pending(struct calib *c, const int *idx, int n)
+int calib_run_pending(struct calib *c, const int *idx, int n)
 {
   struct calib_pend *pend = malloc((size_t)(n > 0 ? n : 1) * sizeof *pend);
   if (!pend)
