@@ -149,6 +149,20 @@ static void tc_write_data(const char *path, const struct tc_experiment *x, int n
   fclose(f);
 }
 
+/* A fresh temporary folder (dir: a mkdtemp template) with data.yaml (path
+ * in data): the synthetic experiment "measured" by the simulator at 2.3 ms,
+ * its read MB/s times mbps_factor (0: no throughput result).  out is a
+ * TC_OUT_MAX buffer; returns the measured latency (ms). */
+static double tc_synthetic_data(char *dir, char *data, size_t len, const char *source, double mbps_factor, char *out)
+{
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(data, len, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", source, lat_ms, mbps_factor * MBps}, 1);
+  return lat_ms;
+}
+
 START_TEST(test_transform_roundtrip)
 {
   const double lo = 2e-4, hi = 5e-3;
@@ -333,14 +347,9 @@ START_TEST(test_robust_outlier)
   const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
   char args[8192];
-  double lat_ms, MBps;
-  tc_truth("2.3ms", out, &lat_ms, &MBps);
   char dir[] = "/tmp/tc_robXXXXXX";
-  ck_assert(mkdtemp(dir) != NULL);
   char data[1100], cal[2][1100];
-  snprintf(data, sizeof data, "%s/data.yaml", dir);
-  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (2.3 ms, MB/s x10)", lat_ms, 10 * MBps},
-                1);
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (2.3 ms, MB/s x10)", 10, out);
   const char *robust[2] = {"0.4", "0"};
   double fitted[2];
   for (int m = 0; m < 2; m++) {
@@ -380,16 +389,13 @@ START_TEST(test_observation_constraint)
   const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
   char args[8192];
-  double lat_ms, lat_fast;
-  tc_truth("2.3ms", out, &lat_ms, NULL);
-  tc_truth("1.8ms", out, &lat_fast, NULL);
+  double lat_fast;
   char dir[] = "/tmp/tc_obsXXXXXX";
-  ck_assert(mkdtemp(dir) != NULL);
   char data[1100], points[1100], cal[1100], text[4096];
-  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 0, out);
+  tc_truth("1.8ms", out, &lat_fast, NULL);
   snprintf(points, sizeof points, "%s/points.yaml", dir);
   snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
-  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (simulated at 2.3 ms)", lat_ms, 0}, 1);
   FILE *f = fopen(data, "a");
   ck_assert(f != NULL);
   fputs("observations:\n  - {id: synthetic-fast, source: test, text: \"reads are faster than the point says\"}\n", f);
@@ -444,13 +450,9 @@ START_TEST(test_reach_tested_same)
   const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
   char args[8192];
-  double lat_ms, MBps;
-  tc_truth("2.3ms", out, &lat_ms, &MBps);
   char dir[] = "/tmp/tc_reachXXXXXX";
-  ck_assert(mkdtemp(dir) != NULL);
   char data[1100], cal[2][1100];
-  snprintf(data, sizeof data, "%s/data.yaml", dir);
-  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (simulated at 2.3 ms)", lat_ms, MBps}, 1);
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
   const char *how[2] = {"tested", "declared"};
   char *file[2];
   for (int m = 0; m < 2; m++) {
