@@ -28,7 +28,9 @@
 
 #include "sim/engine/engine.h"
 #include "sim/study/calib_impl.h"
+#include "sim/study/val_impl.h"
 #include "sim/study/runpool.h"
+#include "sim/study/val_impl.h"
 
 /* The --set list of task t at parameter vector x (parameters reaching t). */
 static int calib_task_sets(const struct calib *c, int t, const double *x, struct cfg_set *sets,
@@ -94,10 +96,7 @@ static void calib_compact_busy(const struct calib *c, int t, const struct run_re
     struct res_resource *q = &o->busy[o->nbusy++];
     memset(q, 0, sizeof *q);
     snprintf(q->name, sizeof q->name, "%s", pre);
-    q->busy = NAN;
-    for (int k = 0; k < r->nres; k++)
-      if (!strncmp(r->res[k].name, pre, strlen(pre)) && !(r->res[k].busy <= q->busy))
-        q->busy = r->res[k].busy;
+    q->busy = val_busy_max(r, pre);
     if (isnan(q->busy))
       o->nbusy--; /* no such resource: the point fails as it would on the full result */
   }

@@ -15,6 +15,8 @@ int val_number(const char *s, double *out);
 void val_dirname(const char *path, char *dir, size_t len);
 /* Kind of a points.yaml field; -1 when not allowed. */
 int val_field_kind(const char *f);
+/* The highest busy of r's resources whose name starts with prefix (NAN: none). */
+double val_busy_max(const struct run_result *r, const char *prefix);
 /* Find or load the scenario (path, sets "a=b\nc=d", fio job or ""); its index or -1 with err. */
 int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
                 const struct cfg_set *extra, int nextra, const struct ynode *where, struct nw_err *err);

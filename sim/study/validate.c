@@ -153,16 +153,20 @@ int val_field_kind(const char *f)
   return -1;
 }
 
+double val_busy_max(const struct run_result *r, const char *prefix)
+{
+  double best = NAN;
+  for (int i = 0; i < r->nres; i++)
+    if (!strncmp(r->res[i].name, prefix, strlen(prefix)) && !(r->res[i].busy <= best))
+      best = r->res[i].busy;
+  return best;
+}
+
 /* The predicted quantity of one step's result. */
 static double val_field_value(const struct run_result *r, const char *f)
 {
-  if (!strncmp(f, "busy:", 5)) {
-    double best = NAN;
-    for (int i = 0; i < r->nres; i++)
-      if (!strncmp(r->res[i].name, f + 5, strlen(f + 5)) && !(r->res[i].busy <= best))
-        best = r->res[i].busy;
-    return best;
-  }
+  if (!strncmp(f, "busy:", 5))
+    return val_busy_max(r, f + 5);
   if (!strcmp(f, "op.duration_s"))
     return r->nops > 0 ? r->ops[0].duration_s : NAN;
   if (!strcmp(f, "op.avg_power_W"))
