@@ -30,7 +30,6 @@
 #include "sim/study/calib_impl.h"
 #include "sim/study/val_impl.h"
 #include "sim/study/runpool.h"
-#include "sim/study/val_impl.h"
 
 /* The --set list of task t at parameter vector x (parameters reaching t). */
 static int calib_task_sets(const struct calib *c, int t, const double *x, struct cfg_set *sets,
