@@ -149,6 +149,20 @@ static void tc_write_data(const char *path, const struct tc_experiment *x, int n
   fclose(f);
 }
 
+/* A fresh temporary folder (dir: a mkdtemp template) with data.yaml (path
+ * in data): the synthetic experiment "measured" by the simulator at 2.3 ms,
+ * its read MB/s times mbps_factor (0: no throughput result).  out is a
+ * TC_OUT_MAX buffer; returns the measured latency (ms). */
+static double tc_synthetic_data(char *dir, char *data, size_t len, const char *source, double mbps_factor, char *out)
+{
+  double lat_ms, MBps;
+  tc_truth("2.3ms", out, &lat_ms, &MBps);
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(data, len, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", source, lat_ms, mbps_factor * MBps}, 1);
+  return lat_ms;
+}
+
 START_TEST(test_transform_roundtrip)
 {
   const double lo = 2e-4, hi = 5e-3;
@@ -333,14 +347,9 @@ START_TEST(test_robust_outlier)
   const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
   char args[8192];
-  double lat_ms, MBps;
-  tc_truth("2.3ms", out, &lat_ms, &MBps);
   char dir[] = "/tmp/tc_robXXXXXX";
-  ck_assert(mkdtemp(dir) != NULL);
   char data[1100], cal[2][1100];
-  snprintf(data, sizeof data, "%s/data.yaml", dir);
-  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (2.3 ms, MB/s x10)", lat_ms, 10 * MBps},
-                1);
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (2.3 ms, MB/s x10)", 10, out);
   const char *robust[2] = {"0.4", "0"};
   double fitted[2];
   for (int m = 0; m < 2; m++) {
@@ -364,6 +373,108 @@ START_TEST(test_robust_outlier)
   double e_rob = fabs(fitted[0] / 2.3e-3 - 1), e_ls = fabs(fitted[1] / 2.3e-3 - 1);
   ck_assert_msg(e_ls > 0.8 && e_rob < 0.6 * e_ls, "robust fit %g s (%.1f %% off), least squares %g s (%.1f %% off)", fitted[0],
                 100 * e_rob, fitted[1], 100 * e_ls);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* An observation's constraint (points.yaml `observations`): the data's
+ * latency point is "measured" at 2.3 ms, an observation bounds the mean
+ * latency from above by what 1.8 ms gives.  Weighted 10 and one-sided,
+ * it holds the fit near the bound (the point alone gives 2.3 ms:
+ * test_recovers_known_latency); a second constraint on a resource's busy
+ * (busy:PREFIX, through the fit's compact cache) holds and is reported. */
+START_TEST(test_observation_constraint)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  double lat_fast;
+  char dir[] = "/tmp/tc_obsXXXXXX";
+  char data[1100], points[1100], cal[1100], text[4096];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 0, out);
+  tc_truth("1.8ms", out, &lat_fast, NULL);
+  snprintf(points, sizeof points, "%s/points.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  FILE *f = fopen(data, "a");
+  ck_assert(f != NULL);
+  fputs("observations:\n  - {id: synthetic-fast, source: test, text: \"reads are faster than the point says\"}\n", f);
+  fclose(f);
+  snprintf(text, sizeof text,
+           "version: 1\npoints:\n"
+           "  - {experiment: synthetic-golden, match: {metric: read_lat_ms}, scenario: %s/tests/calib/golden-fit.yaml, "
+           "field: read.lat_mean_ms}\n"
+           "observations:\n"
+           "  - {observation: synthetic-fast, scenario: %s/tests/calib/golden-fit.yaml, field: read.lat_mean_ms, "
+           "at_most: %.10g}\n"
+           "  - {observation: synthetic-fast, scenario: %s/tests/calib/golden-fit.yaml, field: \"busy:disk\", "
+           "at_least: 0.9, case: the drive saturated}\n",
+           src, src, lat_fast, src);
+  tc_write_file(points, text);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s' --params drives/teaching-fixed.latency --max-iter 20 -j 2 --out '%s'",
+           data, points, cal);
+  int rc = tc_exec(args, out, TC_OUT_MAX, 0);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  char *a = tc_slurp(cal);
+  double fitted = tc_param(a, "latency");
+  ck_assert_msg(fabs(fitted / 1.8e-3 - 1) < 0.02, "fitted latency %.6g s: not held at the constraint's 1.8 ms:\n%s",
+                fitted, out);
+  ck_assert_msg(strstr(out, "observations' constraints") && strstr(out, "busy:disk >= 0.9") &&
+                    strstr(out, "holds the drive saturated"),
+                "constraints not reported:\n%s", out);
+  /* bad input: an observation id the data does not have, both bounds */
+  const char *bad[] = {"{observation: nope, scenario: x.yaml, field: all.MBps, at_least: 1}",
+                       "{observation: synthetic-fast, scenario: x.yaml, field: all.MBps, at_least: 1, at_most: 2}",
+                       "{observation: synthetic-fast, scenario: x.yaml, field: \"busy:\", at_least: 1}"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "version: 1\npoints: []\nobservations:\n  - %s\n", bad[i]);
+    tc_write_file(points, text);
+    snprintf(args, sizeof args, "calibrate --data '%s' --points '%s' --quiet --out '%s/x.yaml'", data, points, dir);
+    rc = tc_exec(args, out, TC_OUT_MAX, 1);
+    ck_assert_msg(rc == 2 && strstr(out, points) && strstr(out, "error:") && strstr(out, "observations"),
+                  "bad entry %s: exit %d:\n%s", bad[i], rc, out);
+  }
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* The reach tests: golden-fit-inert.yaml frees the latency, the read and
+ * the write rate of a drive under reads.  The group tests find the write
+ * rate inert (the pair leaves the reach: the Jacobian neither simulates nor
+ * sets it) and the fit writes the same file as with every declared pair. */
+START_TEST(test_reach_tested_same)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  char dir[] = "/tmp/tc_reachXXXXXX";
+  char data[1100], cal[2][1100];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
+  const char *how[2] = {"tested", "declared"};
+  char *file[2];
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal%d.yaml", dir, m);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/inert-points.yaml' --params drives/teaching-fixed "
+             "--max-iter 6 --reach %s -j 2 --out '%s'",
+             data, src, how[m], cal[m]);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 0);
+    ck_assert_msg(rc == 0, "calibrate --reach %s exit %d:\n%s", how[m], rc, out);
+    if (m == 0)
+      ck_assert_msg(strstr(out, "reach: 2 of 3 (simulation, free parameter) pairs move the simulation; 1 inert") != NULL,
+                    "the write rate not found inert:\n%s", out);
+    else
+      ck_assert_msg(strstr(out, "reach: ") == NULL, "--reach declared ran the tests:\n%s", out);
+    file[m] = tc_slurp(cal[m]);
+    ck_assert(file[m] != NULL);
+    tc_strip_run(file[m]);
+  }
+  ck_assert_msg(!strcmp(file[0], file[1]), "--reach tested and declared differ:\n%s\n---\n%s", file[0], file[1]);
+  free(file[0]);
+  free(file[1]);
   tc_rmtree(dir);
   free(out);
 }
@@ -753,6 +864,8 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_recovers_known_latency);
   tcase_add_test(t, test_jacobian_coloured_same);
   tcase_add_test(t, test_robust_outlier);
+  tcase_add_test(t, test_observation_constraint);
+  tcase_add_test(t, test_reach_tested_same);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

@@ -43,16 +43,22 @@ static double ob_max_busy(const char *prefix, char *name, size_t len)
   return best;
 }
 
-/* DS2015xs, 8 SSD RAID-5, 2x10GbE LACP, one client: the default shape. */
-static const char ob_ds2015xs[] =
-    "name: ob-ds2015xs\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
-    "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 2, client_link_rate: 10Gbit/s, mtu: 9000}\n"
-    "protocol: {kind: smb}\nclients: {count: 1}\n"
-    "workload: {rw: read, bs: 1m, iodepth: 4, size: 4g, time_based: 1, runtime: 1s}\ntime: 1s\nseed: 1\n";
+/* Run validation/scenarios/obs-NAME.yaml (the scenarios points.yaml's
+ * `observations` constraints use too: calibrate holds the same runs). */
+static void ob_run(const char *name, const char *args)
+{
+  const char *src = getenv("NASTWIN_SOURCE_DIR");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/validation/scenarios/obs-%s.yaml", src ? src : NASTWIN_SOURCE_DIR, name);
+  sr_run_file(path, args);
+}
+
+/* DS2015xs, 8 SSD RAID-5, 2x10GbE LACP, one client, 1 MiB reads at QD4. */
+#define OB_DS2015XS "ds2015xs-smb"
 
 START_TEST(test_smbd_single_core)
 {
-  sr_run_text(ob_ds2015xs, NULL);
+  ob_run(OB_DS2015XS, NULL);
   char name[96], bn[96];
   double smbd = ob_max_busy("soc.smbd", name, sizeof name);
   double cpu = ob_busy("soc.cpu");
@@ -77,7 +83,7 @@ START_TEST(test_iscsi_single_core)
    * first, which is the calibration's call, not this observation's. */
   const char *iscsi = "--set protocol.kind=iscsi --set workload.rw=write";
   char args[256];
-  sr_run_text(ob_ds2015xs, iscsi);
+  ob_run(OB_DS2015XS, iscsi);
   char name[96], bn[96];
   double thr = ob_max_busy("soc.iscsi_trx", name, sizeof name);
   sr_bottleneck(bn, sizeof bn);
@@ -101,7 +107,7 @@ START_TEST(test_iscsi_single_core)
   }
   double x17 = ob_write_MBps();
   snprintf(args, sizeof args, "%s --set soc.clock=1.4GHz", iscsi);
-  sr_run_text(ob_ds2015xs, args);
+  ob_run(OB_DS2015XS, args);
   double x14 = ob_write_MBps();
   ck_assert_msg(x14 < 0.9 * x17 && x14 > 0.75 * x17,
                 "1.4 GHz %.1f MB/s vs 1.7 GHz %.1f MB/s: a core-bound session scales with the clock (ratio %.3f)",
@@ -109,17 +115,15 @@ START_TEST(test_iscsi_single_core)
 }
 END_TEST
 
-static const char ob_multi[] =
-    "name: ob-multi\nsystem: ds2015xs\ndisks: {count: 8, drive: ocz-vector-120}\nvolume: {level: 5}\n"
-    "network: {mode: lacp, nas_links: 2, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 1500}\n"
-    "protocol: {kind: smb}\nclients: {count: %d}\n"
-    "workload: {preset: iometer, traces: %s, clients_from: %d, clients: %d, runtime: 1s, ramp: 0.2s}\ntime: 1.5s\nseed: 1\n";
-
+/* AnandTech's IOMeter runs: clients of the 25 (more: as many) over 1GbE,
+ * one IOMeter trace (obs-ds2015xs-iometer.yaml). */
 static double ob_multi_MBps(const char *trace, int clients, double *cpu, const char *args)
 {
-  char y[2048];
-  snprintf(y, sizeof y, ob_multi, clients > 25 ? clients : 25, trace, clients, clients);
-  sr_run_text(y, args);
+  char a[1024];
+  snprintf(a, sizeof a,
+           "--set clients.count=%d --set workload.traces=%s --set workload.clients_from=%d --set workload.clients=%d %s",
+           clients > 25 ? clients : 25, trace, clients, clients, args ? args : "");
+  ob_run("ds2015xs-iometer", a);
   if (cpu)
     *cpu = ob_busy("soc.cpu");
   return ob_all_MBps();
@@ -184,17 +188,17 @@ END_TEST
 
 START_TEST(test_encryption_write_only)
 {
-  sr_run_text(ob_ds2015xs, NULL);
+  ob_run(OB_DS2015XS, NULL);
   double r0 = ob_read_MBps();
-  sr_run_text(ob_ds2015xs, "--set encryption.enabled=1");
+  ob_run(OB_DS2015XS, "--set encryption.enabled=1");
   double r1 = ob_read_MBps();
   /* writes measured after a 3 s ramp: the dirty pages have reached the
    * page cache's limit, so the rate is what write-back (encryption, md,
    * disks) sustains, not the rate RAM absorbs them at */
 #define OB_WRITE_RAMP "--set workload.rw=write --set workload.ramp_time=3s --set workload.runtime=4s --set time=4s"
-  sr_run_text(ob_ds2015xs, OB_WRITE_RAMP);
+  ob_run(OB_DS2015XS, OB_WRITE_RAMP);
   double w0 = ob_write_MBps();
-  sr_run_text(ob_ds2015xs, OB_WRITE_RAMP " --set encryption.enabled=1");
+  ob_run(OB_DS2015XS, OB_WRITE_RAMP " --set encryption.enabled=1");
   double w1 = ob_write_MBps();
   char bn[96];
   sr_bottleneck(bn, sizeof bn);
@@ -250,12 +254,7 @@ END_TEST
  * fast looked slower. */
 START_TEST(test_ds414slim_cpu_bound)
 {
-  static const char y[] =
-      "name: ob-slim\nsystem: ds414slim\ndisks: {count: 4, drive: sandisk-ultra-plus-256}\nvolume: {level: 5}\n"
-      "network: {mode: lacp, nas_links: 2, nas_link_rate: 1Gbit/s, client_nics: 1, client_link_rate: 1Gbit/s, mtu: 9000}\n"
-      "protocol: {kind: nfs, nfs_sync: 0}\nclients: {count: 1}\n"
-      "workload: {preset: vmware-io-analyzer, bs: 4KiB, rw: write, runtime: 16s, ramp: 12s}\ntime: 16s\nseed: 1\n";
-  sr_run_text(y, NULL);
+  ob_run("ds414slim-nfs-write", NULL);
   ck_assert_msg(strstr(sr_out, "\"steady_state\": true") != NULL, "DS414slim 4K writes: no steady state in the window");
   char bn[96];
   sr_bottleneck(bn, sizeof bn);
@@ -274,7 +273,7 @@ START_TEST(test_ds414slim_cpu_bound)
    * does not shorten: a SoC twice as fast is twice the clock and twice
    * its memory system (half the DRAM latency, twice the bus rate); both
    * in steady state (1959 vs 3929 IOPS at the shipped calibration, 1698 vs 3298 with session 13's refit). */
-  sr_run_text(y, "--set soc.clock=2.4GHz --set soc.dram_latency=55ns --set soc.dram_transfer_rate=2666MHz");
+  ob_run("ds414slim-nfs-write", "--set soc.clock=2.4GHz --set soc.dram_latency=55ns --set soc.dram_transfer_rate=2666MHz");
   ck_assert_msg(strstr(sr_out, "\"steady_state\": true") != NULL, "a SoC twice as fast: no steady state in the window");
   double iops2 = sr_num("\"write\": {\"ios\"", "iops");
   ck_assert_msg(iops2 >= 1.3 * iops, "a SoC twice as fast: %.0f IOPS vs %.0f: the SoC is not the limit",
@@ -313,33 +312,17 @@ START_TEST(test_volume_width_network_bound)
 }
 END_TEST
 
-static const char ob_cache[] =
-    "name: ob-cache\nsystem: ds1819plus\ndisks: {count: 8, drive: wd-red-14tb}\nvolume: {level: 6}\n"
-    "ssd_cache: {mode: %s, count: 2, drive: synology-snv3400-400g, capacity: 400GB}\n"
-    "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
-    "protocol: {kind: iscsi}\nclients: {count: 1}\n"
-    "workload: {rw: %s, bs: %s, iodepth: 16, numjobs: 16, size: 4g, time_based: 1, runtime: 1s, precondition: 1}\n"
-    "time: 1s\nseed: 1\n";
-
-/* The same box under StorageReview's 128K sequential read: 16 readers over
- * a 25 GiB region, measured after a ramp (the interleaved streams need a
- * few hundred ms to settle into the drives' segments). */
-static const char ob_cache_seq[] =
-    "name: ob-cache-seq\nsystem: ds1819plus\ndisks: {count: 8, drive: wd-red-14tb}\nvolume: {level: 6}\n"
-    "ssd_cache: {mode: %s, count: 2, drive: synology-snv3400-400g, capacity: 400GB}\n"
-    "network: {mode: single, nas_links: 1, nas_link_rate: 10Gbit/s, client_nics: 1, client_link_rate: 10Gbit/s}\n"
-    "protocol: {kind: %s}\nclients: {count: 1}\n"
-    "workload: {rw: read, bs: 128k, iodepth: 16, numjobs: 16, size: 25g, time_based: 1, runtime: 2s, ramp_time: 0.5s, precondition: 1%s}\n"
-    "time: 2.5s\nseed: 1\n";
-
+/* The DS1819+ under StorageReview's fio runs (obs-ds1819plus-rand.yaml:
+ * 4K random reads, 16 jobs x QD16 over iSCSI; obs-ds1819plus-seq.yaml: the
+ * 128K sequential read, 16 readers over a 25 GiB region measured after a
+ * ramp: the interleaved streams need a few hundred ms to settle into the
+ * drives' segments), cache off unless set. */
 START_TEST(test_ssd_cache_random_not_sequential)
 {
-  char y[2048];
-  snprintf(y, sizeof y, ob_cache, "none", "randread", "4k");
-  sr_run_text(y, NULL);
+  char a[512];
+  ob_run("ds1819plus-rand", NULL);
   double r0 = ob_read_iops();
-  snprintf(y, sizeof y, ob_cache, "read-write", "randread", "4k");
-  sr_run_text(y, NULL);
+  ob_run("ds1819plus-rand", "--set ssd_cache.mode=read-write");
   double r1 = ob_read_iops();
   ck_assert_msg(r1 >= 3 * r0, "4K random read IOPS: cache off %.0f, on %.0f (expected many times more)", r0, r1);
   /* iSCSI, a file per reader: 16 sequential streams interleave on every
@@ -351,15 +334,15 @@ START_TEST(test_ssd_cache_random_not_sequential)
    * read-ahead (with a file each it stays near a third of the link). */
   static const struct {
     const char *proto, *file;
-  } cases[] = {{"iscsi", ""}, {"smb", ", filename: /volume1/sr.bin"}};
+  } cases[] = {{"iscsi", ""}, {"smb", " --set workload.filename=/volume1/sr.bin"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char bn0[96], bn1[96];
-    snprintf(y, sizeof y, ob_cache_seq, "none", cases[i].proto, cases[i].file);
-    sr_run_text(y, NULL);
+    snprintf(a, sizeof a, "--set protocol.kind=%s%s", cases[i].proto, cases[i].file);
+    ob_run("ds1819plus-seq", a);
     double s0 = ob_read_MBps(), l0 = ob_busy("net.nas0.tx");
     sr_bottleneck(bn0, sizeof bn0);
-    snprintf(y, sizeof y, ob_cache_seq, "read-write", cases[i].proto, cases[i].file);
-    sr_run_text(y, NULL);
+    snprintf(a, sizeof a, "--set protocol.kind=%s%s --set ssd_cache.mode=read-write", cases[i].proto, cases[i].file);
+    ob_run("ds1819plus-seq", a);
     double s1 = ob_read_MBps(), l1 = ob_busy("net.nas0.tx");
     sr_bottleneck(bn1, sizeof bn1);
     /* the 10GbE port carries (nearly) all it can; the drives, streaming

@@ -46,6 +46,11 @@ static void cli_calibrate_usage(FILE *out)
         "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
         "                     points share one perturbed vector; per-parameter: one vector each (the\n"
         "                     reference: the same simulations and the same numbers, more passes)\n"
+        "  --reach HOW        tested (default): before the screening Jacobian, group tests find which\n"
+        "                     (simulation, parameter) pairs move the simulation, and the Jacobian\n"
+        "                     simulates only those; declared: every pair the scenarios declare\n",
+        out);
+  fputs(
         "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"
         "                     the start of a fit, then Schubert's sparse secant update)\n"
         "  --system SCENARIO  with --fio-results: a twin of your own box.  SCENARIO describes it;\n"
@@ -81,7 +86,7 @@ int cli_calibrate(int argc, char **argv)
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
                                        "--fio-results",
                                        "--max-iter", "--max-free", "--cv-iter", "--date", "-j", "--cv-from",
-                                       "--cv-readme", "--cv-by", "--prior", "--robust", "--jacobian",
+                                       "--cv-readme", "--cv-by", "--prior", "--robust", "--jacobian", "--reach",
                                        "--jacobian-every", "--start", NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -121,7 +126,13 @@ int cli_calibrate(int argc, char **argv)
       }
       o.cv_by_system = !strcmp(val, "system");
     }
-    else if (!strcmp(a, "--jacobian")) {
+    else if (!strcmp(a, "--reach")) {
+      if (strcmp(val, "tested") && strcmp(val, "declared")) {
+        fprintf(stderr, "nastwin: error: --reach '%s': expected tested or declared\n", val);
+        return 2;
+      }
+      o.reach_coarse = !strcmp(val, "declared");
+    } else if (!strcmp(a, "--jacobian")) {
       if (strcmp(val, "coloured") && strcmp(val, "per-parameter")) {
         fprintf(stderr, "nastwin: error: --jacobian '%s': expected coloured or per-parameter\n", val);
         return 2;

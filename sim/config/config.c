@@ -720,6 +720,7 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   if (cl && cfg_word(cl, "clients", "os", 0, &os, &osref, err) < 0)
     return -1;
   if (os) {
+    snprintf(s->client_os, sizeof s->client_os, "%.31s", os);
     const struct ynode *oe = cfg_entry(cat->protocols, "client_os", "client OS", osref, os, err);
     if (!oe || cfg_fill(ytree_get(oe, "params"), os, client_param_table, client_param_count, &s->client, NULL, s,
                         "clients", err) < 0)

@@ -115,6 +115,7 @@ struct scenario {
   char system_name[64];
   struct system_params system;
   char soc_name[64];
+  char client_os[32];   /* clients.os (catalog/protocols.yaml client_os), "" none */
   struct soc_params soc;
   struct cfg_drive drive;
   int ndisks;

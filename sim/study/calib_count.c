@@ -76,7 +76,9 @@ static double calib_count_try(struct calib *c, int j, double v, int max_iter, co
     for (int i = 0; rc == 0 && i < c->nfit; i++) {
       const struct val_point *p = &c->v.pts[c->fitpts[i]];
       double w = c->w[c->fitpts[i]];
-      double r = p->status == VAL_OK && p->predicted > 0 ? w * log(p->predicted / p->measured) : w * CALIB_PENALTY;
+      double r = p->status != VAL_OK || !(p->predicted > 0) ? w * CALIB_PENALTY
+                 : p->bound                                 ? w * log1p(p->error) /* a constraint's violation */
+                                                            : w * log(p->predicted / p->measured);
       fr.sumsq1 += r * r;
     }
     snprintf(fr.stop, sizeof fr.stop, "no free parameter");

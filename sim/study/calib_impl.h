@@ -18,6 +18,8 @@
 /* Simulations per run-pool call (bounds the result buffer). */
 #define CALIB_CHUNK 256
 #define CALIB_SET_LEN 160
+/* busy:PREFIX quantities kept per simulation (constraints of one task). */
+#define CALIB_MAX_BUSY 4
 
 /* The part of a run result the points read. */
 struct calib_res {
@@ -27,6 +29,8 @@ struct calib_res {
   struct res_totals read, write, all;
   int nops;
   struct res_op op0;
+  int nbusy; /* the busy:PREFIX quantities the task's constraints read (name = PREFIX) */
+  struct res_resource busy[CALIB_MAX_BUSY];
 };
 
 struct calib_cached {
@@ -92,6 +96,21 @@ double calib_elapsed_s(const struct calib *c);
 double calib_cpu_s(void);
 /* Simulate the tasks of points pts at nvec parameter vectors (cached). 0 or -1. */
 int calib_simulate(struct calib *c, int nvec, const double *const *xs, const int *pts, int npts);
+/* calib_jac.c's cache: the hash of (task, values reaching it), the entry
+ * of (t, x) or NULL, a new pending entry (its index or -1), the index
+ * rebuilt (cap a power of 2), every key again after the reach changed,
+ * the pending entries idx[0..n) simulated; need[t] = 1 for the tasks of
+ * points pts (returns how many). */
+uint64_t calib_key(const struct calib *c, int t, const double *x);
+struct calib_cached *calib_find(const struct calib *c, int t, const double *x);
+int calib_add(struct calib *c, int t, const double *x);
+int calib_rehash(struct calib *c, size_t cap);
+int calib_rekey(struct calib *c);
+int calib_run_pending(struct calib *c, const int *idx, int n);
+int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need);
+/* calib_reach.c: group tests of which free parameters move which of the
+ * fit's simulations; c->reach loses the pairs that do not.  0 or -1. */
+int calib_reach_refine(struct calib *c, FILE *out);
 /* Score points pts from the cache at x (v->pts[].predicted, error). */
 void calib_score_at(struct calib *c, const double *x, const int *pts, int npts);
 /* calib_jac.c: residual rows (fit points, then a prior row per free
@@ -135,6 +154,8 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
 void calib_print_list(const struct calib *c, FILE *out);
 void calib_print_screen(const struct calib *c, int nscreen, FILE *out);
 void calib_print_fit(const struct calib *c, const struct calib_fitres *fr, FILE *out);
+/* The observations' constraints: before (predicted values, NULL: none) and now. */
+void calib_print_constraints(const struct calib *c, const double *before, FILE *out);
 
 /* calib_cv.c: leave-one-experiment-out after the full fit (xfull, ufull). */
 int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out);

@@ -28,6 +28,7 @@
 
 #include "sim/engine/engine.h"
 #include "sim/study/calib_impl.h"
+#include "sim/study/val_impl.h"
 #include "sim/study/runpool.h"
 
 /* The --set list of task t at parameter vector x (parameters reaching t). */
@@ -75,9 +76,35 @@ static void calib_task_fn(void *ctx, int i, struct run_result *out)
   cfg_free(&s);
 }
 
-static void calib_compact(const struct run_result *r, struct calib_res *o)
+/* The resources' busy that the points of task t read (busy:PREFIX fields):
+ * the highest busy under each prefix, kept under the prefix's name. */
+static void calib_compact_busy(const struct calib *c, int t, const struct run_result *r, struct calib_res *o)
+{
+  for (int i = 0; i < c->v.npoints; i++) {
+    const struct val_point *p = &c->v.pts[i];
+    if (strncmp(p->field, "busy:", 5))
+      continue;
+    int uses = 0;
+    for (int k = 0; k < p->nsteps && !uses; k++)
+      uses = p->tasks[k] == t;
+    const char *pre = p->field + 5;
+    for (int b = 0; uses && b < o->nbusy; b++)
+      uses = strcmp(o->busy[b].name, pre) != 0;
+    if (!uses || o->nbusy == CALIB_MAX_BUSY)
+      continue;
+    struct res_resource *q = &o->busy[o->nbusy++];
+    memset(q, 0, sizeof *q);
+    snprintf(q->name, sizeof q->name, "%s", pre);
+    q->busy = val_busy_max(r, pre);
+    if (isnan(q->busy))
+      o->nbusy--; /* no such resource: the point fails as it would on the full result */
+  }
+}
+
+static void calib_compact(const struct calib *c, int t, const struct run_result *r, struct calib_res *o)
 {
   memset(o, 0, sizeof *o);
+  calib_compact_busy(c, t, r, o);
   o->failed = r->failed;
   snprintf(o->step, sizeof o->step, "%s", r->step);
   snprintf(o->failure, sizeof o->failure, "%.250s", r->failure);
@@ -99,10 +126,13 @@ static void calib_expand(const struct calib_res *o, struct run_result *r)
   r->all = o->all;
   r->nops = o->nops;
   r->ops[0] = o->op0;
+  r->nres = o->nbusy;
+  for (int b = 0; b < o->nbusy; b++)
+    r->res[b] = o->busy[b];
 }
 
 /* FNV-1a of the task and the bits of the values that reach it. */
-static uint64_t calib_key(const struct calib *c, int t, const double *x)
+uint64_t calib_key(const struct calib *c, int t, const double *x)
 {
   const unsigned char *rt = &c->reach[(size_t)t * (size_t)c->np];
   uint64_t h = 1469598103934665603ull;
@@ -130,7 +160,7 @@ static int calib_same(const struct calib *c, const struct calib_cached *e, int t
 }
 
 /* The cache entry of (t, x), or NULL. */
-static struct calib_cached *calib_find(const struct calib *c, int t, const double *x)
+struct calib_cached *calib_find(const struct calib *c, int t, const double *x)
 {
   if (!c->hcap)
     return NULL;
@@ -144,7 +174,7 @@ static struct calib_cached *calib_find(const struct calib *c, int t, const doubl
   }
 }
 
-static int calib_rehash(struct calib *c, size_t cap)
+int calib_rehash(struct calib *c, size_t cap)
 {
   int *idx = malloc(cap * sizeof *idx);
   if (!idx)
@@ -164,7 +194,7 @@ static int calib_rehash(struct calib *c, size_t cap)
 }
 
 /* A new entry for (t, x), result not yet known (pending = 1); its index or -1. */
-static int calib_add(struct calib *c, int t, const double *x)
+int calib_add(struct calib *c, int t, const double *x)
 {
   if (c->ncache == c->capcache) {
     int cap = c->capcache ? 2 * c->capcache : 256;
@@ -192,8 +222,16 @@ static int calib_add(struct calib *c, int t, const double *x)
   return c->ncache++;
 }
 
+/* After the reach changed: every entry's key again (its values are whole), the index rebuilt. */
+int calib_rekey(struct calib *c)
+{
+  for (int i = 0; i < c->ncache; i++)
+    c->cache[i].key = calib_key(c, c->cache[i].task, c->cache[i].vals);
+  return c->hcap ? calib_rehash(c, c->hcap) : 0;
+}
+
 /* Point p needs task t? (the tasks of the listed points) */
-static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
+int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need)
 {
   memset(need, 0, (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
   int n = 0;
@@ -209,7 +247,7 @@ static int calib_pts_need(const struct calib *c, const int *pts, int npts, unsig
 }
 
 /* Run the pending entries idx[0..n) in chunks of the run pool. */
-static int calib_run_pending(struct calib *c, const int *idx, int n)
+int calib_run_pending(struct calib *c, const int *idx, int n)
 {
   struct calib_pend *pend = malloc((size_t)(n > 0 ? n : 1) * sizeof *pend);
   if (!pend)
@@ -227,7 +265,7 @@ static int calib_run_pending(struct calib *c, const int *idx, int n)
     struct calib_batch b = {.c = c, .pend = pend + start};
     runpool_run(m, c->o->njobs, 300.0, calib_task_fn, &b, res, c->o->quiet ? runpool_no_progress : NULL);
     for (int i = 0; i < m; i++) {
-      calib_compact(&res[i], &c->cache[idx[start + i]].r);
+      calib_compact(c, c->cache[idx[start + i]].task, &res[i], &c->cache[idx[start + i]].r);
       c->cache[idx[start + i]].pending = 0;
     }
     free(res);
@@ -332,7 +370,7 @@ static double calib_raw_row(const struct calib *c, int i)
   const struct val_point *p = &c->v.pts[c->fitpts[i]];
   double wi = c->w[c->fitpts[i]];
   if (p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted))
-    return wi * log(p->predicted / p->measured);
+    return wi * (p->bound ? log1p(p->error) /* its violation: 0 while it holds */ : log(p->predicted / p->measured));
   return wi * CALIB_PENALTY;
 }
 
@@ -340,8 +378,8 @@ static double calib_raw_row(const struct calib *c, int i)
 static void calib_residuals_at(struct calib *c, const double *x, double *r)
 {
   calib_score_at(c, x, c->fitpts, c->nfit);
-  for (int i = 0; i < c->nfit; i++)
-    r[i] = calib_robust(calib_raw_row(c, i), c->o->robust);
+  for (int i = 0; i < c->nfit; i++) /* a constraint is kept whole: no robust down-weighting */
+    r[i] = c->v.pts[c->fitpts[i]].bound ? calib_raw_row(c, i) : calib_robust(calib_raw_row(c, i), c->o->robust);
   for (int k = c->nfit; k < calib_nrows(c); k++)
     r[k] = calib_prior_row(c, k - c->nfit, x);
 }

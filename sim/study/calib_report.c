@@ -69,7 +69,29 @@ double calib_cpu_s(void)
 int calib_is_missing(const struct val_point *p)
 {
   return !(p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted)) ||
-         fabs(log(p->predicted / p->measured)) > log(CALIB_MISSING);
+         fabs(p->bound ? log1p(p->error) : log(p->predicted / p->measured)) > log(CALIB_MISSING);
+}
+
+void calib_print_constraints(const struct calib *c, const double *before, FILE *out)
+{
+  int n = 0, held = 0;
+  for (int i = 0; i < c->v.npoints; i++) {
+    const struct val_point *p = &c->v.pts[i];
+    if (!p->bound)
+      continue;
+    if (n++ == 0)
+      fprintf(out, "observations' constraints (points.yaml observations):\n  %-32s %-44s %10s %10s  %s\n",
+              "observation", "constraint", "before", "after", "");
+    int ok = p->status == VAL_OK && p->error == 0.0;
+    held += ok;
+    char b[32] = "-";
+    if (before)
+      snprintf(b, sizeof b, "%.4g", before[i]);
+    fprintf(out, "  %-32s %-44.44s %10s %10.4g  %s%s%s\n", p->experiment, p->metric, b, p->predicted,
+            ok ? "holds" : "VIOLATED", p->kase[0] ? " " : "", p->kase);
+  }
+  if (n)
+    fprintf(out, "  %d of %d hold\n", held, n);
 }
 
 /* Fit points still off by more than CALIB_MISSING x after the fit

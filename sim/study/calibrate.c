@@ -63,6 +63,10 @@ int calib_entry_of_fit(const struct scenario *s, const struct cfg_fit *f, char *
     snprintf(entry, len, "drives/%s", s->drive.name);
   else if (!strcmp(sect, "ssd_cache.drive_params"))
     snprintf(entry, len, "drives/%s", s->cache_drive.name);
+  else if (!strcmp(sect, "volume") || !strcmp(sect, "page_cache")) /* the chassis' defaults (DSM's procedure, kernel) */
+    snprintf(entry, len, "systems/%.40s/%.20s", s->system_name, sect);
+  else if (!strcmp(sect, "clients") && s->client_os[0])
+    snprintf(entry, len, "client_os/%s", s->client_os);
   else if (!strcmp(sect, "protocol")) {
     int k = (int)s->proto.kind;
     snprintf(entry, len, "protocols/%s", k >= 0 && k <= PROTO_WEBDAV ? proto_kind_names[k] : "?");
@@ -425,7 +429,10 @@ static int calib_setup(struct calib *c, struct nw_err *err)
       int j = calib_find_param(c, entry, key);
       /* a RAID operation without client I/O: no request reaches the protocol */
       int no_io = s->op != STACK_OP_NONE && !s->op_with_workload;
-      if (j >= 0 && (!calib_power_only(&c->par[j]) || power[t]) && !(no_io && !strncmp(entry, "protocols/", 10)))
+      /* DSM's fixed procedure time is part of a RAID operation's duration only */
+      int op_only = !strcmp(key, "procedure_time") && s->op == STACK_OP_NONE;
+      if (j >= 0 && (!calib_power_only(&c->par[j]) || power[t]) && !(no_io && !strncmp(entry, "protocols/", 10)) &&
+          !op_only)
         c->reach[(size_t)t * (size_t)c->np + (size_t)j] = 1;
     }
   }
@@ -433,7 +440,7 @@ static int calib_setup(struct calib *c, struct nw_err *err)
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     if (p->status == VAL_OK && !p->skewed[0] && p->measured > 0)
-      c->w[i] = p->approx ? 1.0 / sqrt(2.0) : 1.0;
+      c->w[i] = p->bound ? p->weight : p->approx ? 1.0 / sqrt(2.0) : 1.0;
   }
   return 0;
 }
@@ -499,7 +506,9 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   if (sf)
     fclose(sf);
   int rc = 0;
-  if (val_load(o->data, o->points, o->only, o->catalog, NULL, 0, &c->v, err) < 0 || calib_setup(c, err) < 0) {
+  /* the observations' constraints join a fit of the whole data (not one restricted by --only) */
+  if (val_load(o->data, o->points, o->only, o->catalog, NULL, 0, &c->v, err) < 0 ||
+      (!o->only && val_load_observations(&c->v, o->points, o->catalog, err) < 0) || calib_setup(c, err) < 0) {
     calib_release(c);
     free(c);
     return 2;
@@ -570,6 +579,11 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     fprintf(out, "starting from the values of %s\n", o->start);
   }
   int nscreen = c->nfree;
+  if (!o->reach_coarse && calib_reach_refine(c, out) < 0) {
+    nw_fail(err, "calibrate", 0, 0, "reach tests failed (out of memory)");
+    rc = 1;
+    goto done;
+  }
   if (calib_screen(c) < 0) {
     nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");
     rc = 1;
@@ -608,8 +622,13 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     c->x[j] = c->par[j].value0;
   calib_score_at(c, c->x, cand, ncand);
   calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
+  double *before = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *before);
+  for (int i = 0; before && i < v->npoints; i++)
+    before[i] = v->pts[i].predicted;
   calib_score_at(c, xfull ? xfull : c->x, cand, ncand);
   calib_print_kinds(v, "after (fitted values):", out);
+  calib_print_constraints(c, before, out);
+  free(before);
   calib_print_missing(c, out);
   if (o->out && calib_write(c, &fr, nexcl, err) < 0)
     rc = 2;

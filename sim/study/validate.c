@@ -1,5 +1,6 @@
 /* validate.c - pair review results with simulations, run them, compare. */
 #include "sim/study/validate.h"
+#include "sim/study/val_impl.h"
 #include "base/datadir.h"
 
 #include <errno.h>
@@ -40,24 +41,24 @@ const char *val_default_points(void)
   return p[0] ? p : nw_data_path(p, sizeof p, "validation/points.yaml");
 }
 
-static int val_at(struct nw_err *err, const struct ynode *n, const char *fmt, const char *a, const char *b)
+int val_at(struct nw_err *err, const struct ynode *n, const char *fmt, const char *a, const char *b)
 {
   return nw_fail(err, n ? n->file : "", n ? n->line : 0, n ? n->col : 0, fmt, a, b);
 }
 
-static const char *val_scalar(const struct ynode *map, const char *key)
+const char *val_scalar(const struct ynode *map, const char *key)
 {
   const struct ynode *n = ytree_get(map, key);
   return n && n->kind == YNODE_SCALAR ? n->scalar : NULL;
 }
 
-static void val_copy(char *dst, size_t len, const char *src)
+void val_copy(char *dst, size_t len, const char *src)
 {
   snprintf(dst, len, "%s", src ? src : "");
 }
 
 /* A number (plain decimal); 0 or -1. */
-static int val_number(const char *s, double *out)
+int val_number(const char *s, double *out)
 {
   if (!s || !*s)
     return -1;
@@ -122,10 +123,15 @@ static int val_fio_pct_index(const char *q)
   return -1;
 }
 
-/* Field "read.MBps" -> kind; -1 when unknown. */
-static int val_field_kind(const char *f)
+/* Field "read.MBps" -> kind; -1 when unknown.  "busy:PREFIX" (the
+ * highest busy of the resources whose name starts with PREFIX, 0..1) is
+ * allowed only in an observation's constraint, whose kind is not
+ * summarised: VAL_THROUGHPUT stands in. */
+int val_field_kind(const char *f)
 {
   static const char *const dirs[] = {"read.", "write.", "all.", NULL};
+  if (!strncmp(f, "busy:", 5) && f[5])
+    return VAL_THROUGHPUT;
   if (!strcmp(f, "op.duration_s"))
     return VAL_DURATION;
   if (!strcmp(f, "op.avg_power_W"))
@@ -147,9 +153,20 @@ static int val_field_kind(const char *f)
   return -1;
 }
 
+double val_busy_max(const struct run_result *r, const char *prefix)
+{
+  double best = NAN;
+  for (int i = 0; i < r->nres; i++)
+    if (!strncmp(r->res[i].name, prefix, strlen(prefix)) && !(r->res[i].busy <= best))
+      best = r->res[i].busy;
+  return best;
+}
+
 /* The predicted quantity of one step's result. */
 static double val_field_value(const struct run_result *r, const char *f)
 {
+  if (!strncmp(f, "busy:", 5))
+    return val_busy_max(r, f + 5);
   if (!strcmp(f, "op.duration_s"))
     return r->nops > 0 ? r->ops[0].duration_s : NAN;
   if (!strcmp(f, "op.avg_power_W"))
@@ -173,7 +190,7 @@ static double val_field_value(const struct run_result *r, const char *f)
 }
 
 /* Directory part of a path ("." when none). */
-static void val_dirname(const char *path, char *dir, size_t len)
+void val_dirname(const char *path, char *dir, size_t len)
 {
   const char *slash = strrchr(path, '/');
   if (!slash)
@@ -183,7 +200,7 @@ static void val_dirname(const char *path, char *dir, size_t len)
 }
 
 /* Find or load the scenario (path, sets); index or -1 with err. */
-static int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
+int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
                        const struct cfg_set *extra, int nextra, const struct ynode *where, struct nw_err *err)
 {
   for (int i = 0; i < v->ncfgs; i++)
@@ -245,7 +262,7 @@ int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const 
 }
 
 /* Resolve a points entry's steps into tasks of point p. */
-static int val_add_tasks(struct val_set *v, struct val_point *p, const struct ynode *pe, struct nw_err *err)
+int val_add_tasks(struct val_set *v, struct val_point *p, const struct ynode *pe, struct nw_err *err)
 {
   const struct scenario *s = &v->cfgs[p->cfg].s;
   int op_only = s->op != STACK_OP_NONE && !s->op_with_workload;
@@ -485,6 +502,25 @@ int val_run(struct val_set *v, int njobs, int quiet)
   return val_score(v);
 }
 
+/* Combine the field over tasks [k0, k1) of p into *x; 0, or -1 with p FAILED. */
+static int val_combine(const struct val_set *v, struct val_point *p, int k0, int k1, double *x)
+{
+  double acc = p->combine == 1 ? -INFINITY : p->combine == 2 ? INFINITY : 0.0;
+  for (int k = k0; k < k1; k++) {
+    const struct run_result *r = &v->results[p->tasks[k]];
+    double y = val_field_value(r, p->field);
+    if (r->failed || !isfinite(y)) {
+      p->status = VAL_FAILED;
+      snprintf(p->note, sizeof p->note, "step %s: %s", r->step,
+               r->failed ? r->failure : "no such quantity in the result");
+      return -1;
+    }
+    acc = p->combine == 1 ? fmax(acc, y) : p->combine == 2 ? fmin(acc, y) : acc + y;
+  }
+  *x = p->combine == 0 ? acc / (k1 - k0) : acc;
+  return 0;
+}
+
 int val_score(struct val_set *v)
 {
   int failed = 0;
@@ -493,24 +529,16 @@ int val_score(struct val_set *v)
     if (p->status != VAL_OK && p->status != VAL_FAILED)
       continue;
     p->status = VAL_OK;
-    double acc = p->combine == 1 ? -INFINITY : p->combine == 2 ? INFINITY : 0.0;
-    for (int k = 0; k < p->nsteps; k++) {
-      const struct run_result *r = &v->results[p->tasks[k]];
-      double x = val_field_value(r, p->field);
-      if (r->failed || !isfinite(x)) {
-        p->status = VAL_FAILED;
-        snprintf(p->note, sizeof p->note, "step %s: %s", r->step,
-                 r->failed ? r->failure : "no operation in the result");
-        break;
-      }
-      acc = p->combine == 1 ? fmax(acc, x) : p->combine == 2 ? fmin(acc, x) : acc + x;
-    }
-    if (p->status == VAL_FAILED) {
+    double num, den = 1.0;
+    if (val_combine(v, p, 0, p->nnum > 0 ? p->nnum : p->nsteps, &num) < 0 ||
+        (p->nnum > 0 && val_combine(v, p, p->nnum, p->nsteps, &den) < 0)) {
       failed++;
       continue;
     }
-    p->predicted = p->combine == 0 ? acc / p->nsteps : acc;
+    p->predicted = num / den;
     p->error = p->predicted / p->measured - 1.0;
+    if ((p->bound > 0 && p->error > 0) || (p->bound < 0 && p->error < 0))
+      p->error = 0.0; /* the constraint holds */
   }
   return failed;
 }
@@ -554,7 +582,7 @@ int val_summary(const struct val_set *v, enum val_kind k, double *median, double
     return 0;
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
-    if (p->status == VAL_OK && p->kind == k && !p->skewed[0])
+    if (p->status == VAL_OK && p->kind == k && !p->skewed[0] && !p->bound)
       e[n++] = fabs(p->error);
   }
   if (n > 0) {

@@ -43,7 +43,15 @@ struct val_point {
   int tasks[VAL_MAX_STEPS];   /* indices into val_set.tasks */
   int combine;                /* 0 mean, 1 max, 2 min */
   double predicted;
-  double error;               /* predicted / measured - 1 */
+  double error;               /* predicted / measured - 1; for a constraint its violation
+                               * (0 when it holds) */
+  /* An observation's constraint (points.yaml `observations`, loaded by
+   * val_load_observations): measured is the bound, predicted must be at
+   * least (bound = 1) or at most (bound = -1) it; 0 = a review point. */
+  int bound;
+  double weight;              /* a constraint's residual weight */
+  int nnum;                   /* > 0: predicted = value of tasks[0..nnum) / value of
+                               * tasks[nnum..nsteps) (a ratio of two configurations) */
 };
 
 struct val_cfg {
@@ -106,11 +114,17 @@ int val_score(struct val_set *v);
 int val_cfg_reload(const struct val_set *v, int cfg, const char *catalog, const struct cfg_set *extra,
                    int nextra, struct scenario *out, struct nw_err *err);
 
+/* After val_load: the `observations` entries of the points file (each a
+ * constraint one observation of the data's `observations` implies, see
+ * points.yaml) appended as points with bound != 0.  0, or -1 with a
+ * file:line:col error. */
+int val_load_observations(struct val_set *v, const char *points_path, const char *catalog, struct nw_err *err);
+
 /* Release everything; accepts a zeroed set. */
 void val_free(struct val_set *v);
 
 /* Median and 90th percentile of |error| of one kind's OK, non-skewed
- * points; returns the count (0: the outputs are 0). */
+ * review points (constraints left out); returns the count (0: the outputs are 0). */
 int val_summary(const struct val_set *v, enum val_kind k, double *median, double *p90);
 
 /* Text table and summary. */

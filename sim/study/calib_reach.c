@@ -1,0 +1,196 @@
+/* calib_reach.c - which free parameters move which simulation.
+ *
+ * A parameter "reaches" a task when the task's scenario declares it (one
+ * system's SoC, one drive, one protocol): a coarse reach.  Inside it most
+ * pairs do nothing: an SSD-cache cost on a box without a cache, md's
+ * stripe costs on a read-only run, NFS's per-open cost in a 4K random
+ * test.  The screening Jacobian paid one simulation per pair all the same
+ * (about 4,400 per fit, most of a fit's time).
+ *
+ * Group tests find the pairs that move: a task is simulated once with
+ * all its free parameters perturbed together (the forward-difference step
+ * of each); a result bit-identical to the unperturbed one means none of
+ * them moves the task (the simulator is deterministic: a value a
+ * mechanism reads changes the result).  A group that moves is split in
+ * halves, each tested again, down to single parameters, whose test is the
+ * Jacobian's own simulation of that pair (needed anyway).  The
+ * pairs proven inert leave c->reach, so the Jacobian neither simulates
+ * them nor sets them (the catalogue value stands, which by the test does
+ * not matter there), and the cache is keyed again on the finer reach.
+ * As for the screening's no_effect, "inert" is measured at the start
+ * point: a threshold the fit later crosses would go unseen. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/study/calib_impl.h"
+
+struct reach_group {
+  int task, n, first;     /* par indices pool[first .. first + n) */
+  int sib_first, sib_n;   /* the other half of its parent, tested after this one's verdict */
+  int entry;              /* its cache entry in the current round */
+};
+
+struct reach_state {
+  int *base;              /* per task: the cache entry of its unperturbed simulation */
+  struct reach_group *g;
+  int ng, capg;
+  int *pool;
+  int npool, cappool;
+  long tests, inert_pairs, pairs;
+};
+
+/* A group of pool[first .. first + n) (already in the pool). */
+static int reach_push(struct reach_state *st, int task, int first, int n, int sib_first, int sib_n)
+{
+  if (st->ng == st->capg) {
+    int cap = st->capg ? 2 * st->capg : 256;
+    struct reach_group *ng = realloc(st->g, (size_t)cap * sizeof *ng);
+    if (!ng)
+      return -1;
+    st->g = ng;
+    st->capg = cap;
+  }
+  st->g[st->ng++] = (struct reach_group){
+      .task = task, .n = n, .first = first, .sib_first = sib_first, .sib_n = sib_n, .entry = -1};
+  return 0;
+}
+
+/* Append par[0..n) to the pool; its offset or -1. */
+static int reach_pool_add(struct reach_state *st, const int *par, int n)
+{
+  if (st->npool + n > st->cappool) {
+    int cap = st->cappool ? 2 * st->cappool : 4096;
+    while (cap < st->npool + n)
+      cap *= 2;
+    int *np = realloc(st->pool, (size_t)cap * sizeof *np);
+    if (!np)
+      return -1;
+    st->pool = np;
+    st->cappool = cap;
+  }
+  memcpy(st->pool + st->npool, par, (size_t)n * sizeof *par);
+  st->npool += n;
+  return st->npool - n;
+}
+
+/* The parameter vector with every parameter of group g moved by the Jacobian's step. */
+static void reach_vector(const struct calib *c, const struct reach_state *st, const struct reach_group *g, double *x)
+{
+  memcpy(x, c->x, (size_t)c->np * sizeof *x);
+  for (int i = 0; i < g->n; i++) {
+    int j = st->pool[g->first + i];
+    x[j] = calib_x_of_u(c->uref[j] + CALIB_DU, c->par[j].lo, c->par[j].hi);
+  }
+}
+
+/* The first round's groups: every needed task's free parameters (two or more). */
+static int reach_seed(struct calib *c, struct reach_state *st, const unsigned char *need)
+{
+  int *par = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *par);
+  if (!par)
+    return -1;
+  for (int t = 0; t < c->v.ntasks; t++) {
+    int n = 0;
+    for (int j = 0; need[t] && j < c->np; j++)
+      if (c->par[j].free_ && c->reach[(size_t)t * (size_t)c->np + (size_t)j])
+        par[n++] = j;
+    st->pairs += n;
+    int first = n >= 2 ? reach_pool_add(st, par, n) : 0;
+    if (n >= 2 && (first < 0 || reach_push(st, t, first, n, 0, 0) < 0)) {
+      free(par);
+      return -1;
+    }
+  }
+  free(par);
+  return 0;
+}
+
+/* Simulate this round's groups (one batch); 0 or -1. */
+static int reach_round_run(struct calib *c, struct reach_state *st, int g0, int g1)
+{
+  double *x = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *x);
+  int *idx = malloc((size_t)(g1 - g0 > 0 ? g1 - g0 : 1) * sizeof *idx);
+  int n = 0, rc = x && idx ? 0 : -1;
+  for (int k = g0; rc == 0 && k < g1; k++) {
+    struct reach_group *g = &st->g[k];
+    reach_vector(c, st, g, x);
+    const struct calib_cached *e = calib_find(c, g->task, x);
+    if (e) {
+      g->entry = (int)(e - c->cache);
+      continue;
+    }
+    g->entry = calib_add(c, g->task, x);
+    if (g->entry < 0)
+      rc = -1;
+    else
+      idx[n++] = g->entry;
+  }
+  st->tests += n;
+  if (rc == 0 && n > 0)
+    rc = calib_run_pending(c, idx, n);
+  free(x);
+  free(idx);
+  return rc;
+}
+
+/* Judge this round's groups against the unperturbed results: an inert
+ * group leaves the reach; a moving one splits, its first half tested next
+ * round and the second after the first's verdict (when the first half is
+ * inert, the parent's simulation is the second half's, found in the
+ * cache once it is keyed on the finer reach: no simulation).  Single
+ * parameters are tested too: that simulation is the Jacobian's own. */
+static int reach_round_judge(struct calib *c, struct reach_state *st, int g0, int g1)
+{
+  for (int k = g0; k < g1; k++) {
+    struct reach_group g = st->g[k]; /* a copy: reach_push may move st->g */
+    const struct calib_cached *e = &c->cache[g.entry];
+    const struct calib_cached *b = st->base[g.task] >= 0 ? &c->cache[st->base[g.task]] : NULL;
+    int inert = b && !b->pending && !e->pending && !e->r.failed && !b->r.failed &&
+                !memcmp(&e->r, &b->r, sizeof e->r);
+    if (inert) {
+      for (int i = 0; i < g.n; i++)
+        c->reach[(size_t)g.task * (size_t)c->np + (size_t)st->pool[g.first + i]] = 0;
+      st->inert_pairs += g.n;
+    } else if (g.n >= 2) {
+      int h = g.n / 2;
+      if (reach_push(st, g.task, g.first, h, g.first + h, g.n - h) < 0)
+        return -1;
+    }
+    if (g.sib_n > 0 && reach_push(st, g.task, g.sib_first, g.sib_n, 0, 0) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int calib_reach_refine(struct calib *c, FILE *out)
+{
+  unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
+  struct reach_state st = {0};
+  int rc = need ? 0 : -1;
+  const double *xs[1] = {c->x};
+  if (rc == 0)
+    calib_pts_need(c, c->fitpts, c->nfit, need);
+  st.base = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1) * sizeof *st.base);
+  if (rc == 0 && (!st.base || calib_simulate(c, 1, xs, c->fitpts, c->nfit) < 0 || reach_seed(c, &st, need) < 0))
+    rc = -1;
+  for (int t = 0; rc == 0 && t < c->v.ntasks; t++) { /* found now: the keys change as the reach does */
+    const struct calib_cached *b = need[t] ? calib_find(c, t, c->x) : NULL;
+    st.base[t] = b ? (int)(b - c->cache) : -1;
+  }
+  int rounds = 0;
+  for (int g0 = 0; rc == 0 && g0 < st.ng; rounds++) {
+    int g1 = st.ng;
+    if (reach_round_run(c, &st, g0, g1) < 0 || reach_round_judge(c, &st, g0, g1) < 0 || calib_rekey(c) < 0)
+      rc = -1;
+    g0 = g1;
+  }
+  if (rc == 0 && out)
+    fprintf(out, "reach: %ld of %ld (simulation, free parameter) pairs move the simulation; %ld inert, found by %ld "
+                 "group simulations in %d rounds\n",
+            st.pairs - st.inert_pairs, st.pairs, st.inert_pairs, st.tests, rounds);
+  free(st.base);
+  free(st.g);
+  free(st.pool);
+  free(need);
+  return rc;
+}
