@@ -304,6 +304,22 @@ double eng_tcp_window(const struct eng *e)
   return e->s->net.tcp_window_bytes > 0 ? e->s->net.tcp_window_bytes : ENG_TCP_WINDOW_BYTES;
 }
 
+/* A TCP stream's bytes are in order on the wire; the flow model shares
+ * a link among the flows on it, so a stream's pieces all on the wire at
+ * once would arrive together at the end, not one after another.  A
+ * stream keeps on the wire what its route holds in flight (its slowest
+ * link's rate x its latency: the route never idles) and two pieces (the
+ * receiver has the next while it takes one), within the TCP window. */
+double eng_stream_flight_bytes(const struct eng *e, double piece_bytes)
+{
+  double w = eng_tcp_window(e);
+  if (!e->net)
+    return w;
+  const struct eng_links *l = &e->net->links;
+  double b = 2.0 * piece_bytes + l->bw * eng_links_latency_s(l);
+  return b < w ? b : w;
+}
+
 int eng_xfer_through(const struct eng_xfer *x)
 {
   return x->through;

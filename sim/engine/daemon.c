@@ -67,25 +67,69 @@ uint64_t eng_stream_pieces(const struct eng *e, const struct eng_req *r)
 
 /* ---- the wire: client senders and streamed pieces ------------------------ */
 
-/* A streamed write's data: two pieces in flight on the connection, so
- * the next one's latency overlaps the transfer of the one before. */
-static void eng_wire_stream(struct eng *e, struct eng_conn *c, struct eng_req *r)
+/* Piece k of streamed message r (a read's reply, a write's data): its
+ * bytes on the wire (the header with the first). */
+static double eng_piece_bytes(const struct eng *e, const struct eng_req *r, uint64_t k)
 {
   uint64_t n = r->nsegs;
   double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
-  struct eng_xfer *flight[2] = {NULL, NULL};
-  for (uint64_t k = 0; k < n; k++) {
-    double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
-    double size = (k == 0 ? e->header_bytes : 0.0) + piece;
-    if (flight[k % 2])
-      eng_xfer_wait(e, flight[k % 2]);
+  double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
+  return (double)(long)((k == 0 ? e->header_bytes : 0.0) + piece);
+}
+
+/* The oldest of r's pieces on the wire leaves the ring, once through. */
+static void eng_ring_retire(struct eng *e, struct eng_req *r)
+{
+  struct eng_xfer *x = r->flight[r->flight0];
+  r->inflight_bytes -= r->flight_bytes[r->flight0];
+  r->flight0 = (r->flight0 + 1) % ENG_REPLY_FLIGHT;
+  r->nflight--;
+  eng_xfer_wait(e, x);
+}
+
+/* The pieces already through leave the ring; then a piece of `bytes`
+ * may go at once if the ring has room and the bytes on the wire with it
+ * fit what the stream keeps in flight (eng_stream_flight_bytes: the
+ * route's bandwidth-delay product and two pieces, within the TCP window;
+ * one piece always may, as a TCP sender always has its window's first
+ * segment). */
+static int eng_ring_room(struct eng *e, struct eng_req *r, double bytes)
+{
+  while (r->nflight > 0 && eng_xfer_through(r->flight[r->flight0]))
+    eng_ring_retire(e, r);
+  double piece = e->s->proto.stream_segment_bytes + e->header_bytes; /* the largest, the first */
+  return r->nflight < ENG_REPLY_FLIGHT &&
+         (r->nflight == 0 || r->inflight_bytes + bytes <= eng_stream_flight_bytes(e, piece > bytes ? piece : bytes));
+}
+
+/* A piece of r's stream onto channel ch (up: client->NAS), in its ring. */
+static void eng_ring_send(struct eng *e, struct eng_req *r, struct eng_chan *ch, struct eng_conn *c, int up,
+                          double bytes)
+{
+  int i = (r->flight0 + r->nflight++) % ENG_REPLY_FLIGHT;
+  r->flight_bytes[i] = bytes;
+  r->inflight_bytes += bytes;
+  r->flight[i] = eng_chan_send_async(e, ch, c, up, r, bytes);
+}
+
+/* A streamed write's data: its pieces pipelined on the connection as
+ * one TCP stream's segments, as many on the wire as the TCP window holds
+ * (the ring a streamed read reply uses, eng_ring_send), so a piece's
+ * route latency overlaps the transfer of those before; the sender goes
+ * on to its next request once the last is through. */
+static void eng_wire_stream(struct eng *e, struct eng_conn *c, struct eng_req *r)
+{
+  for (uint64_t k = 0; k < r->nsegs; k++) {
+    double size = eng_piece_bytes(e, r, k);
+    while (!eng_ring_room(e, r, size))
+      eng_ring_retire(e, r);
     eng_bond_wait(e, c, 1);
     eng_follow_route(c);
-    flight[k % 2] = eng_chan_send_async(e, &c->srv, c, 1, r, (double)(long)size);
+    eng_ring_send(e, r, &c->srv, c, 1, size);
   }
-  for (uint64_t k = n; k < n + 2; k++)
-    if (flight[k % 2])
-      eng_xfer_wait(e, flight[k % 2]);
+  while (r->nflight > 0)
+    eng_ring_retire(e, r);
+  r->flight0 = 0;
 }
 
 /* The client end of a connection's socket: ENG_SOCKET_POSTED senders take
@@ -118,37 +162,6 @@ void eng_wire_start(struct eng *e, struct eng_conn *c)
     eng_spawn("wire", c->host, eng_wire_main, c, 1);
 }
 
-/* Piece k of streamed reply r: its bytes on the wire (the header with
- * the first). */
-static double eng_reply_piece_bytes(const struct eng *e, const struct eng_req *r, uint64_t k)
-{
-  uint64_t n = r->nsegs;
-  double len = (double)r->len_bytes, seg = e->s->proto.stream_segment_bytes;
-  double piece = k + 1 < n ? seg : len - seg * (double)(n - 1);
-  return (double)(long)((k == 0 ? e->header_bytes : 0.0) + piece);
-}
-
-/* The oldest of r's pieces on the wire leaves the ring, once through. */
-static void eng_reply_retire(struct eng *e, struct eng_req *r)
-{
-  struct eng_xfer *x = r->flight[r->flight0];
-  r->inflight_bytes -= r->flight_bytes[r->flight0];
-  r->flight0 = (r->flight0 + 1) % ENG_REPLY_FLIGHT;
-  r->nflight--;
-  eng_xfer_wait(e, x);
-}
-
-/* The pieces already through leave the ring; then a piece of `bytes`
- * may go at once if the ring has room and the bytes on the wire with it
- * fit the TCP window (one piece always may, as a TCP sender always has
- * its window's first segment). */
-static int eng_reply_room(struct eng *e, struct eng_req *r, double bytes)
-{
-  while (r->nflight > 0 && eng_xfer_through(r->flight[r->flight0]))
-    eng_reply_retire(e, r);
-  return r->nflight < ENG_REPLY_FLIGHT && (r->nflight == 0 || r->inflight_bytes + bytes <= eng_tcp_window(e));
-}
-
 /* Piece k of streamed reply r goes on the wire once the pieces before
  * it leave room in the TCP window: one TCP stream pipelines its segments,
  * so a piece's route latency overlaps the transfer of those before (two
@@ -157,13 +170,10 @@ static void eng_reply_piece(struct eng_job *j, int conn, struct eng_req *r)
 {
   struct eng *e = j->e;
   uint64_t k = r->segs_sent++;
-  double size = eng_reply_piece_bytes(e, r, k);
-  while (!eng_reply_room(e, r, size))
-    eng_reply_retire(e, r);
-  int i = (r->flight0 + r->nflight++) % ENG_REPLY_FLIGHT;
-  r->flight_bytes[i] = size;
-  r->inflight_bytes += size;
-  r->flight[i] = eng_chan_send_async(e, &j->reply[conn], &e->conns[j->conn0 + conn], 0, r, size);
+  double size = eng_piece_bytes(e, r, k);
+  while (!eng_ring_room(e, r, size))
+    eng_ring_retire(e, r);
+  eng_ring_send(e, r, &j->reply[conn], &e->conns[j->conn0 + conn], 0, size);
 }
 
 /* A streamed reply: each piece goes on the wire once its process has
@@ -203,7 +213,7 @@ static void eng_reply_copied(struct eng *e, struct eng_req *r, uint64_t k)
 {
   struct eng_job *j = r->job;
   int conn = r->conn;
-  if (r->sender_waits && r->segs_sent == k && eng_reply_room(e, r, eng_reply_piece_bytes(e, r, k)) &&
+  if (r->sender_waits && r->segs_sent == k && eng_ring_room(e, r, eng_piece_bytes(e, r, k)) &&
       eng_bond_open(e, &e->conns[j->conn0 + conn], 0)) {
     eng_reply_piece(j, conn, r);
     if (r->segs_sent < r->nsegs)

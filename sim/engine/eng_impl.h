@@ -66,7 +66,7 @@ struct eng_req {
   double stream_cycles;        /* the daemon's copy of the streamed reply data (in tx_cycles
                                   otherwise) */
   int phase;                   /* 0: a received request; 1: its data ready to stream back */
-  struct eng_xfer *flight[ENG_REPLY_FLIGHT]; /* a streamed reply: its pieces on the wire, a
+  struct eng_xfer *flight[ENG_REPLY_FLIGHT]; /* a streamed reply or write: its pieces on the wire, a
                                                  ring from flight0, oldest first (daemon.c) */
   double flight_bytes[ENG_REPLY_FLIGHT];       /* ... each piece's bytes */
   double inflight_bytes;                       /* ... their sum, bounded by the TCP window */
@@ -390,6 +390,10 @@ int eng_bond_open(const struct eng *e, const struct eng_conn *c, int up);
 /* 1 when x's last byte is through (chan.c). */
 /* The connection's TCP window (bytes): net.tcp_window_bytes, else the default. */
 double eng_tcp_window(const struct eng *e);
+/* The bytes a streamed message of pieces of piece_bytes keeps on the wire
+ * (chan.c): its route's bandwidth-delay product and two pieces, within
+ * the TCP window. */
+double eng_stream_flight_bytes(const struct eng *e, double piece_bytes);
 int eng_xfer_through(const struct eng_xfer *x);
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
 /* The client senders of connection c's socket (daemon.c). */
