@@ -46,9 +46,11 @@ static void cli_calibrate_usage(FILE *out)
         "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
         "                     points share one perturbed vector; per-parameter: one vector each (the\n"
         "                     reference: the same simulations and the same numbers, more passes)\n"
-        "  --reach HOW        tested (default): before the screening Jacobian, group tests find which\n"
-        "                     (simulation, parameter) pairs move the simulation, and the Jacobian\n"
-        "                     simulates only those; declared: every pair the scenarios declare\n",
+        "  --reach HOW        declared (default): every (simulation, parameter) pair the scenarios\n"
+        "                     declare; tested: before the screening Jacobian, group tests find which\n"
+        "                     pairs move the simulation, and the Jacobian simulates only those (on the\n"
+        "                     review set 58 % of the pairs are inert but scattered: the tests cost more\n"
+        "                     than they save, 5173 simulations for 4252 pairs)\n",
         out);
   fputs(
         "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"
@@ -131,7 +133,7 @@ int cli_calibrate(int argc, char **argv)
         fprintf(stderr, "nastwin: error: --reach '%s': expected tested or declared\n", val);
         return 2;
       }
-      o.reach_coarse = !strcmp(val, "declared");
+      o.reach_tested = !strcmp(val, "tested");
     } else if (!strcmp(a, "--jacobian")) {
       if (strcmp(val, "coloured") && strcmp(val, "per-parameter")) {
         fprintf(stderr, "nastwin: error: --jacobian '%s': expected coloured or per-parameter\n", val);

@@ -71,7 +71,7 @@ struct calib_opts {
   double prior;  /* weight of the prior rows W 2 (x - catalogue) / (hi - lo); 0: none */
   double robust; /* Cauchy scale of the residuals (log units); 0: plain least squares */
   int jac_dense; /* 1: one perturbed vector per parameter (the reference for the coloured assembly) */
-  int reach_coarse; /* 1: every (simulation, parameter) pair the scenarios declare, no reach tests */
+  int reach_tested; /* 1: group tests drop the inert (simulation, parameter) pairs before the screen (calib_reach.c) */
   int jac_every; /* a fresh forward-difference Jacobian every N-th; 0: only a fit's first (then secant) */
   int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
 };
