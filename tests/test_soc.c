@@ -356,9 +356,9 @@ START_TEST(test_proto_split_outstanding)
   p = test_proto(PROTO_ISCSI);
   ck_assert_uint_eq(proto_split(&p, 1, 1048576, &chunk), 4);
   ck_assert_double_eq(chunk, 262144.0);
-  ck_assert_int_eq(proto_max_outstanding(&p, 4096), PROTO_UNBOUNDED); /* default 0: no window */
-  p.iscsi_cmdsn_depth = 64;
-  ck_assert_int_eq(proto_max_outstanding(&p, 4096), 64);
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), 64); /* default: LIO's default_cmdsn_depth */
+  p.iscsi_cmdsn_depth = 0;
+  ck_assert_int_eq(proto_max_outstanding(&p, 4096), PROTO_UNBOUNDED); /* 0: no window */
   p = test_proto(PROTO_LOCAL);
   ck_assert_uint_eq(proto_split(&p, 1, 8388608, &chunk), 1);
   ck_assert_int_eq(proto_max_outstanding(&p, 4096), PROTO_UNBOUNDED);

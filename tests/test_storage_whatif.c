@@ -137,8 +137,8 @@ END_TEST
 
 /* A single-disk volume creation on the DS2015xs with a calibration file
  * holding only DSM's fixed steps (`volume.procedure_time`, a fit of the
- * chassis's defaults that calibrate files under the scenario, entry
- * volume/ds2015xs-raid-op, as for the shipped validation/calibrated.yaml).
+ * chassis's defaults that calibrate files under the chassis, entry
+ * systems/ds2015xs/volume, so it applies to every scenario of that box).
  * Returns the operation's duration; *mkfs gets its mkfs phase. */
 static double wi_init_s(const char *procedure, double *mkfs)
 {
@@ -147,7 +147,7 @@ static double wi_init_s(const char *procedure, double *mkfs)
   ck_assert_int_ge(fd, 0);
   char y[256];
   int n = snprintf(y, sizeof y,
-                   "version: 1\nparameters:\n  - {entry: \"volume/ds2015xs-raid-op\", key: procedure_time, value: \"%s\"}\n",
+                   "version: 1\nparameters:\n  - {entry: \"systems/ds2015xs/volume\", key: procedure_time, value: \"%s\"}\n",
                    procedure);
   ck_assert_int_eq((int)write(fd, y, (size_t)n), n);
   close(fd);
