@@ -78,6 +78,30 @@ static void cli_calibrate_usage(FILE *out)
         out);
 }
 
+/* The options that take one of two words (--cv-by, --reach, --jacobian):
+ * the flag is 1 for the word `set`.  0, or -1 (said). */
+static int cli_calibrate_choice(const char *a, const char *val, struct calib_opts *o)
+{
+  const struct {
+    const char *opt, *word[2], *set;
+    int *flag;
+  } choice[] = {
+      {"--cv-by", {"experiment", "system"}, "system", &o->cv_by_system},
+      {"--reach", {"tested", "declared"}, "tested", &o->reach_tested},
+      {"--jacobian", {"coloured", "per-parameter"}, "per-parameter", &o->jac_dense},
+  };
+  for (size_t k = 0; k < sizeof choice / sizeof choice[0]; k++) {
+    if (strcmp(a, choice[k].opt))
+      continue;
+    if (strcmp(val, choice[k].word[0]) && strcmp(val, choice[k].word[1])) {
+      fprintf(stderr, "nastwin: error: %s '%s': expected %s or %s\n", a, val, choice[k].word[0], choice[k].word[1]);
+      return -1;
+    }
+    *choice[k].flag = !strcmp(val, choice[k].set);
+  }
+  return 0;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
   static char out_path[1024];
@@ -121,25 +145,9 @@ int cli_calibrate(int argc, char **argv)
       o.cv_from = val;
     else if (!strcmp(a, "--cv-readme"))
       o.cv_readme = val;
-    else if (!strcmp(a, "--cv-by")) {
-      if (strcmp(val, "experiment") && strcmp(val, "system")) {
-        fprintf(stderr, "nastwin: error: --cv-by '%s': expected experiment or system\n", val);
+    else if (!strcmp(a, "--cv-by") || !strcmp(a, "--reach") || !strcmp(a, "--jacobian")) {
+      if (cli_calibrate_choice(a, val, &o) < 0)
         return 2;
-      }
-      o.cv_by_system = !strcmp(val, "system");
-    }
-    else if (!strcmp(a, "--reach")) {
-      if (strcmp(val, "tested") && strcmp(val, "declared")) {
-        fprintf(stderr, "nastwin: error: --reach '%s': expected tested or declared\n", val);
-        return 2;
-      }
-      o.reach_tested = !strcmp(val, "tested");
-    } else if (!strcmp(a, "--jacobian")) {
-      if (strcmp(val, "coloured") && strcmp(val, "per-parameter")) {
-        fprintf(stderr, "nastwin: error: --jacobian '%s': expected coloured or per-parameter\n", val);
-        return 2;
-      }
-      o.jac_dense = !strcmp(val, "per-parameter");
     } else if (!strcmp(a, "--prior") || !strcmp(a, "--robust")) {
       char *end;
       errno = 0;

@@ -490,6 +490,26 @@ void calib_release(struct calib *c)
   val_free(&c->v);
 }
 
+/* The summary at the catalogue values (c->x is left there) and at the fit
+ * (xfull; NULL: out of memory), the observations' constraints at both,
+ * and the points a mechanism misses. */
+static void calib_print_before_after(struct calib *c, const double *xfull, const int *cand, int ncand, FILE *out)
+{
+  struct val_set *v = &c->v;
+  for (int j = 0; j < c->np; j++)
+    c->x[j] = c->par[j].value0;
+  calib_score_at(c, c->x, cand, ncand);
+  calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
+  double *before = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *before);
+  for (int i = 0; before && i < v->npoints; i++)
+    before[i] = v->pts[i].predicted;
+  calib_score_at(c, xfull ? xfull : c->x, cand, ncand);
+  calib_print_kinds(v, "after (fitted values):", out);
+  calib_print_constraints(c, before, out);
+  free(before);
+  calib_print_missing(c, out);
+}
+
 int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
 {
   struct calib *c = calloc(1, sizeof *c);
@@ -618,18 +638,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
       ufull[j] = c->uref[j];
   }
   calib_print_fit(c, &fr, out);
-  for (int j = 0; j < c->np; j++)
-    c->x[j] = c->par[j].value0;
-  calib_score_at(c, c->x, cand, ncand);
-  calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
-  double *before = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *before);
-  for (int i = 0; before && i < v->npoints; i++)
-    before[i] = v->pts[i].predicted;
-  calib_score_at(c, xfull ? xfull : c->x, cand, ncand);
-  calib_print_kinds(v, "after (fitted values):", out);
-  calib_print_constraints(c, before, out);
-  free(before);
-  calib_print_missing(c, out);
+  calib_print_before_after(c, xfull, cand, ncand, out);
   if (o->out && calib_write(c, &fr, nexcl, err) < 0)
     rc = 2;
   if (rc == 0 && o->cv && xfull && ufull && allpts) {
