@@ -20,6 +20,10 @@ double val_busy_max(const struct run_result *r, const char *prefix);
 /* Find or load the scenario (path, sets "a=b\nc=d", fio job or ""); its index or -1 with err. */
 int val_get_cfg(struct val_set *v, const char *path, const char *sets, const char *fio, const char *catalog,
                 const struct cfg_set *extra, int nextra, const struct ynode *where, struct nw_err *err);
+/* A `set` list (PATH=VALUE items, may be NULL) appended to sets ("a=b\nc=d"); 0 or -1 with err. */
+int val_sets_append(const struct ynode *sn, char *sets, size_t len, struct nw_err *err);
+/* A zeroed point appended to v (not counted in npoints yet); NULL with err. */
+struct val_point *val_point_new(struct val_set *v, const struct ynode *where, struct nw_err *err);
 /* The entry's `steps` of configuration p->cfg appended to p->tasks. */
 int val_add_tasks(struct val_set *v, struct val_point *p, const struct ynode *pe, struct nw_err *err);
 

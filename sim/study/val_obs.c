@@ -26,27 +26,6 @@ static int obs_known(const struct val_set *v, const char *id)
   return 0;
 }
 
-/* A `set`-style list (PATH=VALUE items) appended to sets ("a=b\nc=d"). */
-static int obs_sets(const struct ynode *sn, char *sets, size_t len, struct nw_err *err)
-{
-  if (!sn)
-    return 0;
-  if (sn->kind != YNODE_SEQ)
-    return val_at(err, sn, "%s: expected a list of PATH=VALUE, got %s", "set", ytree_kind_name(sn));
-  for (int k = 0; k < sn->n; k++) {
-    const struct ynode *x = sn->kids[k];
-    if (x->kind != YNODE_SCALAR || !strchr(x->scalar, '='))
-      return val_at(err, x, "set: expected PATH=VALUE%s%s", "", "");
-    size_t used = strlen(sets), n = strlen(x->scalar);
-    if (used + n + 2 > len)
-      return val_at(err, x, "set: the overrides are longer than %s bytes%s", "1023", "");
-    if (used)
-      sets[used++] = '\n';
-    memcpy(sets + used, x->scalar, n + 1);
-  }
-  return 0;
-}
-
 /* The bound: exactly one of at_least / at_most, a positive number. */
 static int obs_bound(const struct ynode *e, struct val_point *p, struct nw_err *err)
 {
@@ -84,12 +63,9 @@ static int obs_add(struct val_set *v, const struct ynode *e, const char *dir, co
                   "observations: field '%s' is not allowed; one of: busy:RESOURCE-PREFIX, or a points field "
                   "(read|write|all . MBps|Gbps|iops|lat_mean_ms|...)%s",
                   field ? field : "(missing)", "");
-  struct val_point *np = realloc(v->pts, (size_t)(v->npoints + 1) * sizeof *np);
-  if (!np)
-    return val_at(err, e, "out of memory%s%s", "", "");
-  v->pts = np;
-  struct val_point *p = &v->pts[v->npoints];
-  memset(p, 0, sizeof *p);
+  struct val_point *p = val_point_new(v, e, err);
+  if (!p)
+    return -1;
   p->result = e;
   val_copy(p->experiment, sizeof p->experiment, id);
   val_copy(p->field, sizeof p->field, field);
@@ -106,7 +82,7 @@ static int obs_add(struct val_set *v, const struct ynode *e, const char *dir, co
   else
     snprintf(p->scenario, sizeof p->scenario, "%s/%s", dir, scen);
   char sets[1024] = "";
-  if (obs_sets(ytree_get(e, "set"), sets, sizeof sets, err) < 0)
+  if (val_sets_append(ytree_get(e, "set"), sets, sizeof sets, err) < 0)
     return -1;
   p->cfg = val_get_cfg(v, p->scenario, sets, "", catalog, NULL, 0, e, err);
   if (p->cfg < 0 || val_add_tasks(v, p, e, err) < 0)
@@ -115,7 +91,7 @@ static int obs_add(struct val_set *v, const struct ynode *e, const char *dir, co
   const struct ynode *vs = ytree_get(e, "versus");
   if (vs) { /* the denominator: the same scenario with these overrides after the entry's */
     p->nnum = p->nsteps;
-    if (obs_sets(vs, sets, sizeof sets, err) < 0)
+    if (val_sets_append(vs, sets, sizeof sets, err) < 0)
       return -1;
     int num_cfg = p->cfg;
     p->cfg = val_get_cfg(v, p->scenario, sets, "", catalog, NULL, 0, vs, err);

@@ -315,6 +315,40 @@ int val_add_tasks(struct val_set *v, struct val_point *p, const struct ynode *pe
   return 0;
 }
 
+/* A `set`-style list (PATH=VALUE items) appended to sets ("a=b\nc=d"). */
+int val_sets_append(const struct ynode *sn, char *sets, size_t len, struct nw_err *err)
+{
+  if (!sn)
+    return 0;
+  if (sn->kind != YNODE_SEQ)
+    return val_at(err, sn, "%s: expected a list of PATH=VALUE, got %s", "set", ytree_kind_name(sn));
+  for (int k = 0; k < sn->n; k++) {
+    const struct ynode *x = sn->kids[k];
+    if (x->kind != YNODE_SCALAR || !strchr(x->scalar, '='))
+      return val_at(err, x, "set: expected PATH=VALUE%s%s", "", "");
+    size_t used = strlen(sets), n = strlen(x->scalar);
+    if (used + n + 2 > len)
+      return val_at(err, x, "set: the overrides are longer than %s bytes%s", "1023", "");
+    if (used)
+      sets[used++] = '\n';
+    memcpy(sets + used, x->scalar, n + 1);
+  }
+  return 0;
+}
+
+/* A zeroed point appended to v (not counted in npoints yet); NULL with err. */
+struct val_point *val_point_new(struct val_set *v, const struct ynode *where, struct nw_err *err)
+{
+  struct val_point *np = realloc(v->pts, (size_t)(v->npoints + 1) * sizeof *np);
+  if (!np) {
+    val_at(err, where, "out of memory%s%s", "", "");
+    return NULL;
+  }
+  v->pts = np;
+  memset(&v->pts[v->npoints], 0, sizeof v->pts[v->npoints]);
+  return &v->pts[v->npoints];
+}
+
 /* Find the points entry for a result and fill p's mapping. */
 static int val_map_point(struct val_set *v, struct val_point *p, const char *measure, const char *points_dir,
                          const char *catalog, const struct cfg_set *extra, int nextra, struct nw_err *err)
@@ -363,18 +397,8 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
     else
       snprintf(p->scenario, sizeof p->scenario, "%s/%s", points_dir, scen);
     char sets[1024] = "";
-    const struct ynode *sn = ytree_get(pe, "set");
-    if (sn) {
-      if (sn->kind != YNODE_SEQ)
-        return val_at(err, sn, "set: expected a list of PATH=VALUE, got %s%s", ytree_kind_name(sn), "");
-      for (int k = 0; k < sn->n; k++) {
-        const struct ynode *x = sn->kids[k];
-        if (x->kind != YNODE_SCALAR || !strchr(x->scalar, '='))
-          return val_at(err, x, "set: expected PATH=VALUE%s%s", "", "");
-        size_t used = strlen(sets);
-        snprintf(sets + used, sizeof sets - used, "%s%s", used ? "\n" : "", x->scalar);
-      }
-    }
+    if (val_sets_append(ytree_get(pe, "set"), sets, sizeof sets, err) < 0)
+      return -1;
     char fio[512] = "";
     const char *fj = val_scalar(pe, "fio");
     if (fj && fj[0] == '/')
@@ -397,12 +421,9 @@ static int val_add_point(struct val_set *v, const struct ynode *exp, const struc
                          const char *points_dir, const char *catalog, const struct cfg_set *extra, int nextra,
                          struct nw_err *err)
 {
-  struct val_point *np = realloc(v->pts, (size_t)(v->npoints + 1) * sizeof *np);
-  if (!np)
-    return val_at(err, res, "out of memory%s%s", "", "");
-  v->pts = np;
-  struct val_point *p = &v->pts[v->npoints];
-  memset(p, 0, sizeof *p);
+  struct val_point *p = val_point_new(v, res, err);
+  if (!p)
+    return -1;
   p->cfg = -1;
   p->result = res;
   val_copy(p->experiment, sizeof p->experiment, val_scalar(exp, "id"));
