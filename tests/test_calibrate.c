@@ -441,6 +441,48 @@ START_TEST(test_observation_constraint)
 }
 END_TEST
 
+/* The per-scenario reach (--reach scenario): reach-steps.yaml's three
+ * ATTO read steps free the drive's latency and read rate and md's two
+ * stripe costs (no md on one drive).  The lead step tests its 4 pairs by
+ * plain differences (both md pairs inert); each other step tests the md
+ * pair as one group (inert: one simulation for two) and the drive's two as
+ * singles: 4 + 2 x 3 = 10 simulations for the 12 declared pairs, and the
+ * fit writes the same file as with every declared pair. */
+START_TEST(test_reach_scenario_same)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char args[8192];
+  char dir[] = "/tmp/tc_reachsXXXXXX";
+  char data[1100], cal[2][1100];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
+  const char *how[2] = {"scenario", "declared"};
+  char *file[2];
+  for (int m = 0; m < 2; m++) {
+    snprintf(cal[m], sizeof cal[m], "%s/cal%d.yaml", dir, m);
+    snprintf(args, sizeof args,
+             "calibrate --data '%s' --points '%s/tests/calib/reach-steps-points.yaml' --params "
+             "drives/teaching-fixed,socs/atom-d525.md_stripe_cycles,socs/atom-d525.md_stripe_dev_cycles "
+             "--max-iter 4 --reach %s -j 2 --out '%s'",
+             data, src, how[m], cal[m]);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 0);
+    ck_assert_msg(rc == 0, "calibrate --reach %s exit %d:\n%s", how[m], rc, out);
+    if (m == 0)
+      ck_assert_msg(strstr(out, "reach: 6 of 12 (simulation, free parameter) pairs move the simulation; 6 inert, "
+                                "found by 10 group simulations in 2 rounds (per scenario: 1 lead tasks") != NULL,
+                    "md's stripe costs not found inert by the lead and one group per step:\n%s", out);
+    file[m] = tc_slurp(cal[m]);
+    ck_assert(file[m] != NULL);
+    tc_strip_run(file[m]);
+  }
+  ck_assert_msg(!strcmp(file[0], file[1]), "--reach scenario and declared differ:\n%s\n---\n%s", file[0], file[1]);
+  free(file[0]);
+  free(file[1]);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* The reach tests: golden-fit-inert.yaml frees the latency, the read and
  * the write rate of a drive under reads.  The group tests find the write
  * rate inert (the pair leaves the reach: the Jacobian neither simulates nor
@@ -866,6 +908,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
   tcase_add_test(t, test_reach_tested_same);
+  tcase_add_test(t, test_reach_scenario_same);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);
