@@ -122,35 +122,40 @@ static int reach_seed(struct calib *c, struct reach_state *st, const unsigned ch
 }
 
 /* lead[t]: the first needed task of t's scenario file (t itself for a
- * lead, -1 not needed); the count of leads. */
-static int reach_leads(const struct calib *c, const unsigned char *need, int *lead)
+ * lead, -1 not needed). */
+static void reach_leads(const struct calib *c, const unsigned char *need, int *lead)
 {
-  int nlead = 0;
   for (int t = 0; t < c->v.ntasks; t++) {
     lead[t] = -1;
     for (int u = 0; need[t] && u <= t && lead[t] < 0; u++)
       if (need[u] && !strcmp(c->v.cfgs[c->v.tasks[u].cfg].scenario, c->v.cfgs[c->v.tasks[t].cfg].scenario))
         lead[t] = u;
-    nlead += lead[t] == t;
   }
-  return nlead;
 }
 
-/* Per scenario, phase `others` 0: every pair of the leads as a single;
- * 1 (after phase 0's verdicts): each other task's pairs that the lead
- * declared and found inert as one group, the rest as singles.  decl is
- * the declared reach (before phase 0). */
-static int reach_seed_scenario(struct calib *c, struct reach_state *st, const int *lead, const unsigned char *decl,
-                               int others, int *par)
+/* The per-scenario form's hypotheses: the recorded reach (rec[t]: the
+ * record names task t, hyp its inert pairs), else the lead's verdicts. */
+struct reach_hyp {
+  const int *lead;
+  const unsigned char *decl; /* the declared reach (before the tests) */
+  const unsigned char *rec, *hyp;
+};
+
+/* Phase 0: the leads and the recorded tasks; phase 1 (after phase 0's
+ * verdicts): the others.  A task's pairs that its hypothesis calls inert
+ * form one group, the rest are singles (plain differences). */
+static int reach_seed_scenario(struct calib *c, struct reach_state *st, const struct reach_hyp *h, int phase, int *par)
 {
   for (int t = 0; t < c->v.ntasks; t++) {
-    if (lead[t] < 0 || (lead[t] == t) == others)
+    int first = h->lead[t] == t || h->rec[t];
+    if (h->lead[t] < 0 || first != (phase == 0))
       continue;
     int n = reach_pairs(c, t, par), ng = 0;
     st->pairs += n;
-    for (int i = 0; i < n; i++) { /* the lead's inert pairs to the front, the others after them */
-      size_t lj = (size_t)lead[t] * (size_t)c->np + (size_t)par[i];
-      if (others && decl[lj] && !c->reach[lj]) {
+    for (int i = 0; i < n; i++) { /* the hypothesis' inert pairs to the front, the others after them */
+      size_t tj = (size_t)t * (size_t)c->np + (size_t)par[i];
+      size_t lj = (size_t)h->lead[t] * (size_t)c->np + (size_t)par[i];
+      if (h->rec[t] ? h->hyp[tj] : phase == 1 && h->decl[lj] && !c->reach[lj]) {
         int j = par[i];
         par[i] = par[ng];
         par[ng++] = j;
@@ -239,34 +244,45 @@ static int reach_rounds(struct calib *c, struct reach_state *st, int g0)
   return rounds;
 }
 
-/* The per-scenario form: the leads' singles, then the other tasks'
- * groups; the rounds, -1 out of memory. */
-static int reach_by_scenario(struct calib *c, struct reach_state *st, const unsigned char *need, int *par, int *nlead)
+/* The per-scenario form: the record's and the leads' tasks, then the
+ * others; the record written again.  The rounds, -1 out of memory, -2 a
+ * bad record (err). */
+static int reach_by_scenario(struct calib *c, struct reach_state *st, const unsigned char *need, int *par,
+                             int *nlead, int *nrec, struct nw_err *err)
 {
-  size_t nm = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1) * (size_t)(c->np > 0 ? c->np : 1);
-  int *lead = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1) * sizeof *lead);
-  unsigned char *decl = malloc(nm);
-  int rc = lead && decl ? 0 : -1, r0 = 0, r1 = 0;
+  size_t nt = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1), nm = nt * (size_t)(c->np > 0 ? c->np : 1);
+  int *lead = malloc(nt * sizeof *lead);
+  unsigned char *decl = malloc(nm), *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
+  int rc = lead && decl && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
   if (rc == 0) {
     memcpy(decl, c->reach, nm);
-    *nlead = reach_leads(c, need, lead);
+    reach_leads(c, need, lead);
+    if (calib_reach_record_read(c, hyp, rec, nrec, err) < 0)
+      rc = -2;
+    for (int t = 0; t < c->v.ntasks; t++)
+      *nlead += lead[t] == t && !rec[t];
   }
-  if (rc == 0 && (reach_seed_scenario(c, st, lead, decl, 0, par) < 0 || (r0 = reach_rounds(c, st, 0)) < 0))
+  struct reach_hyp h = {.lead = lead, .decl = decl, .rec = rec, .hyp = hyp};
+  if (rc == 0 && (reach_seed_scenario(c, st, &h, 0, par) < 0 || (r0 = reach_rounds(c, st, 0)) < 0))
     rc = -1;
   int g0 = st->ng;
-  if (rc == 0 && (reach_seed_scenario(c, st, lead, decl, 1, par) < 0 || (r1 = reach_rounds(c, st, g0)) < 0))
+  if (rc == 0 && (reach_seed_scenario(c, st, &h, 1, par) < 0 || (r1 = reach_rounds(c, st, g0)) < 0))
     rc = -1;
+  if (rc == 0 && calib_reach_record_write(c, decl, need, err) < 0)
+    rc = -2;
   free(lead);
   free(decl);
-  return rc < 0 ? -1 : r0 + r1;
+  free(hyp);
+  free(rec);
+  return rc < 0 ? rc : r0 + r1;
 }
 
-int calib_reach_refine(struct calib *c, FILE *out)
+int calib_reach_refine(struct calib *c, FILE *out, struct nw_err *err)
 {
   unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
   int *par = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *par);
   struct reach_state st = {0};
-  int rc = need && par ? 0 : -1, rounds = 0, nlead = 0;
+  int rc = need && par ? 0 : -1, nlead = 0, nrec = 0;
   const double *xs[1] = {c->x};
   if (rc == 0)
     calib_pts_need(c, c->fitpts, c->nfit, need);
@@ -278,15 +294,15 @@ int calib_reach_refine(struct calib *c, FILE *out)
     st.base[t] = b ? (int)(b - c->cache) : -1;
   }
   if (rc == 0 && c->o->reach == CALIB_REACH_SCENARIO)
-    rc = rounds = reach_by_scenario(c, &st, need, par, &nlead);
+    rc = reach_by_scenario(c, &st, need, par, &nlead, &nrec, err);
   else if (rc == 0)
-    rc = rounds = reach_seed(c, &st, need, par) < 0 ? -1 : reach_rounds(c, &st, 0);
+    rc = reach_seed(c, &st, need, par) < 0 ? -1 : reach_rounds(c, &st, 0);
   if (rc >= 0 && out) {
     fprintf(out, "reach: %ld of %ld (simulation, free parameter) pairs move the simulation; %ld inert, found by %ld "
                  "group simulations in %d rounds",
-            st.pairs - st.inert_pairs, st.pairs, st.inert_pairs, st.tests, rounds);
+            st.pairs - st.inert_pairs, st.pairs, st.inert_pairs, st.tests, rc);
     if (c->o->reach == CALIB_REACH_SCENARIO)
-      fprintf(out, " (per scenario: %d lead tasks by plain differences)", nlead);
+      fprintf(out, " (per scenario: %d lead tasks by plain differences, %d tasks from the record)", nlead, nrec);
     fputc('\n', out);
   }
   free(st.base);
@@ -294,5 +310,7 @@ int calib_reach_refine(struct calib *c, FILE *out)
   free(st.pool);
   free(par);
   free(need);
-  return rc < 0 ? -1 : 0;
+  if (rc == -1)
+    nw_fail(err, "calibrate", 0, 0, "reach tests failed (out of memory)");
+  return rc >= 0 ? 0 : rc == -1 ? 1 : 2;
 }
