@@ -52,7 +52,9 @@ static void cli_calibrate_usage(FILE *out)
         "                     review set 58 % of the pairs are inert but scattered: the tests cost more\n"
         "                     than they save, 5173 simulations for 4252 pairs); scenario: per scenario\n"
         "                     file one step's pairs by plain differences, then each other step's pairs\n"
-        "                     that were inert there as one group (split when it moves)\n",
+        "                     that were inert there as one group (split when it moves); writes the\n"
+        "                     inert pairs beside --out (OUT.reach.yaml), and the next fit tests each\n"
+        "                     task's recorded pairs as one group instead\n",
         out);
   fputs(
         "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"

@@ -33,6 +33,15 @@ int calib_reach_record_path(const struct calib *c, char *buf, size_t len)
   return 0;
 }
 
+/* path relative to the points file's folder (as the points file names it):
+ * the record does not depend on where the tree is. */
+static const char *calib_points_rel(const struct calib *c, const char *path)
+{
+  const char *pts = c->o->points ? c->o->points : val_default_points(), *slash = strrchr(pts, '/');
+  size_t n = slash ? (size_t)(slash - pts) : 0;
+  return n && !strncmp(path, pts, n) && path[n] == '/' ? path + n + 1 : path;
+}
+
 /* Task t's label "SCENARIO|SETS|FIO|STEP"; 0, or -1 when it cannot be
  * written as a plain quoted scalar (then the task is not recorded). */
 static int calib_task_label(const struct calib *c, int t, char *buf, size_t len)
@@ -40,7 +49,8 @@ static int calib_task_label(const struct calib *c, int t, char *buf, size_t len)
   const struct val_cfg *g = &c->v.cfgs[c->v.tasks[t].cfg];
   int st = c->v.tasks[t].step;
   const char *step = st >= 0 && st < g->s.workload.nsteps ? g->s.workload.steps[st].name : "";
-  int n = snprintf(buf, len, "%s|%s|%s|%s", g->scenario, g->sets, g->fio, step);
+  int n = snprintf(buf, len, "%s|%s|%s|%s", calib_points_rel(c, g->scenario), g->sets, calib_points_rel(c, g->fio),
+                   step);
   if (n < 0 || (size_t)n >= len)
     return -1;
   for (char *p = buf; *p; p++) {
