@@ -46,15 +46,15 @@ static void cli_calibrate_usage(FILE *out)
         "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
         "                     points share one perturbed vector; per-parameter: one vector each (the\n"
         "                     reference: the same simulations and the same numbers, more passes)\n"
-        "  --reach HOW        declared (default): every (simulation, parameter) pair the scenarios\n"
-        "                     declare; tested: before the screening Jacobian, group tests find which\n"
-        "                     pairs move the simulation, and the Jacobian simulates only those (on the\n"
-        "                     review set 58 % of the pairs are inert but scattered: the tests cost more\n"
-        "                     than they save, 5173 simulations for 4252 pairs); scenario: per scenario\n"
-        "                     file one step's pairs by plain differences, then each other step's pairs\n"
-        "                     that were inert there as one group (split when it moves); writes the\n"
-        "                     inert pairs beside --out (OUT.reach.yaml), and the next fit tests each\n"
-        "                     task's recorded pairs as one group instead\n",
+        "  --reach HOW        which (simulation, parameter) pairs the Jacobian simulates.  scenario\n"
+        "                     (default): before the screening Jacobian, per scenario file one step's\n"
+        "                     pairs by plain differences, then each other step's pairs that were inert\n"
+        "                     there as one group (split when it moves), and only the pairs that move\n"
+        "                     stay; writes the inert pairs beside --out (OUT.reach.yaml), and the next\n"
+        "                     fit tests each task's recorded pairs as one group instead.  declared:\n"
+        "                     every pair the scenarios declare (the reference).  tested: group tests\n"
+        "                     per task, split in halves (inert pairs are scattered: costs more than\n"
+        "                     declared on the review set)\n",
         out);
   fputs(
         "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"
@@ -115,6 +115,7 @@ int cli_calibrate(int argc, char **argv)
   static char out_path[1024];
   int out_given = 0, prior_given = 0, robust_given = 0;
   struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.01, .robust = 0.4,
+                         .reach = CALIB_REACH_SCENARIO,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   const char *system = NULL, *fio_dir = NULL;
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",
