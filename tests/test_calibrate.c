@@ -287,14 +287,17 @@ START_TEST(test_recovers_known_latency)
   double fitted = tc_param(a, "latency");
   ck_assert_msg(fabs(fitted / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s, truth 2.3 ms:\n%s", fitted, a);
   ck_assert_msg(strstr(a, "date: \"unspecified\"") != NULL, "provenance date");
-  /* Atomic write: only the data and the two outputs, no temporary left. */
+  /* Atomic write: only the data, the two outputs and their reach records, no temporary left. */
   DIR *d = opendir(dir);
-  int nfiles = 0;
+  int nfiles = 0, nrec = 0;
   for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] != '.')
+    if (e->d_name[0] != '.') {
       nfiles++;
+      nrec += strstr(e->d_name, ".reach.yaml") != NULL && !strstr(e->d_name, ".tmp");
+    }
   closedir(d);
-  ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  ck_assert_msg(nfiles == 5 && nrec == 2, "%d files (%d reach records) in %s (temporary left behind?)", nfiles, nrec,
+                dir);
   /* --start: from the fit's own values the refit needs fewer iterations and stays there. */
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --start '%s' --out '%s'",
            data, src, common, out1, out2);
