@@ -287,14 +287,17 @@ START_TEST(test_recovers_known_latency)
   double fitted = tc_param(a, "latency");
   ck_assert_msg(fabs(fitted / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s, truth 2.3 ms:\n%s", fitted, a);
   ck_assert_msg(strstr(a, "date: \"unspecified\"") != NULL, "provenance date");
-  /* Atomic write: only the data and the two outputs, no temporary left. */
+  /* Atomic write: only the data, the two outputs and their reach records, no temporary left. */
   DIR *d = opendir(dir);
-  int nfiles = 0;
+  int nfiles = 0, nrec = 0;
   for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] != '.')
+    if (e->d_name[0] != '.') {
       nfiles++;
+      nrec += strstr(e->d_name, ".reach.yaml") != NULL && !strstr(e->d_name, ".tmp");
+    }
   closedir(d);
-  ck_assert_msg(nfiles == 3, "%d files in %s (temporary left behind?)", nfiles, dir);
+  ck_assert_msg(nfiles == 5 && nrec == 2, "%d files (%d reach records) in %s (temporary left behind?)", nfiles, nrec,
+                dir);
   /* --start: from the fit's own values the refit needs fewer iterations and stays there. */
   snprintf(args, sizeof args, "calibrate --data '%s' --points '%s/tests/calib/points.yaml' %s -j 2 --start '%s' --out '%s'",
            data, src, common, out1, out2);
@@ -436,6 +439,84 @@ START_TEST(test_observation_constraint)
                   "bad entry %s: exit %d:\n%s", bad[i], rc, out);
   }
   free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* calibrate on reach-steps.yaml with --reach how, output at path; the
+ * calibrated file without its run lines (checked exit 0), out the output. */
+static char *tc_reach_steps(const char *data, const char *how, const char *path, char *out)
+{
+  char args[8192];
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/reach-steps-points.yaml' --params "
+           "drives/teaching-fixed,socs/atom-d525.md_stripe_cycles,socs/atom-d525.md_stripe_dev_cycles "
+           "--max-iter 4 --reach %s -j 2 --out '%s'",
+           data, tc_src(), how, path);
+  int rc = tc_exec(args, out, TC_OUT_MAX, 1);
+  ck_assert_msg(rc == 0, "calibrate --reach %s exit %d:\n%s", how, rc, out);
+  char *file = tc_slurp(path);
+  ck_assert(file != NULL);
+  tc_strip_run(file);
+  return file;
+}
+
+/* The per-scenario reach (--reach scenario): reach-steps.yaml's three
+ * ATTO read steps free the drive's latency and read rate and md's two
+ * stripe costs (no md on one drive).  The lead step tests its 4 pairs by
+ * plain differences (both md pairs inert); each other step tests the md
+ * pair as one group (inert: one simulation for two) and the drive's two as
+ * singles: 4 + 2 x 3 = 10 simulations for the 12 declared pairs.  The
+ * record it writes (cal0.reach.yaml) makes the next fit test every step
+ * that way (9), a record that calls moving pairs inert costs splits but
+ * not the result, and a bad record is bad input.  Every fit writes the
+ * same file as with every declared pair. */
+START_TEST(test_reach_scenario_same)
+{
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_reachsXXXXXX";
+  char data[1100], cal[2][1100], rec[1100];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
+  snprintf(cal[0], sizeof cal[0], "%s/cal0.yaml", dir);
+  snprintf(cal[1], sizeof cal[1], "%s/cal1.yaml", dir);
+  snprintf(rec, sizeof rec, "%s/cal0.reach.yaml", dir);
+  char *declared = tc_reach_steps(data, "declared", cal[1], out);
+  char rec1[1100];
+  snprintf(rec1, sizeof rec1, "%s/cal1.reach.yaml", dir);
+  ck_assert_msg(access(rec1, F_OK) != 0 && !strstr(out, "reach: "), "--reach declared ran the tests:\n%s", out);
+  const char *want[2] = {"6 inert, found by 10 group simulations in 2 rounds (per scenario: 1 lead tasks by plain "
+                         "differences, 0 tasks from the record)",
+                         "6 inert, found by 9 group simulations in 1 rounds (per scenario: 0 lead tasks by plain "
+                         "differences, 3 tasks from the record)"};
+  for (int m = 0; m < 3; m++) {
+    if (m == 2) { /* a stale record: the drive's latency called inert on the first step */
+      char *r = tc_slurp(rec);
+      ck_assert(r != NULL);
+      char *at = strstr(r, "inert: [");
+      ck_assert_msg(at != NULL, "no inert list in the record:\n%s", r);
+      at += strlen("inert: [");
+      char text[8192];
+      snprintf(text, sizeof text, "%.*s\"drives/teaching-fixed.latency\", %s", (int)(at - r), r, at);
+      tc_write_file(rec, text);
+      free(r);
+    }
+    char *file = tc_reach_steps(data, "scenario", cal[0], out);
+    ck_assert_msg(strstr(out, "reach: 6 of 12 (simulation, free parameter) pairs move the simulation") != NULL &&
+                      (m == 2 || strstr(out, want[m]) != NULL),
+                  "run %d: md's stripe costs not found inert as expected:\n%s", m, out);
+    ck_assert_msg(!strcmp(file, declared), "run %d: --reach scenario and declared differ:\n%s\n---\n%s", m, file,
+                  declared);
+    free(file);
+  }
+  tc_write_file(rec, "version: 1\ntasks:\n  - {task: x, inert: 3}\n");
+  char args[8192];
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/reach-steps-points.yaml' --reach scenario --out '%s'",
+           data, tc_src(), cal[0]);
+  int rc = tc_exec(args, out, TC_OUT_MAX, 1);
+  ck_assert_msg(rc == 2 && strstr(out, "cal0.reach.yaml:3:5: error:"), "a bad record: exit %d:\n%s", rc, out);
+  free(declared);
   tc_rmtree(dir);
   free(out);
 }
@@ -866,6 +947,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
   tcase_add_test(t, test_reach_tested_same);
+  tcase_add_test(t, test_reach_scenario_same);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

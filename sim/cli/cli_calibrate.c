@@ -46,11 +46,15 @@ static void cli_calibrate_usage(FILE *out)
         "  --jacobian HOW     coloured (default): parameters that reach disjoint simulations and\n"
         "                     points share one perturbed vector; per-parameter: one vector each (the\n"
         "                     reference: the same simulations and the same numbers, more passes)\n"
-        "  --reach HOW        declared (default): every (simulation, parameter) pair the scenarios\n"
-        "                     declare; tested: before the screening Jacobian, group tests find which\n"
-        "                     pairs move the simulation, and the Jacobian simulates only those (on the\n"
-        "                     review set 58 % of the pairs are inert but scattered: the tests cost more\n"
-        "                     than they save, 5173 simulations for 4252 pairs)\n",
+        "  --reach HOW        which (simulation, parameter) pairs the Jacobian simulates.  scenario\n"
+        "                     (default): before the screening Jacobian, per scenario file one step's\n"
+        "                     pairs by plain differences, then each other step's pairs that were inert\n"
+        "                     there as one group (split when it moves), and only the pairs that move\n"
+        "                     stay; writes the inert pairs beside --out (OUT.reach.yaml), and the next\n"
+        "                     fit tests each task's recorded pairs as one group instead.  declared:\n"
+        "                     every pair the scenarios declare (the reference).  tested: group tests\n"
+        "                     per task, split in halves (inert pairs are scattered: costs more than\n"
+        "                     declared on the review set)\n",
         out);
   fputs(
         "  --jacobian-every N a fresh finite-difference Jacobian every N-th step (default 0: only at\n"
@@ -78,26 +82,30 @@ static void cli_calibrate_usage(FILE *out)
         out);
 }
 
-/* The options that take one of two words (--cv-by, --reach, --jacobian):
- * the flag is 1 for the word `set`.  0, or -1 (said). */
+/* The options that take one of a few words (--cv-by, --reach, --jacobian):
+ * the value is the word's index.  0, or -1 (said). */
 static int cli_calibrate_choice(const char *a, const char *val, struct calib_opts *o)
 {
   const struct {
-    const char *opt, *word[2], *set;
-    int *flag;
+    const char *opt, *word[3]; /* NULL after the last */
+    int *value;
   } choice[] = {
-      {"--cv-by", {"experiment", "system"}, "system", &o->cv_by_system},
-      {"--reach", {"tested", "declared"}, "tested", &o->reach_tested},
-      {"--jacobian", {"coloured", "per-parameter"}, "per-parameter", &o->jac_dense},
+      {"--cv-by", {"experiment", "system", NULL}, &o->cv_by_system},
+      {"--reach", {"declared", "tested", "scenario"}, &o->reach}, /* enum calib_reach's order */
+      {"--jacobian", {"coloured", "per-parameter", NULL}, &o->jac_dense},
   };
   for (size_t k = 0; k < sizeof choice / sizeof choice[0]; k++) {
     if (strcmp(a, choice[k].opt))
       continue;
-    if (strcmp(val, choice[k].word[0]) && strcmp(val, choice[k].word[1])) {
-      fprintf(stderr, "nastwin: error: %s '%s': expected %s or %s\n", a, val, choice[k].word[0], choice[k].word[1]);
+    int n = choice[k].word[2] ? 3 : 2, w = 0;
+    while (w < n && strcmp(val, choice[k].word[w]))
+      w++;
+    if (w == n) {
+      fprintf(stderr, "nastwin: error: %s '%s': expected %s or %s%s%s\n", a, val, choice[k].word[0],
+              choice[k].word[1], n == 3 ? " or " : "", n == 3 ? choice[k].word[2] : "");
       return -1;
     }
-    *choice[k].flag = !strcmp(val, choice[k].set);
+    *choice[k].value = w;
   }
   return 0;
 }
@@ -107,6 +115,7 @@ int cli_calibrate(int argc, char **argv)
   static char out_path[1024];
   int out_given = 0, prior_given = 0, robust_given = 0;
   struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.01, .robust = 0.4,
+                         .reach = CALIB_REACH_SCENARIO,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   const char *system = NULL, *fio_dir = NULL;
   static const char *const valued[] = {"--data", "--points", "--only", "--params", "--catalog", "--out", "--system",

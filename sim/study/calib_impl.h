@@ -109,8 +109,19 @@ int calib_rekey(struct calib *c);
 int calib_run_pending(struct calib *c, const int *idx, int n);
 int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned char *need);
 /* calib_reach.c: group tests of which free parameters move which of the
- * fit's simulations; c->reach loses the pairs that do not.  0 or -1. */
-int calib_reach_refine(struct calib *c, FILE *out);
+ * fit's simulations; c->reach loses the pairs that do not.  0, 1 (out of
+ * memory) or 2 (a bad reach record), err filled. */
+int calib_reach_refine(struct calib *c, FILE *out, struct nw_err *err);
+/* calib_reachrec.c: the recorded reach beside o->out.  Its path (-1: no
+ * output); write the pairs of the needed tasks that are free, declared
+ * (decl) and out of c->reach (0 or -1 with err); read a record: rec[t] = 1
+ * for the tasks it names, hyp (ntasks x np) their inert pairs, *ntasks
+ * how many (0: no file; -1 with err: a bad file). */
+int calib_reach_record_path(const struct calib *c, char *buf, size_t len);
+int calib_reach_record_write(const struct calib *c, const unsigned char *decl, const unsigned char *need,
+                             struct nw_err *err);
+int calib_reach_record_read(const struct calib *c, unsigned char *hyp, unsigned char *rec, int *ntasks,
+                            struct nw_err *err);
 /* Score points pts from the cache at x (v->pts[].predicted, error). */
 void calib_score_at(struct calib *c, const double *x, const int *pts, int npts);
 /* calib_jac.c: residual rows (fit points, then a prior row per free

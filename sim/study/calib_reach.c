@@ -18,7 +18,16 @@
  * them nor sets them (the catalogue value stands, which by the test does
  * not matter there), and the cache is keyed again on the finer reach.
  * As for the screening's no_effect, "inert" is measured at the start
- * point: a threshold the fit later crosses would go unseen. */
+ * point: a threshold the fit later crosses would go unseen.
+ *
+ * Per task (--reach tested) the inert pairs are scattered inside the
+ * groups, and the splitting costs more than it saves.  Per scenario
+ * (--reach scenario) the steps of one scenario file share their
+ * mechanisms: its lead task (the first one the fit needs) is tested by
+ * plain differences, one single per pair (the Jacobian's own
+ * simulations); every other task of that file tests the pairs that were
+ * inert at the lead as one group (split as above when it moves) and the
+ * others as singles. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,25 +92,81 @@ static void reach_vector(const struct calib *c, const struct reach_state *st, co
   }
 }
 
-/* The first round's groups: every needed task's free parameters (two or more). */
-static int reach_seed(struct calib *c, struct reach_state *st, const unsigned char *need)
+/* The free parameters of task t (in its reach), into par; how many. */
+static int reach_pairs(const struct calib *c, int t, int *par)
 {
-  int *par = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *par);
-  if (!par)
-    return -1;
+  int n = 0;
+  for (int j = 0; j < c->np; j++)
+    if (c->par[j].free_ && c->reach[(size_t)t * (size_t)c->np + (size_t)j])
+      par[n++] = j;
+  return n;
+}
+
+/* Seed task t's group of par[0..n) (n >= 1). */
+static int reach_seed_group(struct reach_state *st, int t, const int *par, int n)
+{
+  int first = reach_pool_add(st, par, n);
+  return first < 0 ? -1 : reach_push(st, t, first, n, 0, 0);
+}
+
+/* Per task: every needed task's free parameters as one group (two or more). */
+static int reach_seed(struct calib *c, struct reach_state *st, const unsigned char *need, int *par)
+{
   for (int t = 0; t < c->v.ntasks; t++) {
-    int n = 0;
-    for (int j = 0; need[t] && j < c->np; j++)
-      if (c->par[j].free_ && c->reach[(size_t)t * (size_t)c->np + (size_t)j])
-        par[n++] = j;
+    int n = need[t] ? reach_pairs(c, t, par) : 0;
     st->pairs += n;
-    int first = n >= 2 ? reach_pool_add(st, par, n) : 0;
-    if (n >= 2 && (first < 0 || reach_push(st, t, first, n, 0, 0) < 0)) {
-      free(par);
+    if (n >= 2 && reach_seed_group(st, t, par, n) < 0)
       return -1;
-    }
   }
-  free(par);
+  return 0;
+}
+
+/* lead[t]: the first needed task of t's scenario file (t itself for a
+ * lead, -1 not needed). */
+static void reach_leads(const struct calib *c, const unsigned char *need, int *lead)
+{
+  for (int t = 0; t < c->v.ntasks; t++) {
+    lead[t] = -1;
+    for (int u = 0; need[t] && u <= t && lead[t] < 0; u++)
+      if (need[u] && !strcmp(c->v.cfgs[c->v.tasks[u].cfg].scenario, c->v.cfgs[c->v.tasks[t].cfg].scenario))
+        lead[t] = u;
+  }
+}
+
+/* The per-scenario form's hypotheses: the recorded reach (rec[t]: the
+ * record names task t, hyp its inert pairs), else the lead's verdicts. */
+struct reach_hyp {
+  const int *lead;
+  const unsigned char *decl; /* the declared reach (before the tests) */
+  const unsigned char *rec, *hyp;
+};
+
+/* Phase 0: the leads and the recorded tasks; phase 1 (after phase 0's
+ * verdicts): the others.  A task's pairs that its hypothesis calls inert
+ * form one group, the rest are singles (plain differences). */
+static int reach_seed_scenario(struct calib *c, struct reach_state *st, const struct reach_hyp *h, int phase, int *par)
+{
+  for (int t = 0; t < c->v.ntasks; t++) {
+    int first = h->lead[t] == t || h->rec[t];
+    if (h->lead[t] < 0 || first != (phase == 0))
+      continue;
+    int n = reach_pairs(c, t, par), ng = 0;
+    st->pairs += n;
+    for (int i = 0; i < n; i++) { /* the hypothesis' inert pairs to the front, the others after them */
+      size_t tj = (size_t)t * (size_t)c->np + (size_t)par[i];
+      size_t lj = (size_t)h->lead[t] * (size_t)c->np + (size_t)par[i];
+      if (h->rec[t] ? h->hyp[tj] : phase == 1 && h->decl[lj] && !c->reach[lj]) {
+        int j = par[i];
+        par[i] = par[ng];
+        par[ng++] = j;
+      }
+    }
+    if (ng > 0 && reach_seed_group(st, t, par, ng) < 0)
+      return -1;
+    for (int i = ng; i < n; i++)
+      if (reach_seed_group(st, t, &par[i], 1) < 0)
+        return -1;
+  }
   return 0;
 }
 
@@ -126,6 +191,9 @@ static int reach_round_run(struct calib *c, struct reach_state *st, int g0, int 
       idx[n++] = g->entry;
   }
   st->tests += n;
+  if (rc == 0 && n > 0 && !c->o->quiet)
+    fprintf(stderr, "calibrate: reach: %d groups, %d simulations to run (%ld so far, %.0f s, %.0f s CPU)\n", g1 - g0, n,
+            c->nsims, calib_elapsed_s(c), calib_cpu_s());
   if (rc == 0 && n > 0)
     rc = calib_run_pending(c, idx, n);
   free(x);
@@ -162,35 +230,87 @@ static int reach_round_judge(struct calib *c, struct reach_state *st, int g0, in
   return 0;
 }
 
-int calib_reach_refine(struct calib *c, FILE *out)
+/* Test the groups from g0 on, round after round, until no group is left; the rounds. */
+static int reach_rounds(struct calib *c, struct reach_state *st, int g0)
+{
+  int rounds = 0;
+  while (g0 < st->ng) {
+    int g1 = st->ng;
+    if (reach_round_run(c, st, g0, g1) < 0 || reach_round_judge(c, st, g0, g1) < 0 || calib_rekey(c) < 0)
+      return -1;
+    g0 = g1;
+    rounds++;
+  }
+  return rounds;
+}
+
+/* The per-scenario form: the record's and the leads' tasks, then the
+ * others; the record written again.  The rounds, -1 out of memory, -2 a
+ * bad record (err). */
+static int reach_by_scenario(struct calib *c, struct reach_state *st, const unsigned char *need, int *par,
+                             int *nlead, int *nrec, struct nw_err *err)
+{
+  size_t nt = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1), nm = nt * (size_t)(c->np > 0 ? c->np : 1);
+  int *lead = malloc(nt * sizeof *lead);
+  unsigned char *decl = malloc(nm), *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
+  int rc = lead && decl && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
+  if (rc == 0) {
+    memcpy(decl, c->reach, nm);
+    reach_leads(c, need, lead);
+    if (calib_reach_record_read(c, hyp, rec, nrec, err) < 0)
+      rc = -2;
+    for (int t = 0; t < c->v.ntasks; t++)
+      *nlead += lead[t] == t && !rec[t];
+  }
+  struct reach_hyp h = {.lead = lead, .decl = decl, .rec = rec, .hyp = hyp};
+  if (rc == 0 && (reach_seed_scenario(c, st, &h, 0, par) < 0 || (r0 = reach_rounds(c, st, 0)) < 0))
+    rc = -1;
+  int g0 = st->ng;
+  if (rc == 0 && (reach_seed_scenario(c, st, &h, 1, par) < 0 || (r1 = reach_rounds(c, st, g0)) < 0))
+    rc = -1;
+  if (rc == 0 && calib_reach_record_write(c, decl, need, err) < 0)
+    rc = -2;
+  free(lead);
+  free(decl);
+  free(hyp);
+  free(rec);
+  return rc < 0 ? rc : r0 + r1;
+}
+
+int calib_reach_refine(struct calib *c, FILE *out, struct nw_err *err)
 {
   unsigned char *need = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1));
+  int *par = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *par);
   struct reach_state st = {0};
-  int rc = need ? 0 : -1;
+  int rc = need && par ? 0 : -1, nlead = 0, nrec = 0;
   const double *xs[1] = {c->x};
   if (rc == 0)
     calib_pts_need(c, c->fitpts, c->nfit, need);
   st.base = malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1) * sizeof *st.base);
-  if (rc == 0 && (!st.base || calib_simulate(c, 1, xs, c->fitpts, c->nfit) < 0 || reach_seed(c, &st, need) < 0))
+  if (rc == 0 && (!st.base || calib_simulate(c, 1, xs, c->fitpts, c->nfit) < 0))
     rc = -1;
   for (int t = 0; rc == 0 && t < c->v.ntasks; t++) { /* found now: the keys change as the reach does */
     const struct calib_cached *b = need[t] ? calib_find(c, t, c->x) : NULL;
     st.base[t] = b ? (int)(b - c->cache) : -1;
   }
-  int rounds = 0;
-  for (int g0 = 0; rc == 0 && g0 < st.ng; rounds++) {
-    int g1 = st.ng;
-    if (reach_round_run(c, &st, g0, g1) < 0 || reach_round_judge(c, &st, g0, g1) < 0 || calib_rekey(c) < 0)
-      rc = -1;
-    g0 = g1;
-  }
-  if (rc == 0 && out)
+  if (rc == 0 && c->o->reach == CALIB_REACH_SCENARIO)
+    rc = reach_by_scenario(c, &st, need, par, &nlead, &nrec, err);
+  else if (rc == 0)
+    rc = reach_seed(c, &st, need, par) < 0 ? -1 : reach_rounds(c, &st, 0);
+  if (rc >= 0 && out) {
     fprintf(out, "reach: %ld of %ld (simulation, free parameter) pairs move the simulation; %ld inert, found by %ld "
-                 "group simulations in %d rounds\n",
-            st.pairs - st.inert_pairs, st.pairs, st.inert_pairs, st.tests, rounds);
+                 "group simulations in %d rounds",
+            st.pairs - st.inert_pairs, st.pairs, st.inert_pairs, st.tests, rc);
+    if (c->o->reach == CALIB_REACH_SCENARIO)
+      fprintf(out, " (per scenario: %d lead tasks by plain differences, %d tasks from the record)", nlead, nrec);
+    fputc('\n', out);
+  }
   free(st.base);
   free(st.g);
   free(st.pool);
+  free(par);
   free(need);
-  return rc;
+  if (rc == -1)
+    nw_fail(err, "calibrate", 0, 0, "reach tests failed (out of memory)");
+  return rc >= 0 ? 0 : rc == -1 ? 1 : 2;
 }

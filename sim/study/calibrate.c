@@ -599,11 +599,8 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     fprintf(out, "starting from the values of %s\n", o->start);
   }
   int nscreen = c->nfree;
-  if (o->reach_tested && calib_reach_refine(c, out) < 0) {
-    nw_fail(err, "calibrate", 0, 0, "reach tests failed (out of memory)");
-    rc = 1;
+  if (o->reach != CALIB_REACH_DECLARED && (rc = calib_reach_refine(c, out, err)) != 0)
     goto done;
-  }
   if (calib_screen(c) < 0) {
     nw_fail(err, "calibrate", 0, 0, "screening Jacobian failed (out of memory)");
     rc = 1;

@@ -53,6 +53,12 @@ struct calib_param {
   int discrete;        /* 1: a count (whole values), fitted by calib_counts' profile, not by gradient */
 };
 
+/* --reach: every declared pair, or group tests (before the screen) drop
+ * the inert ones: per task (binary splitting), or per scenario (one
+ * step's pairs by plain differences, the other steps' pairs inert there
+ * as one group each). */
+enum calib_reach { CALIB_REACH_DECLARED, CALIB_REACH_TESTED, CALIB_REACH_SCENARIO };
+
 struct calib_opts {
   const char *data, *points, *only, *params, *catalog, *out, *date;
   const char *source; /* provenance note (calibrate --system S --fio-results DIR); NULL: none */
@@ -71,7 +77,7 @@ struct calib_opts {
   double prior;  /* weight of the prior rows W 2 (x - catalogue) / (hi - lo); 0: none */
   double robust; /* Cauchy scale of the residuals (log units); 0: plain least squares */
   int jac_dense; /* 1: one perturbed vector per parameter (the reference for the coloured assembly) */
-  int reach_tested; /* 1: group tests drop the inert (simulation, parameter) pairs before the screen (calib_reach.c) */
+  int reach;     /* which (simulation, parameter) pairs the Jacobian simulates: enum calib_reach (calib_reach.c) */
   int jac_every; /* a fresh forward-difference Jacobian every N-th; 0: only a fit's first (then secant) */
   int counts;    /* 1: fit the counts with a fit range (channels, dies) by a profile (calib_counts) */
 };
