@@ -145,7 +145,7 @@ int eng_net_setup(struct eng *e)
   if (!n->fn)
     return -1;
   n->sched = (struct eng_sched){.model = n->fn, .advance = eng_net_advance, .next_s = eng_net_next_s, .ctx = n};
-  eng_sched_start(e, &n->sched, "network", e->nas);
+  eng_sched_start(e, &n->sched, "network", eng_nas_host(e));
   return 0;
 }
 

@@ -121,15 +121,16 @@ int eng_cpu_setup(struct eng *e)
     return -1;
   /* The SoC's power as SimGrid's host energy plugin took it
    * (wattage_per_state idle : one core : all cores, cpu.h). */
-  int cores = sg_host_core_count(e->nas);
+  int cores = e->local ? PLAT_CLIENT_CORES : e->map.nas_cores;
+  double speed = e->local ? PLAT_CLIENT_SPEED : e->map.nas_speed_cycles_per_s;
   double idle = soc_power_idle_W(soc), core = soc_power_core_busy_W(soc);
-  c->host = cpu_host_create(cores, sg_host_get_speed(e->nas), idle, idle + core, idle + core * cores);
+  c->host = cpu_host_create(cores, speed, idle, idle + core, idle + core * cores);
   if (!c->host)
     return -1;
   e->cpu = c;
   c->sched = (struct eng_sched){.model = c->host, .advance = eng_cpu_advance, .next_s = eng_cpu_next_s,
                             .covered = eng_cpu_covered, .ctx = c};
-  eng_sched_start(e, &c->sched, "cores", e->nas);
+  eng_sched_start(e, &c->sched, "cores", eng_nas_host(e));
   return 0;
 }
 

@@ -543,7 +543,7 @@ static int eng_daemon_start(struct eng *e, const char *actor, const char *name, 
     return -1;
   if (work == ENG_WORK_POOL)
     d->wait = eng_sem(e);
-  eng_spawn(actor, e->nas, eng_daemon_main, d, 1);
+  eng_spawn(actor, eng_nas_host(e), eng_daemon_main, d, 1);
   return 0;
 }
 
@@ -583,7 +583,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
 {
   const struct scenario *s = e->s;
   int local = e->local;
-  double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
+  double speed = local ? PLAT_CLIENT_SPEED : e->map.nas_speed_cycles_per_s;
   int nconns = local ? 0 : e->map.nconns;
   e->conns = calloc((size_t)(nconns > 0 ? nconns : 1), sizeof *e->conns);
   if (!e->conns)
@@ -616,7 +616,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
     if (!e->softirq)
       return nw_fail(err, e->s->path, 0, 0, "out of memory");
     e->softirq->softirq = 1;
-    eng_spawn("ksoftirqd", e->nas, eng_softirq_main, e, 1);
+    eng_spawn("ksoftirqd", eng_nas_host(e), eng_softirq_main, e, 1);
   }
   if (e->ops->shape == PROTO_SHAPE_POOL && !e->net_only) {
     int nt = e->ops->pool_threads(&s->proto);
@@ -653,7 +653,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
     if (e->clients[c->pc->client].cache)
       eng_spawn("client-cache", c->host, eng_client_copy_main, c, 1);
     c->deliver = e->ops->shape == PROTO_SHAPE_POOL && !e->net_only ? &e->poolq : &c->rxq;
-    eng_spawn("socket", e->nas, eng_socket_main, c, 1);
+    eng_spawn("socket", eng_nas_host(e), eng_socket_main, c, 1);
     eng_wire_start(e, c);
     if (eng_conn_daemons(e, c, speed) < 0)
       return nw_fail(err, e->s->path, 0, 0, "out of memory");

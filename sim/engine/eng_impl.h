@@ -208,7 +208,8 @@ struct eng {
   struct eng_cpu *cpu;      /* the NAS cores (engine.c on cpu.h) */
   const struct proto_ops *ops; /* the protocol: framing, costs, daemon shape */
   int local;                /* no server: a drive inside the client (PROTO_SHAPE_NONE) */
-  sg_host_t nas;            /* where daemons and the storage run */
+  sg_host_t *nas_hosts;     /* where daemons and the storage run: map.nas_hosts of them */
+  int nas_next;             /* the one the next NAS-side actor runs on (eng_nas_host) */
   struct stack *stack;
   struct disk **disks, **cache;
   struct accel parity, crypto, mem_bus;
@@ -309,6 +310,8 @@ void eng_queue_push(struct eng_queue *q, struct eng_req *r);
 struct eng_req *eng_queue_pop(struct eng_queue *q);
 /* Start an actor on host with data; daemon 1: it does not keep the run alive. */
 sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data, int daemon);
+/* The host of the next NAS-side actor: round the NAS hosts (platform.h). */
+sg_host_t eng_nas_host(struct eng *e);
 
 /* A fluid model's scheduler actor (cpu.c's cores, flow.c's links): it
  * lets the model end what is due at each instant (advance) and sleeps

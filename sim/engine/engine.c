@@ -888,7 +888,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           eng_spawn("job-rx", h, eng_lane_rx_main, l, 1);
           eng_queue_init(e, &j->replyq[q]);
           if (!local)
-            eng_spawn("job-reply", e->nas, eng_reply_main, l, 1);
+            eng_spawn("job-reply", eng_nas_host(e), eng_reply_main, l, 1);
           if (!local && (j->nconns > 1 || timer))
             eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
         }
@@ -926,6 +926,13 @@ void eng_op_main(int argc, char **argv)
 }
 
 /* ---- actors ------------------------------------------------------------ */
+
+sg_host_t eng_nas_host(struct eng *e)
+{
+  sg_host_t h = e->nas_hosts[e->nas_next];
+  e->nas_next = (e->nas_next + 1) % e->map.nas_hosts;
+  return h;
+}
 
 sg_actor_t eng_spawn(const char *name, sg_host_t host, void (*code)(int, char **), void *data,
                             int daemon)

@@ -78,7 +78,7 @@ static void eng_bond_event(struct eng *e, int member, int down)
   if (!b)
     xbt_die("out of memory");
   *b = (struct eng_bond){.e = e, .member = member, .down = down};
-  eng_spawn("bond-miimon", e->nas, eng_bond_main, b, 1);
+  eng_spawn("bond-miimon", eng_nas_host(e), eng_bond_main, b, 1);
 }
 
 /* Injects the scenario's disk failures and path losses at their times. */

@@ -38,6 +38,8 @@ int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *er
     return nw_fail(err, s->path, 0, 0, "%d clients x %d connections exceed %d connections",
                    s->nclients, map->conns_per_client, PLAT_MAX_CONNS);
   map->nconns = (int)n;
+  long hosts = PLAT_NAS_HOSTS_FIXED + PLAT_NAS_HOSTS_PER_CONN * n;
+  map->nas_hosts = hosts < PLAT_NAS_HOSTS_MAX ? (int)hosts : PLAT_NAS_HOSTS_MAX;
   enum net_mode mode = (enum net_mode)s->net.mode;
   enum lacp_kernel kern = (enum lacp_kernel)s->net.bond_hash_kernel;
   uint16_t port = (uint16_t)proto_ops_of(&s->proto)->service_port;
@@ -97,7 +99,7 @@ static void plat_write_failover(FILE *f, const struct plat_map *map)
   for (int i = 0; i < map->nconns; i++)
     for (int m = 0; m < map->nas_ports && m < PLAT_MAX_BOND; m++)
       if (map->failover & (1u << m))
-        fprintf(f, "    <host id=\"%sx%d\" speed=\"1e12f\" core=\"64\"/>\n", map->conns[i].host, m);
+        fprintf(f, "    <host id=\"%sx%d\" speed=\"%.17gf\"/>\n", map->conns[i].host, m, PLAT_CLIENT_SPEED);
 }
 
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
@@ -113,16 +115,16 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
     unlink(path);
     return nw_fail(err, path, 0, 0, "cannot write the platform file");
   }
-  int cores = map->nas_cores;
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
-  /* Its cores are ours (cpu.h): the host gives their count and speed. */
-  fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\" core=\"%d\"/>\n", map->nas_speed_cycles_per_s, cores);
-  /* Client compute is not what is modelled: a fast many-core host. */
+  fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\"/>\n", map->nas_speed_cycles_per_s);
+  for (int k = 1; k < map->nas_hosts; k++)
+    fprintf(f, "    <host id=\"nas.%d\" speed=\"%.17gf\"/>\n", k, map->nas_speed_cycles_per_s);
+  /* Client compute is not what is modelled (PLAT_CLIENT_SPEED). */
   for (int c = 0; c < s->nclients; c++)
-    fprintf(f, "    <host id=\"c%d\" speed=\"1e12f\" core=\"64\"/>\n", c);
+    fprintf(f, "    <host id=\"c%d\" speed=\"%.17gf\"/>\n", c, PLAT_CLIENT_SPEED);
   for (int i = 0; i < map->nconns; i++)
-    fprintf(f, "    <host id=\"%s\" speed=\"1e12f\" core=\"64\"/>\n", map->conns[i].host);
+    fprintf(f, "    <host id=\"%s\" speed=\"%.17gf\"/>\n", map->conns[i].host, PLAT_CLIENT_SPEED);
   if (map->failover)
     plat_write_failover(f, map);
   fprintf(f, "  </zone>\n</platform>\n");

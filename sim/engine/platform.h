@@ -4,8 +4,10 @@
  * SimGrid 3.32's C API cannot create hosts, so the platform is written as
  * XML (DTD 4.1) to a temporary file and loaded.  Hosts:
  *
- *   host "nas"       the SoC: one core per SoC core, speed = clock x
- *                    work_per_cycle (SimGrid flops = reference cycles)
+ *   host "nas"       the SoC: speed = clock x work_per_cycle (SimGrid
+ *                    flops = reference cycles); its cores are cpu.c's
+ *   host "nas.N"     N = 1 .. nas_hosts - 1: the same, more of them to
+ *                    spread the NAS-side actors over (below)
  *   host "cI"        client I (compute is not modelled: fast host)
  *   host "cIkK"      client I's connection K: where its client actors run
  *   host "cIkKxM"    its client end while LACP member M is out of the
@@ -18,7 +20,17 @@
  * is blocking).  Towards the NAS: the client NIC the client's bond hashes
  * to, the NAS port the switch's hash (or the MPIO path) picks; back: the
  * NAS bond's hash and the switch's towards the client.  plat_build pins
- * every connection to them, and to the survivors' for each failover. */
+ * every connection to them, and to the survivors' for each failover.
+ *
+ * SimGrid only runs the actors and times their waits (no SimGrid
+ * execution or communication): every host has SimGrid's one core, so its
+ * CPU model can be the trace-integration one (cpu/optim:TI, which takes
+ * single-core hosts only), whose sleeps stay out of the max-min system
+ * the default lazy model puts each of them in.  That model brings every
+ * action of a host up to date whenever one of them starts or ends, so the
+ * NAS-side actors are spread over nas_hosts hosts (which host an actor
+ * is on means nothing on the NAS side: only a client end's host picks a
+ * route). */
 #ifndef NASTWIN_PLATFORM_H
 #define NASTWIN_PLATFORM_H
 
@@ -26,6 +38,16 @@
 
 #define PLAT_MAX_CONNS 2048
 #define PLAT_MAX_BOND 8 /* 802.3ad: at most 8 active members */
+/* A client's compute is not what is modelled: a local drive's host (the
+ * client itself) has cores and speed to spare. */
+#define PLAT_CLIENT_CORES 64
+#define PLAT_CLIENT_SPEED 1e12 /* reference cycles/s per core */
+/* NAS hosts: a few per connection (its socket, reply lane and daemon)
+ * and the kernel threads, schedulers and pools, within a bound on the
+ * platform's size. */
+#define PLAT_NAS_HOSTS_FIXED 32
+#define PLAT_NAS_HOSTS_PER_CONN 3
+#define PLAT_NAS_HOSTS_MAX 1024
 
 /* One client TCP connection (SMB channel, NFS mount, iSCSI session/path). */
 struct plat_conn {
@@ -53,6 +75,7 @@ struct plat_map {
   double client_nic_payload_bytes_per_s;
   double nas_speed_cycles_per_s;
   int nas_cores;
+  int nas_hosts;       /* "nas" and "nas.1" .. : the NAS-side actors' SimGrid hosts */
   int blocking_switch;
   unsigned failover;   /* LACP: bit M set = a fault takes NAS port M down (alternative routes exist) */
 };

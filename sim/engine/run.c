@@ -415,7 +415,9 @@ static int eng_begin(struct eng *e, const struct scenario *s, int step, struct r
 }
 
 /* SimGrid: quiet unless asked, CM02 (no LV08 latency/bandwidth factors:
- * they distort small RPCs), no cross-traffic penalty on full duplex. */
+ * they distort small RPCs), no cross-traffic penalty on full duplex; the
+ * trace-integration CPU model, as SimGrid only times the actors' waits
+ * (platform.h): its sleeps cost no max-min variable each. */
 static void eng_simgrid_init(const struct scenario *s, int nlog, char **log_args)
 {
   xbt_log_control_set("root.thres:critical");
@@ -427,6 +429,7 @@ static void eng_simgrid_init(const struct scenario *s, int nlog, char **log_args
   simgrid_init(&argc, argv);
   sg_cfg_set_string("network/model", "CM02");
   sg_cfg_set_boolean("network/crosstraffic", "no");
+  sg_cfg_set_string("cpu/optim", "TI");
   if (s->net.tcp_window_bytes > 0)
     sg_cfg_set_double("network/TCP-gamma", s->net.tcp_window_bytes);
 }
@@ -444,7 +447,15 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   simgrid_load_platform(path);
   unlink(path);
   int local = e->local;
-  e->nas = sg_host_by_name(local ? "c0" : "nas");
+  e->nas_hosts = eng_own(e, (size_t)e->map.nas_hosts * sizeof *e->nas_hosts);
+  if (!e->nas_hosts)
+    return nw_fail(err, s->path, 0, 0, "out of memory");
+  for (int k = 0; k < e->map.nas_hosts; k++) {
+    char name[32] = "nas";
+    if (k > 0)
+      snprintf(name, sizeof name, "nas.%d", k);
+    e->nas_hosts[k] = sg_host_by_name(name);
+  }
   if (eng_cpu_setup(e) < 0)
     return nw_fail(err, s->path, 0, 0, "out of memory");
 
@@ -472,7 +483,7 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   }
   for (int k = 0; k < 6; k++)
     stats_series_init(&e->fio_samples[k], RES_SAMPLE_S);
-  double speed = local ? 1e12 : e->map.nas_speed_cycles_per_s;
+  double speed = local ? PLAT_CLIENT_SPEED : e->map.nas_speed_cycles_per_s;
   static const char *const kt_names[STACK_THREAD_COUNT] = {"md_raid", "flush", "kcryptd", "blk", "ssdcache"};
   static const char *const kt_who[STACK_THREAD_COUNT] = {
       "md raid5d/6d parity thread", "page-cache flusher", "kcryptd AES",
@@ -486,9 +497,9 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
     snprintf(kt->acct.who, sizeof kt->acct.who, "%s", kt_who[k]);
     kt->acct.speed = speed;
     kt->sem = eng_sem(e);
-    eng_spawn(kt_names[k], e->nas, eng_kthread_main, kt, 1);
+    eng_spawn(kt_names[k], eng_nas_host(e), eng_kthread_main, kt, 1);
   }
-  eng_spawn("storage", e->nas, eng_storage_main, e, 1);
+  eng_spawn("storage", eng_nas_host(e), eng_storage_main, e, 1);
 
   e->ramp_s = 0.0;
   e->t_end_s = s->time_s;
@@ -732,9 +743,9 @@ static int eng_run(const struct scenario *s, int step, int nlog, char **log_args
     goto fail;
   }
   if (s->op != STACK_OP_NONE)
-    eng_spawn("md-operation", e->nas, eng_op_main, e, 0);
+    eng_spawn("md-operation", eng_nas_host(e), eng_op_main, e, 0);
   if (s->nfaults > 0)
-    eng_spawn("faults", e->nas, eng_faults_main, e, 1);
+    eng_spawn("faults", eng_nas_host(e), eng_faults_main, e, 1);
 
   simgrid_run();
 

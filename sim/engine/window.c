@@ -88,7 +88,7 @@ int eng_window_setup(struct eng *e)
     time_based &= e->step->jobs[i].time_based != 0;
   e->stop_at_end = time_based && s->op == STACK_OP_NONE;
   e->window_sem = eng_sem(e);
-  eng_spawn("window", e->nas, eng_window_main, e, 1);
+  eng_spawn("window", eng_nas_host(e), eng_window_main, e, 1);
   return 0;
 }
 
