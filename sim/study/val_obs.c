@@ -37,7 +37,7 @@ static int obs_bound(const struct ynode *e, struct val_point *p, struct nw_err *
     return val_at(err, ytree_get(e, lo ? "at_least" : "at_most"),
                   "observations: bound '%s' must be a positive number%s", b, "");
   p->bound = lo ? 1 : -1;
-  p->weight = 10.0;
+  p->weight = 30.0;
   const char *w = val_scalar(e, "weight");
   if (w && (val_number(w, &p->weight) < 0 || !(p->weight > 0)))
     return val_at(err, ytree_get(e, "weight"), "observations: weight '%s' must be a positive number%s", w, "");
