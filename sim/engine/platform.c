@@ -102,6 +102,14 @@ static void plat_write_failover(FILE *f, const struct plat_map *map)
         fprintf(f, "    <host id=\"%sx%d\" speed=\"%.17gf\"/>\n", map->conns[i].host, m, PLAT_CLIENT_SPEED);
 }
 
+void plat_nas_host_name(int k, char *buf, size_t len)
+{
+  if (k > 0)
+    snprintf(buf, len, "nas.%d", k);
+  else
+    snprintf(buf, len, "nas");
+}
+
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,
                struct nw_err *err)
 {
@@ -117,9 +125,11 @@ int plat_write(const struct scenario *s, const struct plat_map *map, char *path,
   }
   fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
              "<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n");
-  fprintf(f, "    <host id=\"nas\" speed=\"%.17gf\"/>\n", map->nas_speed_cycles_per_s);
-  for (int k = 1; k < map->nas_hosts; k++)
-    fprintf(f, "    <host id=\"nas.%d\" speed=\"%.17gf\"/>\n", k, map->nas_speed_cycles_per_s);
+  for (int k = 0; k < map->nas_hosts; k++) {
+    char name[32];
+    plat_nas_host_name(k, name, sizeof name);
+    fprintf(f, "    <host id=\"%s\" speed=\"%.17gf\"/>\n", name, map->nas_speed_cycles_per_s);
+  }
   /* Client compute is not what is modelled (PLAT_CLIENT_SPEED). */
   for (int c = 0; c < s->nclients; c++)
     fprintf(f, "    <host id=\"c%d\" speed=\"%.17gf\"/>\n", c, PLAT_CLIENT_SPEED);

@@ -86,6 +86,9 @@ int plat_conns_per_client(const struct scenario *s);
 /* Decide the topology and pin every connection to its links. */
 int plat_build(const struct scenario *s, struct plat_map *map, struct nw_err *err);
 
+/* The SimGrid name of NAS host k (0 .. nas_hosts - 1): "nas", "nas.K". */
+void plat_nas_host_name(int k, char *buf, size_t len);
+
 /* Write the platform XML (its hosts) to a new temporary file; path receives its name
  * (caller unlinks).  0 or -1. */
 int plat_write(const struct scenario *s, const struct plat_map *map, char *path, size_t len,

@@ -451,9 +451,8 @@ static int eng_setup_platform(struct eng *e, struct nw_err *err)
   if (!e->nas_hosts)
     return nw_fail(err, s->path, 0, 0, "out of memory");
   for (int k = 0; k < e->map.nas_hosts; k++) {
-    char name[32] = "nas";
-    if (k > 0)
-      snprintf(name, sizeof name, "nas.%d", k);
+    char name[32];
+    plat_nas_host_name(k, name, sizeof name);
     e->nas_hosts[k] = sg_host_by_name(name);
   }
   if (eng_cpu_setup(e) < 0)
