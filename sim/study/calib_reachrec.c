@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "sim/config/ytree.h"
 #include "sim/study/calib_impl.h"
 
@@ -72,13 +73,13 @@ static int calib_task_inert(const struct calib *c, const unsigned char *decl, in
 int calib_reach_record_write(const struct calib *c, const unsigned char *decl, const unsigned char *need,
                              struct nw_err *err)
 {
-  char path[1100], tmp[1200], label[2048];
+  char path[1100], label[2048];
   if (calib_reach_record_path(c, path, sizeof path) < 0)
     return 0;
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  struct file_atomic a;
+  if (file_atomic_open(&a, path, err) != 0)
+    return -1;
+  FILE *f = a.f;
   fprintf(f, "# written by `nastwin calibrate --reach scenario`; do not edit by hand.\n"
              "# The (simulation, free parameter) pairs measured inert at the fit's start\n"
              "# point; the next fit tests each task's pairs as one group before trusting\n"
@@ -96,11 +97,7 @@ int calib_reach_record_write(const struct calib *c, const unsigned char *decl, c
     ntasks++;
   }
   fputs(ntasks ? "\n" : " []\n", f);
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return nw_fail(err, path, 0, 0, "cannot write: %s", strerror(errno));
-  }
-  return 0;
+  return file_atomic_commit(&a, 0, err);
 }
 
 /* Parameter index of "ENTRY.KEY", or -1. */
