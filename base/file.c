@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 enum file_read_status file_read_all(const char *path, size_t max_bytes, char **buf,
                                     size_t *len_bytes)
@@ -49,4 +51,51 @@ enum file_read_status file_read_all(const char *path, size_t max_bytes, char **b
   *buf = b;
   *len_bytes = len;
   return FILE_READ_OK;
+}
+
+int file_atomic_open(struct file_atomic *a, const char *path, struct nw_err *err)
+{
+  a->f = NULL;
+  if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path)
+    return nw_fail(err, path, 0, 0, "cannot write: the path is longer than %zu bytes", sizeof a->path - 1);
+  snprintf(a->tmp, sizeof a->tmp, "%s.%ld.tmp", path, (long)getpid());
+  a->f = fopen(a->tmp, "w");
+  if (!a->f) {
+    int why = errno;
+    nw_fail(err, a->tmp, 0, 0, "cannot write: %s", strerror(why));
+    errno = why;
+    return -1;
+  }
+  return 0;
+}
+
+int file_atomic_commit(struct file_atomic *a, int bad, struct nw_err *err)
+{
+  errno = 0;
+  int failed = bad || fflush(a->f) != 0 || ferror(a->f) || fsync(fileno(a->f)) != 0;
+  int why = errno;
+  if (fclose(a->f) != 0 && !failed) {
+    failed = 1;
+    why = errno;
+  }
+  a->f = NULL;
+  if (failed) {
+    unlink(a->tmp);
+    nw_fail(err, a->tmp, 0, 0, "write failed%s%s", why ? ": " : "", why ? strerror(why) : "");
+  } else if (rename(a->tmp, a->path) != 0) {
+    why = errno;
+    unlink(a->tmp);
+    nw_fail(err, a->path, 0, 0, "cannot rename into place: %s", strerror(why));
+  } else
+    return 0;
+  errno = why ? why : EIO;
+  return -1;
+}
+
+int file_write_atomic(const char *path, const char *text, size_t len)
+{
+  struct file_atomic a;
+  if (file_atomic_open(&a, path, NULL) != 0)
+    return -1;
+  return file_atomic_commit(&a, fwrite(text, 1, len, a.f) != len, NULL);
 }

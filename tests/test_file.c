@@ -1,5 +1,6 @@
 /* test_file.c - file_read_all: byte-exact reads across the buffer's growth
- * steps, the size limit at its edge, and the two failure statuses. */
+ * steps, the size limit at its edge, and the two failure statuses;
+ * file_atomic: a file is replaced whole or left as it was. */
 #include <check.h>
 #include "ck_run.h"
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/file.h"
@@ -84,6 +86,64 @@ START_TEST(test_failures)
 }
 END_TEST
 
+/* Is path's whole content text? */
+static int file_test_is(const char *path, const char *text)
+{
+  char *buf;
+  size_t len;
+  if (file_read_all(path, SIZE_MAX, &buf, &len) != FILE_READ_OK)
+    return 0;
+  int same = len == strlen(text) && !memcmp(buf, text, len);
+  free(buf);
+  return same;
+}
+
+START_TEST(test_atomic)
+{
+  char dir[] = "/tmp/nastwin_test_atomic_XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char path[128], tmp[160];
+  snprintf(path, sizeof path, "%s/out.yaml", dir);
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  ck_assert_int_eq(file_write_atomic(path, "old\n", 4), 0);
+  ck_assert(file_test_is(path, "old\n"));
+  /* the caller's failure half way: the old file stays, no temporary */
+  struct file_atomic a;
+  struct nw_err err = {0};
+  ck_assert_int_eq(file_atomic_open(&a, path, &err), 0);
+  fputs("half", a.f);
+  ck_assert(file_test_is(path, "old\n"));
+  ck_assert_int_eq(file_atomic_commit(&a, 1, &err), -1);
+  ck_assert_msg(strstr(err.msg, "write failed") != NULL, "%s", err.msg);
+  ck_assert(file_test_is(path, "old\n"));
+  ck_assert_int_eq(access(tmp, F_OK), -1);
+  /* a whole write replaces it */
+  ck_assert_int_eq(file_atomic_open(&a, path, &err), 0);
+  fputs("new, longer\n", a.f);
+  ck_assert_int_eq(file_atomic_commit(&a, 0, &err), 0);
+  ck_assert(file_test_is(path, "new, longer\n"));
+  ck_assert_int_eq(access(tmp, F_OK), -1);
+  /* a folder that is not there: an error naming the file, errno kept */
+  errno = 0;
+  ck_assert_int_eq(file_atomic_open(&a, "/nonexistent/dir/out.yaml", &err), -1);
+  ck_assert_msg(errno == ENOENT && strstr(err.file, "/nonexistent/dir/out.yaml") != NULL, "errno %d, %s", errno, err.file);
+  ck_assert_int_eq(file_write_atomic("/nonexistent/dir/out.yaml", "x", 1), -1);
+  ck_assert_int_eq(errno, ENOENT);
+  /* the destination is a folder: the rename fails, the temporary goes */
+  char sub[160], subtmp[200];
+  snprintf(sub, sizeof sub, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(sub, 0777), 0);
+  snprintf(subtmp, sizeof subtmp, "%s.%ld.tmp", sub, (long)getpid());
+  ck_assert_int_eq(file_atomic_open(&a, sub, &err), 0);
+  ck_assert_int_eq(file_atomic_commit(&a, 0, &err), -1);
+  ck_assert_msg(strstr(err.msg, "cannot rename into place") != NULL, "%s", err.msg);
+  ck_assert_int_eq(access(subtmp, F_OK), -1);
+  ck_assert_int_eq(rmdir(sub), 0);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("file");
@@ -92,5 +152,8 @@ int main(void)
   tcase_add_test(tc, test_limit);
   tcase_add_test(tc, test_failures);
   suite_add_tcase(s, tc);
+  TCase *ta = tcase_create("atomic");
+  tcase_add_test(ta, test_atomic);
+  suite_add_tcase(s, ta);
   return ck_run(s);
 }

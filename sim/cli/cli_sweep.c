@@ -12,6 +12,7 @@
 #include <mpi.h>
 #endif
 
+#include "base/file.h"
 #include "sim/cli/cli.h"
 #include "sim/study/calibrate.h"
 #include "sim/cli/cli_opt.h"
@@ -594,7 +595,7 @@ static int cli_sweep_journal(const struct cli_sweep_opts *o, const char *jpath,
   for (int t = 0; t < ntasks; t++)
     if (rows[t])
       off += (size_t)sprintf(jtext + off, "%s", rows[t]);
-  int wr = sweep_write_atomic(jpath, jtext, off), fd = -1;
+  int wr = file_write_atomic(jpath, jtext, off), fd = -1;
   free(jtext);
   if (wr < 0 || (fd = open(jpath, O_WRONLY | O_APPEND)) < 0)
     fprintf(stderr, "nastwin: error: %s: cannot write the journal: %s\n", jpath, strerror(errno));
@@ -619,7 +620,7 @@ static int cli_sweep_write(const struct sweep *sw, const struct cli_sweep_opts *
     len += l;
   }
   if (o->csv) {
-    if (sweep_write_atomic(o->csv, text, len) < 0) {
+    if (file_write_atomic(o->csv, text, len) < 0) {
       fprintf(stderr, "nastwin: error: %s: %s\n", o->csv, strerror(errno));
       free(text);
       return -1;
@@ -635,7 +636,7 @@ static int cli_sweep_write(const struct sweep *sw, const struct cli_sweep_opts *
       rows[t][strcspn(rows[t], "\n")] = 0;
     size_t jl = 0;
     char *js = cli_sweep_json(hline, rows, ntasks, &jl);
-    if (!js || sweep_write_atomic(o->json, js, jl) < 0) {
+    if (!js || file_write_atomic(o->json, js, jl) < 0) {
       fprintf(stderr, "nastwin: error: %s: cannot write JSON\n", o->json);
       free(js);
       return -1;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "base/datadir.h"
+#include "base/file.h"
 #include "base/units.h"
 #include "sim/report/report.h"
 #include "sim/report/svg.h"
@@ -53,7 +54,7 @@ int htmlreport_write(const char *dir, const char *text, size_t len, struct nw_er
   if ((size_t)snprintf(path, sizeof path, "%s/index.html", dir) >= sizeof path)
     return nw_fail(err, dir, 0, 0, "html: folder name is too long (%zu characters)",
                    strlen(dir));
-  if (sweep_write_atomic(path, text, len) < 0)
+  if (file_write_atomic(path, text, len) < 0)
     return nw_fail(err, path, 0, 0, "html: cannot write: %s", strerror(errno));
   return 0;
 }

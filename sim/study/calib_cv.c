@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/units.h"
 #include "sim/config/ytree.h"
 #include "sim/study/calib_impl.h"
@@ -102,60 +103,34 @@ static const char *calib_cv_group(const struct calib *c, int i)
 #define CALIB_CV_END "<!-- end of the cross-validation table, leave one %s out -->\n"
 
 /* Replace what lies between the markers of path with the table and how
- * it was made (written to a temporary file, then renamed).  0 or -1. */
-static int calib_cv_readme(const struct calib *c, const char *table)
+ * it was made (written whole or not at all: base/file.h).  0, or -1 with
+ * err (cannot read or write it, or its markers are missing). */
+static int calib_cv_readme(const struct calib *c, const char *table, struct nw_err *err)
 {
   const char *path = c->o->cv_readme;
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return -1;
-  char *text = NULL;
-  size_t cap = 0, len = 0, got;
-  char buf[8192];
-  while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-    if (len + got + 1 > cap) {
-      cap = (len + got + 1) * 2;
-      char *g = realloc(text, cap);
-      if (!g) {
-        free(text);
-        fclose(f);
-        return -1;
-      }
-      text = g;
-    }
-    memcpy(text + len, buf, got);
-    len += got;
-  }
-  fclose(f);
+  char *text;
+  size_t len;
+  if (file_read_all(path, SIZE_MAX, &text, &len) != FILE_READ_OK)
+    return nw_fail(err, path, 0, 0, "cannot read: %s", strerror(errno));
   const char *unit = c->o->cv_by_system ? "system" : "experiment";
   char begin[256], end[256];
   snprintf(begin, sizeof begin, CALIB_CV_BEGIN, unit);
   snprintf(end, sizeof end, CALIB_CV_END, unit);
-  char *b = text ? (text[len] = 0, strstr(text, begin)) : NULL;
+  char *b = strstr(text, begin);
   char *e = b ? strstr(b, end) : NULL;
-  if (!e) {
+  struct file_atomic a;
+  if (!e || file_atomic_open(&a, path, err) != 0) {
     free(text);
-    return -1;
+    return e ? -1 : nw_fail(err, path, 0, 0, "no cross-validation table markers (leave one %s out) to write between", unit);
   }
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *o = fopen(tmp, "w");
-  if (!o) {
-    free(text);
-    return -1;
-  }
-  fwrite(text, 1, (size_t)(b - text) + strlen(begin), o);
-  fprintf(o, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one %s out,\n"
-             "one damped Gauss-Newton step per fold from the %s fit.\n\n%s\n",
+  fwrite(text, 1, (size_t)(b - text) + strlen(begin), a.f);
+  fprintf(a.f, "\nFrom `%s` (%ld simulations, %.0f s wall, -j %d): leave one %s out,\n"
+               "one damped Gauss-Newton step per fold from the %s fit.\n\n%s\n",
           c->o->command ? c->o->command : "nastwin calibrate --cv", c->nsims, calib_elapsed_s(c), c->o->njobs, unit,
           c->o->cv_from ? "shipped" : "full", table);
-  fputs(e, o);
+  fputs(e, a.f);
   free(text);
-  if (fclose(o) != 0 || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  return file_atomic_commit(&a, 0, err);
 }
 
 /* Take the values of a calibrated.yaml (path) as c's start point: x, xref
@@ -343,8 +318,9 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
                        100 * med, 100 * p90);
   }
   rc = 0;
-  if (c->o->cv_readme && calib_cv_readme(c, table) != 0) {
-    fprintf(stderr, "%s: cannot rewrite the cross-validation table (its markers missing?)\n", c->o->cv_readme);
+  struct nw_err werr = {0};
+  if (c->o->cv_readme && calib_cv_readme(c, table, &werr) != 0) {
+    nw_err_print(&werr, stderr);
     rc = -1;
   }
 out:

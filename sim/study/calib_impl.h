@@ -51,6 +51,7 @@ struct calib {
   int *fitpts, nfit;      /* points of the current fit */
   int *freep, nfree;      /* parameters of the current fit */
   double *x;              /* full parameter vector (canonical units) */
+  double *xstart;         /* where the fit started: the catalogue, or --start's values */
   double *uref, *xref;    /* u <-> x pairs taken exactly (the start point):
                            * atanh/tanh do not round-trip to the last bit,
                            * and the cache compares values exactly */

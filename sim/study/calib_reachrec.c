@@ -17,8 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "sim/config/ytree.h"
 #include "sim/study/calib_impl.h"
+
+#define CALIB_LABEL_BYTES 2048 /* a task label "SCENARIO|SETS|FIO|STEP" */
 
 /* The record's path beside o->out; 0, or -1 when there is no output. */
 int calib_reach_record_path(const struct calib *c, char *buf, size_t len)
@@ -72,13 +75,13 @@ static int calib_task_inert(const struct calib *c, const unsigned char *decl, in
 int calib_reach_record_write(const struct calib *c, const unsigned char *decl, const unsigned char *need,
                              struct nw_err *err)
 {
-  char path[1100], tmp[1200], label[2048];
+  char path[1100], label[CALIB_LABEL_BYTES];
   if (calib_reach_record_path(c, path, sizeof path) < 0)
     return 0;
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  struct file_atomic a;
+  if (file_atomic_open(&a, path, err) != 0)
+    return -1;
+  FILE *f = a.f;
   fprintf(f, "# written by `nastwin calibrate --reach scenario`; do not edit by hand.\n"
              "# The (simulation, free parameter) pairs measured inert at the fit's start\n"
              "# point; the next fit tests each task's pairs as one group before trusting\n"
@@ -96,11 +99,7 @@ int calib_reach_record_write(const struct calib *c, const unsigned char *decl, c
     ntasks++;
   }
   fputs(ntasks ? "\n" : " []\n", f);
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return nw_fail(err, path, 0, 0, "cannot write: %s", strerror(errno));
-  }
-  return 0;
+  return file_atomic_commit(&a, 0, err);
 }
 
 /* Parameter index of "ENTRY.KEY", or -1. */
@@ -114,18 +113,21 @@ static int calib_param_of(const struct calib *c, const char *name)
   return calib_find_param(c, entry, dot + 1);
 }
 
-/* The record's item it (a map) into hyp; 0, or -1 with err. */
-static int calib_reach_record_item(const struct calib *c, const struct ynode *it, unsigned char *hyp,
-                                   unsigned char *rec, int *ntasks, struct nw_err *err)
+/* The record's item it (a map) into hyp; labels: every task's label
+ * (CALIB_LABEL_BYTES each, "" when it has none).  0, or -1 with err. */
+static int calib_reach_record_item(const struct calib *c, const struct ynode *it, const char *labels,
+                                   unsigned char *hyp, unsigned char *rec, int *ntasks, struct nw_err *err)
 {
   const struct ynode *task = it->kind == YNODE_MAP ? ytree_get(it, "task") : NULL;
   const struct ynode *inert = it->kind == YNODE_MAP ? ytree_get(it, "inert") : NULL;
   if (!task || task->kind != YNODE_SCALAR || !inert || inert->kind != YNODE_SEQ)
     return nw_fail(err, it->file, it->line, it->col, "reach record: a task needs `task: LABEL` and an `inert` list");
-  char label[2048];
   int t = 0;
-  while (t < c->v.ntasks && (calib_task_label(c, t, label, sizeof label) < 0 || strcmp(label, task->scalar)))
+  const char *l = labels;
+  while (t < c->v.ntasks && (!*l || strcmp(l, task->scalar))) {
     t++;
+    l += CALIB_LABEL_BYTES;
+  }
   if (t == c->v.ntasks)
     return 0; /* a task this fit does not simulate */
   *ntasks += !rec[t];
@@ -155,8 +157,17 @@ int calib_reach_record_read(const struct calib *c, unsigned char *hyp, unsigned 
   int rc = 0;
   if (!ver || ver->kind != YNODE_SCALAR || strcmp(ver->scalar, "1") || !tasks || tasks->kind != YNODE_SEQ)
     rc = nw_fail(err, path, root->line, root->col, "reach record: expected `version: 1` and a `tasks` list");
+  char *labels = rc == 0 ? malloc((size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1) * CALIB_LABEL_BYTES) : NULL;
+  if (rc == 0 && !labels)
+    rc = nw_fail(err, path, 0, 0, "reach record: out of memory");
+  for (int t = 0; rc == 0 && t < c->v.ntasks; t++) {
+    char *l = labels + (size_t)t * CALIB_LABEL_BYTES;
+    if (calib_task_label(c, t, l, CALIB_LABEL_BYTES) < 0)
+      *l = 0; /* not recordable: matches no record */
+  }
   for (int i = 0; rc == 0 && i < tasks->n; i++)
-    rc = calib_reach_record_item(c, tasks->kids[i], hyp, rec, ntasks, err);
+    rc = calib_reach_record_item(c, tasks->kids[i], labels, hyp, rec, ntasks, err);
+  free(labels);
   ytree_free(root);
   return rc;
 }

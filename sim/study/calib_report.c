@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "sim/study/calib_impl.h"
 
 /* Canonical unit text of a dimension ("" for numbers). */
@@ -129,11 +130,10 @@ void calib_print_missing(const struct calib *c, FILE *out)
 int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl, struct nw_err *err)
 {
   const struct calib_opts *o = c->o;
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", o->out, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  struct file_atomic a;
+  if (file_atomic_open(&a, o->out, err) != 0)
+    return -1;
+  FILE *f = a.f;
   const char *data = o->data ? o->data : "validation/reviews.yaml";
   const char *points = o->points ? o->points : "validation/points.yaml";
   fprintf(f, "# calibrated.yaml - written by `nastwin calibrate`; do not edit by hand.\n"
@@ -196,16 +196,7 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
             "stderr: \"%s\", at_bound: %s, points: %d, sensitivity: %.4g}\n",
             q->entry, q->key, v, rd, v0, lo, hi, se, q->at_bound ? "true" : "false", q->npoints, q->sensitivity);
   }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    unlink(tmp);
-    return nw_fail(err, tmp, 0, 0, "write failed");
-  }
-  if (rename(tmp, o->out) < 0) {
-    unlink(tmp);
-    return nw_fail(err, o->out, 0, 0, "cannot rename into place: %s", strerror(errno));
-  }
-  return 0;
+  return file_atomic_commit(&a, 0, err);
 }
 
 /* The free parameters and their reach (calibrate --list). */

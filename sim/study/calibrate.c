@@ -401,13 +401,14 @@ static int calib_setup(struct calib *c, struct nw_err *err)
   c->x = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->x);
   c->uref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->uref);
   c->xref = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->xref);
+  c->xstart = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->xstart);
   c->fitpts = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *c->fitpts);
   c->freep = malloc((size_t)(c->np > 0 ? c->np : 1) * sizeof *c->freep);
   v->results = calloc((size_t)(v->ntasks > 0 ? v->ntasks : 1), sizeof *v->results);
-  if (!c->w || !c->reach || !c->x || !c->uref || !c->xref || !c->fitpts || !c->freep || !v->results)
+  if (!c->w || !c->reach || !c->x || !c->uref || !c->xref || !c->xstart || !c->fitpts || !c->freep || !v->results)
     return nw_fail(err, "calibrate", 0, 0, "out of memory");
   for (int j = 0; j < c->np; j++) {
-    c->x[j] = c->xref[j] = c->par[j].value0;
+    c->x[j] = c->xref[j] = c->xstart[j] = c->par[j].value0;
     c->uref[j] = calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
   }
   /* A task feeds a power point? Power parameters reach only those: the
@@ -490,21 +491,23 @@ void calib_release(struct calib *c)
   free(c->x);
   free(c->uref);
   free(c->xref);
+  free(c->xstart);
   gsl_matrix_free(c->jac);
   gsl_vector_free(c->res);
   val_free(&c->v);
 }
 
-/* The summary at the catalogue values (c->x is left there) and at the fit
- * (xfull; NULL: out of memory), the observations' constraints at both,
- * and the points a mechanism misses. */
+/* The summary where the fit started (the catalogue, or --start's values:
+ * simulated already; c->x is left there) and at the fit (xfull; NULL: out
+ * of memory), the observations' constraints at both, and the points a
+ * mechanism misses. */
 static void calib_print_before_after(struct calib *c, const double *xfull, const int *cand, int ncand, FILE *out)
 {
   struct val_set *v = &c->v;
-  for (int j = 0; j < c->np; j++)
-    c->x[j] = c->par[j].value0;
+  memcpy(c->x, c->xstart, (size_t)c->np * sizeof *c->x);
   calib_score_at(c, c->x, cand, ncand);
-  calib_print_kinds(v, "\nbefore (catalogue values), |predicted/measured - 1|:", out);
+  calib_print_kinds(v, c->o->start ? "\nbefore (the --start values), |predicted/measured - 1|:"
+                                   : "\nbefore (catalogue values), |predicted/measured - 1|:", out);
   double *before = malloc((size_t)(v->npoints > 0 ? v->npoints : 1) * sizeof *before);
   for (int i = 0; before && i < v->npoints; i++)
     before[i] = v->pts[i].predicted;
@@ -602,6 +605,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     if (rc != 0)
       goto done;
     fprintf(out, "starting from the values of %s\n", o->start);
+    memcpy(c->xstart, c->x, (size_t)c->np * sizeof *c->x);
   }
   int nscreen = c->nfree;
   if (o->reach != CALIB_REACH_DECLARED && (rc = calib_reach_refine(c, out, err)) != 0)

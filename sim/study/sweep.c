@@ -554,36 +554,6 @@ int sweep_csv_split(char *line, char **cells, int max)
 
 /* ---- files -------------------------------------------------------------- */
 
-int sweep_write_atomic(const char *path, const char *text, size_t len)
-{
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    return -1;
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, text + off, len - off);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      errno = e;
-      return -1;
-    }
-    off += (size_t)w;
-  }
-  if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0) {
-    int e = errno;
-    unlink(tmp);
-    errno = e;
-    return -1;
-  }
-  return 0;
-}
-
 struct sweep_row {
   long point;
   int step;
@@ -670,7 +640,7 @@ int sweep_merge(const char *out_path, int nin, char **in_paths, struct nw_err *e
       continue; /* the same point from two shards or a resumed journal */
     len += (size_t)sprintf(text + len, "%s\n", rows[i].text);
   }
-  if (sweep_write_atomic(out_path, text, len) < 0)
+  if (file_write_atomic(out_path, text, len) < 0)
     nw_fail(err, out_path, 0, 0, "merge: cannot write: %s", strerror(errno));
   else
     rc = 0;

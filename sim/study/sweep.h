@@ -98,9 +98,6 @@ int sweep_row_key(const char *row, long *point, int *step);
 /* Split a CSV line in place into cells (handles quotes); count, or -1 if more than max. */
 int sweep_csv_split(char *line, char **cells, int max);
 
-/* Write text to path atomically (path.tmp.PID, fsync, rename).  0 or -1 (errno). */
-int sweep_write_atomic(const char *path, const char *text, size_t len);
-
 /* nastwin merge OUT.csv IN.csv...: rows of shards, deduplicated and sorted. */
 int sweep_merge(const char *out_path, int nin, char **in_paths, struct nw_err *err);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "sim/report/report.h"
 #include "sim/study/validate.h"
 
@@ -31,11 +32,10 @@ static void golden_key(const struct val_set *v, int i, char *buf, size_t len)
 
 int val_golden_write(const struct val_set *v, const char *path, struct nw_err *err)
 {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, path, 0, 0, "cannot write the golden predictions");
+  struct file_atomic a;
+  if (file_atomic_open(&a, path, err) != 0)
+    return -1;
+  FILE *f = a.f;
   fputs("{\"calibration\": ", f);
   report_calib_json(f, v->calib_name, v->calib_hash);
   fputs(",\n\"regenerate\": \"nastwin validate --golden-update\",\n\"points\": [", f);
@@ -50,11 +50,7 @@ int val_golden_write(const struct val_set *v, const char *path, struct nw_err *e
       fputs(", \"predicted\": null}", f);
   }
   fputs("\n]}\n", f);
-  if (fclose(f) != 0 || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return nw_fail(err, path, 0, 0, "cannot write the golden predictions");
-  }
-  return 0;
+  return file_atomic_commit(&a, 0, err);
 }
 
 /* The golden entry of key in the points list; NULL when absent. */

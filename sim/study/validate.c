@@ -2,6 +2,7 @@
 #include "sim/study/validate.h"
 #include "sim/study/val_impl.h"
 #include "base/datadir.h"
+#include "base/file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -859,21 +860,11 @@ int val_write_html(const struct val_set *v, const char *dir, struct nw_err *err)
 {
   if (mkdir(dir, 0777) < 0 && errno != EEXIST)
     return nw_fail(err, dir, 0, 0, "cannot create directory: %s", strerror(errno));
-  char tmp[1024], final[1024];
+  char final[1024];
   snprintf(final, sizeof final, "%s/index.html", dir);
-  snprintf(tmp, sizeof tmp, "%s/.index.html.%ld.tmp", dir, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return nw_fail(err, tmp, 0, 0, "cannot write: %s", strerror(errno));
-  val_html_body(v, f);
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    unlink(tmp);
-    return nw_fail(err, tmp, 0, 0, "write failed%s", "");
-  }
-  if (rename(tmp, final) < 0) {
-    unlink(tmp);
-    return nw_fail(err, final, 0, 0, "cannot rename into place: %s", strerror(errno));
-  }
-  return 0;
+  struct file_atomic a;
+  if (file_atomic_open(&a, final, err) != 0)
+    return -1;
+  val_html_body(v, a.f);
+  return file_atomic_commit(&a, 0, err);
 }
