@@ -82,6 +82,14 @@ const struct param_desc client_param_table[] = {
      .min = 0, .max = 64, .optional = 1, .def = 0,
      .help = "the client OS's read-ahead on a buffered sequential read: units kept in flight "
              "beyond the application's read (count; 0 = none, the default without clients.os)"},
+    {.key = "readahead_history", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, readahead_history),
+     .min = 0, .max = 64, .optional = 1, .def = 0,
+     .help = "reads of an open file the client OS sees before it reads ahead (count; 0 = from the "
+             "first read)"},
+    {.key = "readahead_granularity", .dim = UNITS_BYTES,
+     .offset = offsetof(struct client_params, readahead_granularity_bytes), .min = 0, .max = 64.0 * 1048576,
+     .optional = 1, .def = 0,
+     .help = "an application-read read-ahead unit rounded up to a multiple of it (bytes; 0 = none)"},
     {.key = "readahead_unit", .offset = offsetof(struct client_params, readahead_unit), .min = 0,
      .max = 1, .optional = 1, .def = CLIENT_RA_APPLICATION, .choices = client_ra_unit_names,
      .help = "what one read-ahead unit is: application-read (the caller's read, Windows) or "
@@ -94,6 +102,13 @@ const struct param_desc client_param_table[] = {
      .max = 1, .optional = 1, .def = 0,
      .help = "a file copy's client time per file before it opens the next, the NAS idle meanwhile "
              "(s; 0 = none, the default without clients.os)"},
+    {.key = "copy_tool_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_tool_bytes_per_s),
+     .min = 0, .max = 1e12, .optional = 1, .def = 0,
+     .help = "a file copy's client work per byte of each chunk, in series with its request: the tool's "
+             "copies between the source, its buffer and the destination (bytes/s; 0 = none)"},
+    {.key = "rpc_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, rpc_time_s), .min = 0,
+     .max = 1e-2, .optional = 1, .def = 0,
+     .help = "the client's own time per protocol request's reply, serial per connection (s; 0 = none)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 

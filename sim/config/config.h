@@ -62,6 +62,10 @@ struct client_params {
    * keeps readahead_requests x the unit in flight beyond the
    * application's own read (sim/engine/submit.c eng_job_window). */
   double readahead_requests; /* count of units; 0 = no read-ahead */
+  double readahead_history;  /* reads of an open file (handle) seen before it reads ahead: the
+                                Windows cache manager's per-handle history (count) */
+  double readahead_granularity_bytes; /* an application-read unit rounded up to it (Windows:
+                                the cache manager's read-ahead granularity); 0 = none */
   double readahead_unit;     /* CLIENT_RA_APPLICATION: the application's read (Windows cache
                                 manager); CLIENT_RA_PROTOCOL: the protocol's read size (Linux
                                 NFS: rsize pages x NFS_MAX_READAHEAD) */
@@ -70,6 +74,12 @@ struct client_params {
   double file_gap_s;         /* a file copy's client time per file before it opens the next
                                 (the copy tool's and client file system's own work while the
                                 NAS waits: sim/engine/engine.c eng_issue) */
+  double copy_tool_bytes_per_s; /* a file copy's client work per chunk byte (the tool's copies
+                                between source, buffer and destination), in series with the
+                                chunk's request (sim/engine/engine.c eng_tool_main); 0 = none */
+  double rpc_time_s;         /* the client's own time per protocol reply (its RPC layer, the
+                                wake-up of the caller), serial per connection (engine.c
+                                eng_lane_rx_main); 0 = none */
 };
 enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
 extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */

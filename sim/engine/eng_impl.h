@@ -167,6 +167,8 @@ struct eng_job {
   sg_sem_t done;
   int finished;
   double t_end;
+  uint64_t file_reads;      /* data reads issued on the open file (its handle's history) */
+  struct eng_queue toolq;   /* a file copy's chunks answered, the copy tool working on them */
   int pending_timer;        /* thinktime / open loop: issues owed */
   sg_sem_t timer_sem;
   sg_sem_t gate;            /* measured jobs wait here while prep jobs run */

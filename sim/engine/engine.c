@@ -484,6 +484,10 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
   eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
+  if (r->opens)
+    j->file_reads = 0; /* a file opened: its handle has no read history yet */
+  if (!r->write && r->meta == JOB_META_NONE && !r->trim && !r->flush)
+    j->file_reads++;
   j->outstanding++;
   j->issued++;
   if (e->local) {
@@ -659,7 +663,34 @@ static int eng_reply_pass(void *payload)
   return 1;
 }
 
-/* Client receive side of one connection of one job copy. */
+/* Application I/O r of job j is done: counted, and the job goes on
+ * (from the actor of lane `self`, -1 another actor's). */
+static void eng_done(struct eng_job *j, struct eng_req *r, int self)
+{
+  eng_account(j->e, r);
+  if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
+    j->pending_timer++;
+    sg_sem_release(j->timer_sem);
+  }
+  eng_refill(j, self);
+  eng_flush(j, self);
+  eng_maybe_finish(j);
+}
+
+/* A file copy's chunk the copy tool works on before it goes on: its
+ * copies of the chunk's bytes between the source, its buffer and the
+ * destination on the client (clients.copy_tool_rate) are in series with
+ * the chunk's request, the next one waiting unless the client OS's
+ * read-ahead has it in flight already (eng_tool_main). */
+static int eng_tool_takes(const struct eng_job *j, const struct eng_req *r)
+{
+  return j->e->s->client.copy_tool_bytes_per_s > 0.0 && j->spec->file_handles && !r->flush && !r->trim &&
+         !r->error && r->meta == JOB_META_NONE && r->len_bytes > 0;
+}
+
+/* Client receive side of one connection of one job copy: each protocol
+ * reply costs the client clients.rpc_time first (its RPC layer's receive,
+ * the caller's wake-up), one reply after the other. */
 static void eng_lane_rx_main(int argc, char **argv)
 {
   (void)argc;
@@ -679,6 +710,8 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_follow_route(c);
     if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
       continue; /* more pieces of a streamed reply to come */
+    if (c && !r->absorbed && j->e->s->client.rpc_time_s > 0.0)
+      sg_actor_sleep_for(j->e->s->client.rpc_time_s);
     if (c)
       eng_slot_free(j->e, c, r);
     if (r->app) { /* one protocol request of a split application I/O */
@@ -689,14 +722,25 @@ static void eng_lane_rx_main(int argc, char **argv)
         continue;
       r = a;
     }
-    eng_account(j->e, r);
-    if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
-      j->pending_timer++;
-      sg_sem_release(j->timer_sem);
+    if (eng_tool_takes(j, r)) {
+      eng_queue_push(&j->toolq, r);
+      continue;
     }
-    eng_refill(j, l->conn);
-    eng_flush(j, l->conn);
-    eng_maybe_finish(j);
+    eng_done(j, r, l->conn);
+  }
+}
+
+/* The copy tool of job j: one chunk at a time, in order; the chunk
+ * completes when the tool is done with it. */
+static void eng_tool_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_job *j = sg_actor_self_get_data();
+  for (;;) {
+    struct eng_req *r = eng_queue_pop(&j->toolq);
+    sg_actor_sleep_for((double)r->len_bytes / j->e->s->client.copy_tool_bytes_per_s);
+    eng_done(j, r, -1);
   }
 }
 
@@ -874,6 +918,8 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         }
         eng_place(e, j, idx);
         int timer = workgen_timed(j->spec);
+        int tool = j->spec->file_handles && s->client.copy_tool_bytes_per_s > 0.0;
+        eng_queue_init(e, &j->toolq);
         for (int q = 0; q < j->nconns; q++) {
           struct eng_lane *l = eng_own(e, sizeof *l);
           if (!l)
@@ -889,12 +935,14 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           eng_queue_init(e, &j->replyq[q]);
           if (!local)
             eng_spawn("job-reply", eng_nas_host(e), eng_reply_main, l, 1);
-          if (!local && (j->nconns > 1 || timer))
+          if (!local && (j->nconns > 1 || timer || tool))
             eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
         }
         if (timer)
           eng_spawn("job-timer", local ? sg_host_by_name("c0") : e->conns[j->conn0].host,
                     eng_timer_main, j, 1);
+        if (tool)
+          eng_spawn("job-tool", local ? sg_host_by_name("c0") : e->conns[j->conn0].host, eng_tool_main, j, 1);
         eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
       }
   return 0;

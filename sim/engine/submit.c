@@ -52,7 +52,13 @@ void eng_submit(struct eng *e, struct eng_req *r)
  * reader, a unit being the application's read (Windows' cache manager
  * reads ahead in multiples of the caller's read) or the protocol's read
  * size (Linux: an NFS mount's ra_pages = rsize pages x NFS_MAX_READAHEAD);
- * as requests of the application's size, ceil(window / its read).
+ * as requests of the application's size, ceil(window / its read).  An
+ * application-read unit is rounded up to readahead_granularity (Windows:
+ * the cache manager reads ahead in multiples of its granularity, 64 KiB
+ * by default).  It runs once the OS has seen readahead_history reads of
+ * the open file (Windows keeps each handle's last reads and reads ahead
+ * once they show a sequential stream; each file a copy opens starts a new
+ * history), so a file of few reads reads as if nothing ran ahead.
  * Nothing on a backward, strided or random read (Linux's
  * ondemand_readahead and Windows' read-ahead detect forward sequential
  * streams only), on O_DIRECT, on a write, or without the network. */
@@ -62,11 +68,14 @@ static int eng_client_readahead(const struct eng_job *j)
   const struct client_params *cl = &j->e->s->client;
   double bs = sp->bs_bytes[0];
   if (cl->readahead_requests <= 0.0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ ||
-      sp->net_only || j->e->local || !(bs > 0.0))
+      sp->net_only || j->e->local || !(bs > 0.0) || (double)j->file_reads < cl->readahead_history)
     return 0;
   double unit = bs;
+  double g = cl->readahead_granularity_bytes;
   if (cl->readahead_unit == CLIENT_RA_PROTOCOL)
     proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
+  else if (g > 0.0)
+    unit = ceil(bs / g) * g;
   return (int)ceil(cl->readahead_requests * unit / bs);
 }
 
