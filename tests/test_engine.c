@@ -504,6 +504,16 @@ static double disks_busy(const char *out, int n)
   return sum;
 }
 
+/* The "all" IOPS of two runs of rel with extra arguments x and y. */
+static void run_pair_iops(const char *rel, const char *const *x, const char *const *y, double *xi, double *yi)
+{
+  struct cli_out a = run_json(rel, x), b = run_json(rel, y);
+  *xi = cli_json_number(a.out, "\"all\": {", "iops");
+  *yi = cli_json_number(b.out, "\"all\": {", "iops");
+  cli_out_free(&a);
+  cli_out_free(&b);
+}
+
 /* smbd without aio (smb_aio_read_size 0B) sleeps in pread() on each page-cache
  * miss: 4 KiB random reads at QD16 keep one disk read in flight, so the
  * four FIFO teaching drives of a RAID-0 are busy 100 % together (IOPS =
@@ -547,12 +557,9 @@ START_TEST(test_smbd_blocking_read)
 
   const char *w0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=randwrite", NULL};
   const char *w1[] = {"--set", "protocol.smb_aio_read_size=1B", "--set", "workload.rw=randwrite", NULL};
-  s = run_json(rel, w0);
-  a = run_json(rel, w1);
-  double s_w = cli_json_number(s.out, "\"all\": {", "iops"), a_w = cli_json_number(a.out, "\"all\": {", "iops");
+  double s_w, a_w;
+  run_pair_iops(rel, w0, w1, &s_w, &a_w);
   ck_assert_msg(s_w == a_w, "writes: %.3f IOPS without aio, %.3f with", s_w, a_w);
-  cli_out_free(&s);
-  cli_out_free(&a);
 
   const char *q0[] = {"--set", "protocol.smb_aio_read_size=0B", "--set", "workload.rw=read", "--set", "workload.bs=64k",
                       "--set", "workload.iodepth=4", "--set", "page_cache.readahead=1MiB", NULL};
@@ -564,6 +571,34 @@ START_TEST(test_smbd_blocking_read)
   ck_assert_msg(s_q >= 0.9 * a_q, "sequential read: %.1f MB/s blocking vs %.1f with aio", s_q, a_q);
   cli_out_free(&s);
   cli_out_free(&a);
+}
+END_TEST
+
+/* A write below Samba's 'aio write size' is a pwrite() smbd makes itself:
+ * its file-system call (sync_call_cycles) is on the process's one thread,
+ * so on a SoC of 1e9 reference cycles per second a call of 2e6 cycles caps
+ * the connection at 500 writes per second, whatever the disks do; with
+ * every write asynchronous (1B) the pool makes the call and the writes go
+ * at the page cache's and disks' pace.  A 32 KiB write above a 16 KiB
+ * threshold costs smbd nothing more (the same run as with 1B). */
+START_TEST(test_smbd_sync_write)
+{
+  const char *rel = "tests/scenarios/smbd-blocking-read.yaml";
+#define SYNC_WRITE_ARGS "--set", "workload.rw=randwrite", "--set", "soc.clock=1GHz", "--set", \
+                        "soc.work_per_cycle=1", "--set", "protocol.sync_call_cycles=2e6"
+  const char *w0[] = {SYNC_WRITE_ARGS, "--set", "protocol.smb_aio_write_size=0B", NULL};
+  const char *w1[] = {SYNC_WRITE_ARGS, "--set", "protocol.smb_aio_write_size=1B", NULL};
+  const char *w32[] = {SYNC_WRITE_ARGS, "--set", "protocol.smb_aio_write_size=16KiB", "--set", "workload.bs=32k",
+                       NULL};
+  const char *w32a[] = {SYNC_WRITE_ARGS, "--set", "protocol.smb_aio_write_size=1B", "--set", "workload.bs=32k",
+                        NULL};
+#undef SYNC_WRITE_ARGS
+  double s_w, a_w, t32, t32a;
+  run_pair_iops(rel, w0, w1, &s_w, &a_w);
+  ck_assert_msg(s_w > 0.0 && s_w * 2e-3 <= 1.0, "synchronous pwrite: %.1f IOPS beats 2 ms of smbd per write", s_w);
+  ck_assert_msg(a_w > 2.0 * s_w, "aio writes %.1f IOPS vs %.1f synchronous", a_w, s_w);
+  run_pair_iops(rel, w32, w32a, &t32, &t32a);
+  ck_assert_msg(t32 == t32a, "32 KiB writes above a 16 KiB aio write size: %.3f IOPS, %.3f all async", t32, t32a);
 }
 END_TEST
 
@@ -1312,6 +1347,7 @@ int main(void)
   tcase_add_test(tc, test_softirq_placement);
   tcase_add_test(tc, test_smbd_working_set_turns);
   tcase_add_test(tc, test_smbd_blocking_read);
+  tcase_add_test(tc, test_smbd_sync_write);
   tcase_add_test(tc, test_smb_streaming_overlaps);
   tcase_add_test(tc, test_smb_read_latency_hides);
   tcase_add_test(tc, test_smb_stream_window);

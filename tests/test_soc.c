@@ -209,6 +209,44 @@ START_TEST(test_proto_packets_mtu)
 }
 END_TEST
 
+/* smbd's synchronous file calls: a request below Samba's aio size of its
+ * direction pays sync_call_cycles, one at or above it does not; 0B makes
+ * every call synchronous, the default 1B none; other protocols never. */
+START_TEST(test_proto_smb_sync_call)
+{
+  struct proto_params p = test_proto(PROTO_SMB);
+  p.costs.sync_call_cycles = 1e5;
+  double rd4 = proto_request_cycles(&p, 0, 4096, 1500, 0), wr4 = proto_request_cycles(&p, 1, 4096, 1500, 0);
+  double rd128 = proto_request_cycles(&p, 0, 131072, 1500, 0);
+  p.smb_aio_read_size_bytes = 16384;
+  p.smb_aio_write_size_bytes = 16384;
+  ck_assert_double_eq_tol(proto_request_cycles(&p, 0, 4096, 1500, 0) - rd4, 1e5, 1e-6);
+  ck_assert_double_eq_tol(proto_request_cycles(&p, 1, 4096, 1500, 0) - wr4, 1e5, 1e-6);
+  ck_assert_double_eq(proto_request_cycles(&p, 0, 131072, 1500, 0), rd128);
+  struct proto_params q = p; /* a read of exactly the threshold is asynchronous */
+  q.smb_aio_read_size_bytes = 1;
+  ck_assert_double_eq(proto_request_cycles(&p, 0, 16384, 1500, 0), proto_request_cycles(&q, 0, 16384, 1500, 0));
+  struct proto_cycles c;
+  proto_request_cost(&p, 1, 4096, 1500, 0, &c);
+  ck_assert_double_eq_tol(c.request_cycles, 2e4 + 1e5, 1e-6);
+  struct proto_params z = p; /* a request without data (CREATE, CLOSE) is no call */
+  z.costs.sync_call_cycles = 0;
+  ck_assert_double_eq(proto_request_cycles(&p, 0, 0, 1500, 0), proto_request_cycles(&z, 0, 0, 1500, 0));
+  p.smb_aio_write_size_bytes = 0; /* no aio: every write is smbd's own pwrite() */
+  proto_request_cost(&p, 1, 1048576, 1500, 0, &c);
+  ck_assert_double_eq_tol(c.request_cycles, 2e4 + 1e5, 1e-6);
+  p.smb_aio_read_size_bytes = 16384; /* reads: still by the read threshold */
+  proto_request_cost(&p, 0, 1048576, 1500, 0, &c);
+  ck_assert_double_eq_tol(c.request_cycles, 2e4, 1e-6);
+  struct proto_params n = test_proto(PROTO_NFS);
+  n.costs.sync_call_cycles = 1e5;
+  n.smb_aio_read_size_bytes = 0;
+  n.smb_aio_write_size_bytes = 0;
+  proto_request_cost(&n, 1, 4096, 1500, 0, &c);
+  ck_assert_double_eq_tol(c.request_cycles, 2e4, 1e-6);
+}
+END_TEST
+
 START_TEST(test_proto_lun)
 {
   struct proto_params p = test_proto(PROTO_ISCSI);
@@ -795,6 +833,7 @@ int main(void)
   tcase_add_test(tc, test_proto_packets_mtu);
   tcase_add_test(tc, test_proto_gro);
   tcase_add_test(tc, test_proto_lun);
+  tcase_add_test(tc, test_proto_smb_sync_call);
   tcase_add_test(tc, test_proto_rx_tcp_share);
   tcase_add_test(tc, test_proto_split_outstanding);
   tcase_add_test(tc, test_proto_stream_segments);

@@ -52,7 +52,11 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
      .help = "reference cycles per S3 request to verify its AWS Signature V4 (webdav http_api s3)"}, \
     {.key = "sign_cycles_per_byte", .dim = UNITS_NUMBER, .offset = OFF(sign_cycles_per_byte), \
      .min = 0, .max = 50, .optional = 1, .def = 0, \
-     .help = "reference cycles per payload byte of an S3 request's SHA-256 (webdav http_api s3)"},
+     .help = "reference cycles per payload byte of an S3 request's SHA-256 (webdav http_api s3)"}, \
+    {.key = "sync_call_cycles", .dim = UNITS_NUMBER, .offset = OFF(sync_call_cycles), \
+     .min = 0, .max = 2e6, .optional = 1, .def = 0, \
+     .help = "reference cycles of a synchronous pread()/pwrite() in smbd's process (a read or " \
+             "write below Samba's aio read/write size): the file system's call, sleep and wake-up"},
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -82,6 +86,17 @@ const struct param_desc proto_param_table[] = {
      .help = "Samba 'aio read size': reads of at least this size are asynchronous (smbd "
              "goes on with the next request), smaller ones a blocking pread() (bytes; 1B = "
              "every read asynchronous, default; 0B = none)"},
+    /* Samba's 'aio write size' (smb.conf(5); source3/smbd/aio.c
+     * schedule_aio_smb2_write: a WRITE of at least this many bytes goes to
+     * the pthreadpool, a smaller one, or any with 0, is a plain pwrite()
+     * in smbd's process).  Either way the data lands in the page cache;
+     * what differs is who makes the call (sync_call_cycles).  Default 1B:
+     * every write asynchronous, as reads. */
+    {.key = "smb_aio_write_size", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_aio_write_size_bytes),
+     .min = 0, .max = 8388608, .optional = 1, .def = 1,
+     .help = "Samba 'aio write size': writes of at least this size go to the aio pool, smaller "
+             "ones are a pwrite() in smbd's process (bytes; 1B = every write asynchronous, "
+             "default; 0B = none)"},
     {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
     /* Apache 2.4's MPM worker/event: MaxRequestWorkers 400 = ServerLimit 16
@@ -269,7 +284,8 @@ void proto_request_cost(const struct proto_params *p, int write, double bytes, d
     r.wire_bytes_to_nas = net_wire_bytes(ctrl_bytes, mtu_bytes, tcp_timestamps) + acks * ack_wire;
     r.wire_bytes_from_nas = net_wire_bytes(data_msg_bytes, mtu_bytes, tcp_timestamps);
   }
-  r.request_cycles = c->cycles_per_request + (ops->auth_cycles ? ops->auth_cycles(p, bytes) : 0.0);
+  r.request_cycles = c->cycles_per_request + (ops->auth_cycles ? ops->auth_cycles(p, bytes) : 0.0) +
+                     (ops->sync_call_cycles ? ops->sync_call_cycles(p, write, bytes) : 0.0);
   r.byte_cycles = c->cycles_per_byte * bytes;
   r.tx_packet_cycles = c->cycles_per_packet * r.tx_packets;
   /* The received message's own segments (write data, or the read

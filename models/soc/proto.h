@@ -17,6 +17,9 @@
  * + csum_cycles_per_byte * wire payload     only without checksum offload
  * + file_lun_cycles_per_request             iSCSI LUN backed by a file
  * + thin_cycles_per_request                 ... thin-provisioned (sparse) file
+ * + sync_call_cycles                        smbd: a read/write below Samba's aio
+ *                                           read/write size (a pread()/pwrite()
+ *                                           in the process itself)
  * + cycles_per_pdu * data PDUs              iSCSI: a burst travels as PDUs of
  *                                           the receiver's MaxRecvDataSegmentLength
  *                                           (Data-Out: the target's, LIO 8 KiB;
@@ -87,6 +90,9 @@ struct proto_costs {
                                           tcp_rcv_established); the rest is driver + IP */
   double sign_cycles_per_request;      /* webdav http_api s3: AWS SigV4 verification per request */
   double sign_cycles_per_byte;         /* ... and the payload's SHA-256 (x-amz-content-sha256) */
+  double sync_call_cycles;             /* smbd: a synchronous pread()/pwrite() (below Samba's
+                                          aio read/write size): the file system's call and the
+                                          process's sleep and wake-up around it, in its process */
 };
 
 struct proto_params {
@@ -96,6 +102,9 @@ struct proto_params {
   double smb_aio_read_size_bytes;      /* Samba 'aio read size': a read of at least this
                                           size is asynchronous; smaller (or all, with 0)
                                           block smbd in pread() */
+  double smb_aio_write_size_bytes;     /* Samba 'aio write size': a write of at least this
+                                          size goes to the aio pool; smaller (or all, with 0)
+                                          are a pwrite() in smbd's process */
   double nfs_threads;                  /* knfsd threads (count) */
   double webdav_threads;               /* Apache httpd worker threads (count) */
   double http_api;                     /* index into proto_http_api_names (webdav daemon) */
@@ -220,6 +229,10 @@ struct proto_ops {
   /* Extra cycles per request of `bytes` to authenticate it (S3 SigV4), NULL = 0;
    * counted in the request's request_cycles. */
   double (*auth_cycles)(const struct proto_params *p, double bytes);
+  /* Extra cycles of a request of `bytes` whose file call the daemon makes
+   * itself, synchronously (smbd below Samba's aio sizes), NULL = 0;
+   * counted in the request's request_cycles. */
+  double (*sync_call_cycles)(const struct proto_params *p, int write, double bytes);
 };
 
 /* Shared answers for the ops tables' int hooks: PROTO_UNBOUNDED (no cap

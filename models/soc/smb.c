@@ -33,10 +33,30 @@ static int smb_window(const struct proto_params *p)
   return p->smb_credits > 0 ? (int)p->smb_credits : PROTO_UNBOUNDED;
 }
 
-/* A read below Samba's 'aio read size' (or any, with 0) is a plain pread(). */
+/* A request below Samba's aio size of its direction ('aio read size',
+ * 'aio write size'; any, with 0) is a pread()/pwrite() smbd makes itself;
+ * at or above it the aio pool's thread makes the call and smbd goes on. */
+static int smb_call_sync(const struct proto_params *p, int write, double bytes)
+{
+  double aio = write ? p->smb_aio_write_size_bytes : p->smb_aio_read_size_bytes;
+  return aio <= 0.0 || bytes < aio;
+}
+
+/* A synchronous read sleeps in pread() on a page-cache miss. */
 static int smb_read_blocks(const struct proto_params *p, double bytes)
 {
-  return p->smb_aio_read_size_bytes <= 0.0 || bytes < p->smb_aio_read_size_bytes;
+  return smb_call_sync(p, 0, bytes);
+}
+
+/* A synchronous call's file-system work (on a btrfs volume the extent and
+ * checksum-tree look-ups of a read, the delalloc reservation and extent
+ * locking of a buffered write) and the process's sleep and wake-up around
+ * it are on smbd's one thread; the aio pool's thread's are not charged.
+ * A request without data (CREATE, CLOSE, a file operation) is no read or
+ * write: its file work is cycles_per_open's. */
+static double smb_sync_call_cycles(const struct proto_params *p, int write, double bytes)
+{
+  return bytes > 0.0 && smb_call_sync(p, write, bytes) ? p->costs.sync_call_cycles : 0.0;
 }
 
 static int smb_conns_per_nic_pair(const struct proto_params *p)
@@ -62,4 +82,5 @@ const struct proto_ops proto_smb_ops = {
     .sync_writes = proto_ops_never,
     .read_blocks = smb_read_blocks,
     .conns_per_nic_pair = smb_conns_per_nic_pair,
+    .sync_call_cycles = smb_sync_call_cycles,
 };
