@@ -221,6 +221,87 @@ START_TEST(test_ssd_active_range)
 }
 END_TEST
 
+/* A write's pages go to the dies free first, lowest index on ties (the
+ * FTL's dynamic allocation; a tournament over the dies since session 16):
+ * on 3 dies (3 channels x 1: the tournament padded to 4 leaves) three
+ * pages of an idle drive program in parallel; then four pages: the
+ * fourth waits for die 0 again; then one page takes die 1, free before
+ * die 0 (all submitted at 0). */
+START_TEST(test_ssd_write_dies)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+  set_param(m, &pb, "channels", 3);
+  set_param(m, &pb, "dies_per_channel", 1);
+  set_param(m, &pb, "preconditioned", 0);
+  double page_s = 16384 / 4e9 + 400e-6; /* channel transfer, then the program */
+  uint64_t pages[3] = {3, 4, 1};
+  double want[3] = {page_s, 3 * page_s, 3 * page_s};
+  struct disk *d = make_disk(m, &pb, 7);
+  for (int k = 0; k < 3; k++) {
+    struct disk_io io = {.offset_bytes = (uint64_t)k << 30, .len_bytes = pages[k] * 16384, .write = 1};
+    disk_submit(d, 0.0, &io);
+    double t = disk_next_completion_s(d);
+    struct disk_io done;
+    ck_assert_int_eq(disk_pop_completion(d, t, &done), 1);
+    ck_assert_msg(fabs(t / want[k] - 1) < 1e-9, "write %d (%d pages): done at %.3f us, want %.3f",
+                  k, (int)pages[k], t * 1e6, want[k] * 1e6);
+  }
+  disk_destroy(d);
+  /* ties: 2 channels x 2 dies (0 and 2 on channel 0), 1 ms transfers; a
+   * read of die 2 holds channel 0 from its sense (80 us) to 1.08 ms; dies
+   * 0, 1, 3 tie at 0 and the write takes die 0, so it waits for channel 0
+   * (die 3, on the idle channel 1, would end at 1.4 ms) */
+  set_param(m, &pb, "channels", 2);
+  set_param(m, &pb, "dies_per_channel", 2);
+  set_param(m, &pb, "channel_rate", 16384 / 1e-3);
+  d = make_disk(m, &pb, 7);
+  struct disk_io rd = {.offset_bytes = 2 * 16384, .len_bytes = 16384}, wr = {.len_bytes = 16384, .write = 1, .tag = 1};
+  disk_submit(d, 0.0, &rd);
+  disk_submit(d, 0.0, &wr);
+  struct disk_io done;
+  double t = 0.0;
+  while (disk_pop_completion(d, t = disk_next_completion_s(d), &done) == 1 && done.tag != 1)
+    ;
+  ck_assert_int_eq((int)done.tag, 1);
+  ck_assert_msg(fabs(t / 2.48e-3 - 1) < 1e-9, "write on tied dies: done at %.3f us, want 2480 (die 0)", t * 1e6);
+  disk_destroy(d);
+}
+END_TEST
+
+/* iface_sched_reserve's shortcut (a reservation at or past the last end)
+ * gives what the general iface_sched_reserve_any gives, bit for bit, and
+ * leaves the same schedule: 20,000 reservations mixing runs of contiguous
+ * and spaced pages, gap fills, zero durations and a moving now. */
+START_TEST(test_iface_sched_shortcut)
+{
+  struct iface_sched a, b;
+  iface_sched_init(&a);
+  iface_sched_init(&b);
+  uint64_t rng = 23;
+  double now = 0.0, last_end = 0.0;
+  for (int k = 0; k < 20000; k++) {
+    double u = rng_unit(&rng), dur = rng_unit(&rng) < 0.02 ? 0.0 : 1e-6 + 1e-4 * rng_unit(&rng);
+    double back = 1e-3 * rng_unit(&rng);
+    if (rng_unit(&rng) < 0.02 && last_end - back > now)
+      now = last_end - back; /* forget some: compactions */
+    double ready = u < 0.4 ? last_end : u < 0.7 ? last_end + 1e-5 * rng_unit(&rng) : now + 5e-3 * rng_unit(&rng);
+    double ta = iface_sched_reserve(&a, now, ready, dur);
+    double tb = iface_sched_reserve_any(&b, now, ready, dur);
+    ck_assert_msg(ta == tb, "reservation %d: %.17g vs %.17g", k, ta, tb);
+    if (ta + dur > last_end)
+      last_end = ta + dur;
+  }
+  ck_assert(a.head == b.head && a.n == b.n && a.cap == b.cap);
+  for (size_t i = a.head; i < a.n; i++)
+    ck_assert(a.start_s[i] == b.start_s[i] && a.end_s[i] == b.end_s[i]);
+  ck_assert_msg(a.n - a.head > 10, "only %zu live intervals: no gaps exercised", a.n - a.head);
+  iface_sched_free(&a);
+  iface_sched_free(&b);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("disks_flash");
@@ -233,6 +314,8 @@ int main(void)
   tcase_add_test(tc, test_ssd_write_stalls);
   tcase_add_test(tc, test_ssd_steady_state);
   tcase_add_test(tc, test_ssd_active_range);
+  tcase_add_test(tc, test_ssd_write_dies);
+  tcase_add_test(tc, test_iface_sched_shortcut);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

@@ -76,7 +76,7 @@ static size_t iface_sched_first_after(const struct iface_sched *s, size_t from, 
   return lo;
 }
 
-double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, double dur_s)
+double iface_sched_reserve_any(struct iface_sched *s, double now_s, double ready_s, double dur_s)
 {
   /* forget what ended by now_s; the head still ending after now_s is the
    * common case (a large transfer reserves page after page at one now_s) */
@@ -87,7 +87,9 @@ double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, 
   if (dur_s <= 0.0)
     return ready_s;
   double t = ready_s;
-  size_t i = iface_sched_first_after(s, s->head, t);
+  /* At or past the last end (a run of pages appended to a channel): the
+   * binary search's own answer, n, without it. */
+  size_t i = s->n > s->head && !(t >= s->end_s[s->n - 1]) ? iface_sched_first_after(s, s->head, t) : s->n;
   for (; i < s->n; i++) {
     if (s->end_s[i] <= t)
       continue;
@@ -109,8 +111,10 @@ double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, 
     }
     return t;
   }
-  /* grow() may have compacted: find the insertion point again. */
-  size_t j = s->head, hi = s->n; /* first interval starting at or after t */
+  /* grow() may have compacted: find the insertion point again (the end
+   * when the last interval starts before t: the search's answer). */
+  size_t j = s->n > s->head && !(s->start_s[s->n - 1] < t) ? s->head : s->n;
+  size_t hi = s->n; /* first interval starting at or after t */
   while (j < hi) {
     size_t mid = j + (hi - j) / 2;
     if (s->start_s[mid] < t)
@@ -118,8 +122,10 @@ double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, 
     else
       hi = mid;
   }
-  memmove(s->start_s + j + 1, s->start_s + j, (s->n - j) * sizeof *s->start_s);
-  memmove(s->end_s + j + 1, s->end_s + j, (s->n - j) * sizeof *s->end_s);
+  if (j < s->n) {
+    memmove(s->start_s + j + 1, s->start_s + j, (s->n - j) * sizeof *s->start_s);
+    memmove(s->end_s + j + 1, s->end_s + j, (s->n - j) * sizeof *s->end_s);
+  }
   s->start_s[j] = t;
   s->end_s[j] = t + dur_s;
   s->n++;

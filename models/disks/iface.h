@@ -33,7 +33,29 @@ void iface_sched_free(struct iface_sched *s);
 /* Reserve dur_s seconds at the earliest free time >= ready_s; intervals
  * that ended before now_s are forgotten.  Returns the start time (s).
  * Never fails: without memory the reservation goes after the last one. */
-double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s, double dur_s);
+double iface_sched_reserve_any(struct iface_sched *s, double now_s, double ready_s, double dur_s);
+
+/* iface_sched_reserve_any, its common case first (a flash channel's run
+ * of pages: each ready at or past the last end, nothing to forget, room
+ * at the end): the same interval, extended or appended. */
+static inline double iface_sched_reserve(struct iface_sched *s, double now_s, double ready_s,
+                                         double dur_s)
+{
+  if (s->head < s->n && s->end_s[s->head] > now_s && dur_s > 0.0 &&
+      ready_s >= s->end_s[s->n - 1]) {
+    if (s->end_s[s->n - 1] == ready_s) { /* contiguous: extend the last */
+      s->end_s[s->n - 1] = ready_s + dur_s;
+      return ready_s;
+    }
+    if (s->n < s->cap && !(s->head > 0 && s->head * 2 >= s->n)) { /* no compaction due */
+      s->start_s[s->n] = ready_s;
+      s->end_s[s->n] = ready_s + dur_s;
+      s->n++;
+      return ready_s;
+    }
+  }
+  return iface_sched_reserve_any(s, now_s, ready_s, dur_s);
+}
 
 /* A shared upstream link with a rate per direction, part of it reserved
  * for another function on the same card (a NIC). */

@@ -7,12 +7,21 @@
 #include "models/disks/flash.h"
 #include "models/disks/iface.h"
 
+/* A match of the write dies' tournament: its winner and the winner's die_free. */
+struct flash_node {
+  double free_s;
+  size_t die;
+};
+
 struct flash {
   struct flash_params p;
   size_t outstanding;  /* command slots */
   struct disk_heap slots; /* completion times of commands holding a slot */
   double *die_free;        /* per die: when its last operation ends (s) */
   size_t ndies;            /* channels x dies_per_channel */
+  struct flash_node *die_tree; /* write die choice: tournament over die_free (flash_tree_*) */
+  size_t tree_leaves;      /* ndies rounded up to a power of two; die_free past ndies: +inf */
+  unsigned char *die_chan; /* per die: its channel, die mod channels (<= 32) */
   struct iface_sched *bus; /* per channel: its transfers */
   size_t nbus;
   double ctrl_free_s;
@@ -110,11 +119,21 @@ static void *flash_create(const void *params, uint64_t seed, double port_rate_by
   iface_port_init(&f->port, port_rate_bytes_per_s, full_duplex);
   f->nbus = f->p.channels >= 1 ? (size_t)f->p.channels : 1;
   f->ndies = f->nbus * (f->p.dies_per_channel >= 1 ? (size_t)f->p.dies_per_channel : 1);
-  f->die_free = calloc(f->ndies, sizeof *f->die_free);
+  for (f->tree_leaves = 1; f->tree_leaves < f->ndies; f->tree_leaves *= 2)
+    ;
+  f->die_free = calloc(f->tree_leaves, sizeof *f->die_free);
+  f->die_tree = calloc(2 * f->tree_leaves, sizeof *f->die_tree);
+  f->die_chan = calloc(f->ndies, sizeof *f->die_chan);
   f->bus = calloc(f->nbus, sizeof *f->bus);
-  if (f->die_free == NULL || f->bus == NULL) {
+  if (f->die_free == NULL || f->die_tree == NULL || f->die_chan == NULL || f->bus == NULL) {
     flash_destroy(f);
     return NULL;
+  }
+  for (size_t d = 0; d < f->tree_leaves; d++) {
+    if (d >= f->ndies)
+      f->die_free[d] = INFINITY; /* tree padding: never free first */
+    else
+      f->die_chan[d] = (unsigned char)(d % f->nbus);
   }
   for (size_t i = 0; i < f->nbus; i++)
     iface_sched_init(&f->bus[i]);
@@ -151,6 +170,8 @@ void flash_destroy(void *priv)
     iface_sched_free(&f->bus[i]);
   free(f->bus);
   free(f->die_free);
+  free(f->die_tree);
+  free(f->die_chan);
   free(f->trim_bytes);
   disk_heap_free(&f->done);
   iface_sched_free(&f->pipe[0]);
@@ -160,14 +181,46 @@ void flash_destroy(void *priv)
 }
 
 /* The die a write's page goes to: the FTL appends writes to whichever die
- * is free first (dynamic allocation; lowest index on ties). */
+ * is free first (dynamic allocation; lowest index on ties).  A tournament
+ * over die_free: node k holds the winner of nodes 2k and 2k+1 and its
+ * die_free, the left one (lower dies) on ties, so the root is the first
+ * die of least die_free, as a scan in index order finds it; the leaves
+ * past ndies are free at +inf and never win.  Built at a write's start
+ * (a scan's comparisons), kept by flash_tree_fix as its pages take dies
+ * (log2 dies comparisons a page). */
+static struct flash_node flash_tree_win(struct flash_node a, struct flash_node b)
+{
+  return b.free_s < a.free_s ? b : a;
+}
+
+static void flash_tree_build(struct flash *f)
+{
+  struct flash_node *t = f->die_tree;
+  size_t L = f->tree_leaves;
+  for (size_t i = 0; i < L; i++)
+    t[L + i] = (struct flash_node){.free_s = f->die_free[i], .die = i};
+  for (size_t k = L - 1; k >= 1; k--)
+    t[k] = flash_tree_win(t[2 * k], t[2 * k + 1]);
+}
+
+/* die_free[d] changed: replay its matches up to the root, the winner
+ * carried along (each match reads only the sibling). */
+static void flash_tree_fix(struct flash *f, size_t d)
+{
+  struct flash_node *t = f->die_tree, w = {.free_s = f->die_free[d], .die = d};
+  size_t k = f->tree_leaves + d;
+  t[k] = w;
+  for (; k > 1; k /= 2) {
+    w = k & 1 ? flash_tree_win(t[k - 1], w) : flash_tree_win(w, t[k + 1]);
+    t[k / 2] = w;
+  }
+}
+
+/* The die of the next write page (the tree built for this write; with
+ * one die the root is its leaf). */
 static size_t flash_write_die(const struct flash *f)
 {
-  size_t best = 0;
-  for (size_t d = 1; d < f->ndies; d++)
-    if (f->die_free[d] < f->die_free[best])
-      best = d;
-  return best;
+  return f->die_tree[1].die;
 }
 
 /* One command's stall (s): with probability `fraction` it waits an
@@ -218,27 +271,38 @@ static double flash_write_stall(struct flash *f)
 static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa)
 {
   double end = ready_s, stall = io->write ? flash_write_stall(f) : flash_read_stall(f);
-  double page = f->p.page_bytes;
-  uint64_t off = io->offset_bytes, left = io->len_bytes;
-  while (left > 0) {
-    uint64_t pidx = off / (uint64_t)page;
-    uint64_t in_page = (uint64_t)page - (off - pidx * (uint64_t)page);
-    uint64_t op = left < in_page ? left : in_page;
-    off += op;
+  double page = f->p.page_bytes, rate = f->p.channel_rate_bytes_per_s;
+  uint64_t pb = (uint64_t)page, left = io->len_bytes;
+  uint64_t pidx = io->offset_bytes / pb;
+  uint64_t op = pb - (io->offset_bytes - pidx * pb); /* the first page's share */
+  /* a whole page's transfer and program, as every page computes them */
+  double page_xfer = (double)pb / rate, page_prog = f->p.write_latency_s * wa * ((double)pb / page);
+  size_t d = (size_t)(pidx % f->ndies), c = d % f->nbus; /* a read's die and channel */
+  if (io->write && left > 0)
+    flash_tree_build(f);
+  for (; left > 0; op = pb) { /* pages after the first start at their page's start */
+    if (op > left)
+      op = left;
     left -= op;
-    double xfer = (double)op / f->p.channel_rate_bytes_per_s;
-    size_t d = io->write ? flash_write_die(f) : (size_t)(pidx % f->ndies);
-    struct iface_sched *bus = &f->bus[d % f->nbus];
+    double xfer = op == pb ? page_xfer : (double)op / rate;
+    if (io->write) {
+      d = flash_write_die(f);
+      c = f->die_chan[d];
+    }
     double s = (f->die_free[d] > ready_s ? f->die_free[d] : ready_s) + stall, e;
     stall = 0.0;
     if (io->write) { /* data in over the channel, then the program */
-      double xs = iface_sched_reserve(bus, now_s, s, xfer);
-      e = xs + xfer + f->p.write_latency_s * wa * ((double)op / page);
+      double xs = iface_sched_reserve(&f->bus[c], now_s, s, xfer);
+      e = xs + xfer + (op == pb ? page_prog : f->p.write_latency_s * wa * ((double)op / page));
+      f->die_free[d] = e;
+      flash_tree_fix(f, d);
     } else { /* the sense, then data out over the channel */
-      double xs = iface_sched_reserve(bus, now_s, s + f->p.read_latency_s, xfer);
+      double xs = iface_sched_reserve(&f->bus[c], now_s, s + f->p.read_latency_s, xfer);
       e = xs + xfer;
+      f->die_free[d] = e;
+      d = d + 1 == f->ndies ? 0 : d + 1; /* the next page's: pidx + 1 */
+      c = c + 1 == f->nbus ? 0 : c + 1;
     }
-    f->die_free[d] = e;
     if (e > end)
       end = e;
   }
