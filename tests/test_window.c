@@ -89,8 +89,13 @@ START_TEST(test_mser5)
 }
 END_TEST
 
-/* Every step's X R / L of a scenario run (JSON): checked within 2 %;
- * returns the steps checked. */
+/* Every step's X R / L of a scenario run (JSON): checked within 2 % plus
+ * the count's own sampling noise, 1 / sqrt(ios): in a short window the
+ * completions of a saturated serial server are a renewal count (relative
+ * spread cv / sqrt(n), cv <= 1 for these services) while each one's R is
+ * the sum of the L services ahead of it, nearly constant (a blocking
+ * smbd with 256 outstanding: R 1.8 s, ~55 reads in 0.4 s); returns the
+ * steps checked. */
 static int tw_little(const char *file, const char *json)
 {
   int steps = 0;
@@ -102,7 +107,8 @@ static int tw_little(const char *file, const char *json)
     double R = cli_json_number(strstr(all, "\"latency_ms\""), NULL, "mean") / 1e3;
     if (!(ios > 0))
       continue; /* a background operation alone: no client I/O */
-    ck_assert_msg(L > 0 && fabs(X * R / L - 1.0) <= 0.02, "%s step %d: X R / L = %.4f (X %g, R %g s, L %g, %g I/Os)",
+    ck_assert_msg(L > 0 && fabs(X * R / L - 1.0) <= 0.02 + 1.0 / sqrt(ios),
+                  "%s step %d: X R / L = %.4f (X %g, R %g s, L %g, %g I/Os)",
                   file, steps, X * R / L, X, R, L, ios);
     steps++;
   }
