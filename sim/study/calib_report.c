@@ -83,7 +83,7 @@ void calib_print_constraints(const struct calib *c, const double *before, FILE *
     if (n++ == 0)
       fprintf(out, "observations' constraints (points.yaml observations):\n  %-32s %-44s %10s %10s  %s\n",
               "observation", "constraint", "before", "after", "");
-    int ok = p->status == VAL_OK && p->error == 0.0;
+    int ok = p->status == VAL_OK && (p->bound > 0 ? p->predicted >= p->measured : p->predicted <= p->measured);
     held += ok;
     char b[32] = "-";
     if (before)

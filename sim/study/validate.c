@@ -558,9 +558,11 @@ int val_score(struct val_set *v)
       continue;
     }
     p->predicted = num / den;
-    p->error = p->predicted / p->measured - 1.0;
-    if ((p->bound > 0 && p->error > 0) || (p->bound < 0 && p->error < 0))
-      p->error = 0.0; /* the constraint holds */
+    p->error = p->predicted / (p->measured * (1.0 + VAL_OBS_MARGIN * p->bound)) - 1.0;
+    if (!p->bound)
+      p->error = p->predicted / p->measured - 1.0;
+    else if ((p->bound > 0 && p->error > 0) || (p->bound < 0 && p->error < 0))
+      p->error = 0.0; /* the fit's target is met */
   }
   return failed;
 }
