@@ -381,6 +381,58 @@ START_TEST(test_robust_outlier)
 }
 END_TEST
 
+/* A partial refit of a shipped calibration: --start names the latency
+ * and the read rate, --params frees only the latency.  The rate is held at
+ * the start's 80 MB/s (not the catalogue's 100 MB/s) while the latency is
+ * fitted, and is written back with the start's record, so the fit recovers
+ * the truth (2.3 ms at 80 MB/s); with the rate at the catalogue's value
+ * the 1 MiB reads' mean latency would pull the latency ~2.6 ms higher. */
+START_TEST(test_start_pins_the_rest)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_pinXXXXXX", args[8192], path[4][1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  const char *names[4] = {"both.yaml", "points.yaml", "start.yaml", "cal.yaml"};
+  for (int i = 0; i < 4; i++)
+    snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
+  tc_write_file(path[0], "name: golden-fit-both\nsystem: client-pc\n"
+                         "disks: {count: 1, drive: teaching-fixed, latency: {value: 1ms, fit: [0.2ms, 5ms], source: test}, "
+                         "read_rate: {value: 100MB/s, fit: [50MB/s, 200MB/s], source: test}}\n"
+                         "volume: {level: single}\npage_cache: {ram: 0B}\nprotocol: {kind: local}\n"
+                         "workload: {rw: read, bs: 1m, iodepth: 1, direct: 1, time_based: 1, runtime: 2s}\ntime: 2s\nseed: 1\n");
+  tc_write_file(path[1], "version: 1\npoints:\n  - {experiment: synthetic-golden, match: {metric: read_lat_ms}, "
+                         "scenario: both.yaml, field: read.lat_mean_ms}\n");
+  tc_write_file(path[2], "version: 1\nparameters:\n"
+                         "  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.001s\", stderr: \"0.0001s\"}\n"
+                         "  - {entry: \"drives/teaching-fixed\", key: read_rate, value: \"80000000B/s\", readable: \"80 MB/s\", "
+                         "catalogue: \"100000000B/s\", lo: \"50000000B/s\", hi: \"200000000B/s\", stderr: \"1000000B/s\", "
+                         "at_bound: false, points: 1, sensitivity: 0.5}\n");
+  snprintf(args, sizeof args, "run '%s' --set disks.latency=2.3ms --set disks.read_rate=80MB/s --json", path[0]);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double lat_ms = tc_json_num(out, "\"read\"", "mean");
+  char data[1100];
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  tc_write_data(data, &(struct tc_experiment){"synthetic-golden", "test_calibrate (2.3 ms at 80 MB/s)", lat_ms, 0}, 1);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s' --start '%s' --params drives/teaching-fixed.latency --quiet "
+           "--max-iter 20 -j 2 --out '%s'",
+           data, path[1], path[2], path[3]);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  char *a = tc_slurp(path[3]);
+  double lat = tc_param(a, "latency"), rate = tc_param(a, "read_rate");
+  ck_assert_msg(fabs(lat / 2.3e-3 - 1) < 0.02, "fitted latency %.6g s with the rate pinned, truth 2.3 ms:\n%s", lat, a);
+  ck_assert_msg(rate == 8e7 && strstr(a, "key: read_rate, value: \"80000000B/s\"") &&
+                    strstr(a, "stderr: \"1000000B/s\"") && strstr(a, "free_parameters: 1\n"),
+                "the read rate is not held and written back as the start has it:\n%s", a);
+  free(a);
+  (void)src;
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* An observation's constraint (points.yaml `observations`): the data's
  * latency point is "measured" at 2.3 ms, an observation bounds the mean
  * latency from above by what 1.8 ms gives.  Weighted 10 and one-sided,
@@ -957,6 +1009,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_jacobian_coloured_same);
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
+  tcase_add_test(t, test_start_pins_the_rest);
   tcase_add_test(t, test_reach_tested_same);
   tcase_add_test(t, test_reach_scenario_same);
   suite_add_tcase(s, t);

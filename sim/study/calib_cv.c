@@ -165,6 +165,16 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
       continue;
     }
     chosen[j] = 1;
+    c->par[j].in_start = 1;
+    if (c->par[j].pinned) { /* its record is written back as the start has it */
+      double se = NAN;
+      const char *st = calib_scalar(r, "stderr"), *pts = calib_scalar(r, "points"), *sens = calib_scalar(r, "sensitivity");
+      if (st && units_parse(st, c->par[j].dim, &se, msg, sizeof msg) != 0)
+        se = NAN;
+      c->par[j].se = se;
+      c->par[j].npoints = pts ? atoi(pts) : 0;
+      c->par[j].sensitivity = sens ? atof(sens) : 0.0;
+    }
     c->x[j] = c->xref[j] = x;
     c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
   }
@@ -274,8 +284,9 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
     } else {
       calib_pick_free(c);
       for (int j = 0; j < c->np; j++) {
-        c->x[j] = c->xref[j] = c->par[j].free_ ? xfull[j] : c->par[j].value0;
-        c->uref[j] = c->par[j].free_ ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+        int keep = c->par[j].free_ || c->par[j].pinned; /* a pinned value is the start's, in every fold */
+        c->x[j] = c->xref[j] = keep ? xfull[j] : c->par[j].value0;
+        c->uref[j] = keep ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
       }
       calib_fit(c, c->o->cv_iter, &fr);
     }

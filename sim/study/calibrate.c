@@ -374,8 +374,15 @@ static int calib_setup(struct calib *c, struct nw_err *err)
       struct calib_param q = {.discrete = count};
       snprintf(q.entry, sizeof q.entry, "%.95s", entry);
       snprintf(q.key, sizeof q.key, "%s", key);
-      if (!calib_selected(c->o->params, &q))
-        continue;
+      /* Outside --params: with --start, held at the start's value and
+       * written back as the start recorded it (a partial refit of a
+       * shipped calibration keeps the rest of it); otherwise left out. */
+      if (!calib_selected(c->o->params, &q)) {
+        if (!c->o->start)
+          continue;
+        q.pinned = 1;
+        q.discrete = 0; /* not profiled either */
+      }
       if (c->np == CALIB_MAX_PARAMS)
         return nw_fail(err, s->path, 0, 0, "more than %d free parameters; use --params", CALIB_MAX_PARAMS);
       q.dim = s->fits[i].dim;
@@ -469,7 +476,7 @@ void calib_pick_free(struct calib *c)
     int n = 0;
     for (int i = 0; i < c->nfit; i++)
       n += calib_reaches(c, j, c->fitpts[i]);
-    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak && !c->par[j].discrete;
+    c->par[j].free_ = n > 0 && !c->par[j].no_effect && !c->par[j].weak && !c->par[j].discrete && !c->par[j].pinned;
     if (c->par[j].free_)
       c->freep[c->nfree++] = j;
   }
@@ -636,7 +643,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
-    q->at_bound = (q->free_ || q->discrete) &&
+    q->at_bound = (q->free_ || q->discrete || (q->pinned && q->in_start)) &&
                   (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];
