@@ -389,7 +389,6 @@ END_TEST
  * the 1 MiB reads' mean latency would pull the latency ~2.6 ms higher. */
 START_TEST(test_start_pins_the_rest)
 {
-  const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
   char dir[] = "/tmp/tc_pinXXXXXX", args[8192], path[4][1100];
   ck_assert(mkdtemp(dir) != NULL);
@@ -427,7 +426,6 @@ START_TEST(test_start_pins_the_rest)
                     strstr(a, "stderr: \"1000000B/s\"") && strstr(a, "free_parameters: 1\n"),
                 "the read rate is not held and written back as the start has it:\n%s", a);
   free(a);
-  (void)src;
   tc_rmtree(dir);
   free(out);
 }

@@ -111,18 +111,13 @@ START_TEST(test_trim_workgen)
 }
 END_TEST
 
-/* At the catalogue's values (--uncalibrated): these tests are about the
- * job language and where a trim goes, not about the fitted costs, so a
- * refit does not starve their 0.05 s runs of operations. */
+/* The callers run at the catalogue's values (--uncalibrated): these tests
+ * are about the job language and where a trim goes, not about the fitted
+ * costs, so a refit does not starve their 0.05 s runs of operations. */
 static struct cli_out ft_run(const char *text, const char *const *extra)
 {
-  const char *args[16] = {"--uncalibrated"};
-  int n = 1;
-  for (int i = 0; extra && extra[i] && n < 15; i++)
-    args[n++] = extra[i];
-  args[n] = NULL;
   struct cli_out r;
-  ck_assert_int_eq(cli_run_fio(text, "0.05s", args, &r), 0);
+  ck_assert_int_eq(cli_run_fio(text, "0.05s", extra, &r), 0);
   return r;
 }
 
@@ -131,7 +126,7 @@ static struct cli_out ft_run(const char *text, const char *const *extra)
  * trim is a hole punch, counted in fio's trim section. */
 START_TEST(test_trim_share)
 {
-  const char *json[] = {"--output-format=json", NULL};
+  const char *json[] = {"--uncalibrated", "--output-format=json", NULL};
   struct cli_out bad = ft_run("[t]\nrw=randtrim\nioengine=libaio\nbs=4k\nsize=16m\n", json);
   ck_assert_int_eq(bad.status, 2);
   ck_assert_msg(strstr(bad.err, "error: protocol.kind: 'smb' serves files, and job 't' trims with ioengine=libaio") &&
@@ -155,7 +150,7 @@ END_TEST
  * members stay idle; both are counted as trims. */
 START_TEST(test_trim_lun)
 {
-  const char *set[] = {"--json", "--set", "protocol.kind=iscsi", NULL};
+  const char *set[] = {"--uncalibrated", "--json", "--set", "protocol.kind=iscsi", NULL};
   struct cli_out big = ft_run("[t]\nrw=randtrim\nbs=1m\nsize=1g\niodepth=4\n", set);
   ck_assert_msg(big.status == 0, "exit %d: %s", big.status, big.err);
   double big_ios = cli_json_number(big.out, "\"trim\"", "ios");
