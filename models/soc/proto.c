@@ -16,8 +16,15 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
  * catalogue's fit bounds are narrower.  Per byte: one memcpy is ~0.3..2
  * cycles/byte on these cores and a daemon copies 1..3 times; per request:
  * a syscall is ~1e3, a full SMB/NFS/SCSI request path 1e3..1e6; per packet:
- * driver + IP + TCP ~500..1e5; an open + close over the network involves
- * several requests and filesystem lookups: 1e4..1e8. */
+ * driver + IP + TCP ~500..1e5; the file system's work below one file
+ * operation (path look-up, permission check, inode allocation), its
+ * protocol requests apart: 1e3..1e7.  Requests per file operation: a few
+ * per protocol message flow, 0..16. */
+/* A file operation's protocol requests (count, whole: proto_check); the
+ * default, one, stands for a protocol whose catalogue entry names none. */
+#define PROTO_FOP_ENTRY(OFF, field, what) \
+    {.key = #field, .dim = UNITS_NUMBER, .offset = OFF(field), .min = 0, .max = 16, .optional = 1, \
+     .def = 1, .help = "protocol requests (count) of " what ", each answered before the next"},
 /* The cost entries, with OFF choosing the struct they are relative to; the
  * defaults are mid-range placeholders (the catalogue supplies fits). */
 #define PROTO_COST_ENTRIES(OFF) \
@@ -29,8 +36,9 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
     {.key = "cycles_per_packet", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_packet), \
      .optional = 1, .def = 4e3, .min = 500, .max = 1e5, .help = "reference cycles per TCP segment sent or received"}, \
     {.key = "cycles_per_open", .dim = UNITS_NUMBER, .offset = OFF(cycles_per_open), \
-     .min = 1e4, .max = 1e8, .optional = 1, .def = 2e5, \
-     .help = "reference cycles per file open + close"}, \
+     .min = 1e3, .max = 1e7, .optional = 1, .def = 1e5, \
+     .help = "reference cycles of the file system's work below a file open, create, stat or " \
+             "delete (path look-up, permission check, inode allocation), its requests apart"}, \
     {.key = "csum_cycles_per_byte", .dim = UNITS_NUMBER, \
      .offset = OFF(csum_cycles_per_byte), .min = 0, .max = 10, .optional = 1, \
      .def = 1, .help = "reference cycles per byte of software TCP checksum (no offload)"}, \
@@ -56,7 +64,13 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
     {.key = "sync_call_cycles", .dim = UNITS_NUMBER, .offset = OFF(sync_call_cycles), \
      .min = 0, .max = 2e6, .optional = 1, .def = 0, \
      .help = "reference cycles of a synchronous pread()/pwrite() in smbd's process (a read or " \
-             "write below Samba's aio read/write size): the file system's call, sleep and wake-up"},
+             "write below Samba's aio read/write size): the file system's call, sleep and wake-up"}, \
+    PROTO_FOP_ENTRY(OFF, open_requests, "opening an existing file to read it") \
+    PROTO_FOP_ENTRY(OFF, create_requests, "creating a file to write it") \
+    PROTO_FOP_ENTRY(OFF, stat_requests, "reading a file's attributes by its path") \
+    PROTO_FOP_ENTRY(OFF, close_requests, "closing a file only read") \
+    PROTO_FOP_ENTRY(OFF, close_written_requests, "closing a file written through the handle") \
+    PROTO_FOP_ENTRY(OFF, delete_requests, "removing a file by its path")
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -209,6 +223,12 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"checksum_offload", PROTO_OFF(checksum_offload)},
       {"tso", PROTO_OFF(tso)},
       {"gro", PROTO_OFF(gro)},
+      {"open_requests", PROTO_PCOST_OFF(open_requests)},
+      {"create_requests", PROTO_PCOST_OFF(create_requests)},
+      {"stat_requests", PROTO_PCOST_OFF(stat_requests)},
+      {"close_requests", PROTO_PCOST_OFF(close_requests)},
+      {"close_written_requests", PROTO_PCOST_OFF(close_written_requests)},
+      {"delete_requests", PROTO_PCOST_OFF(delete_requests)},
   };
   for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
     double v = *(const double *)((const char *)p + proto_whole[i].offset);
@@ -352,6 +372,35 @@ int proto_read_blocks(const struct proto_params *p, double bytes)
 double proto_open_cycles(const struct proto_params *p)
 {
   return proto_ops_of(p)->opens_files ? p->costs.cycles_per_open : 0.0;
+}
+
+int proto_file_requests(const struct proto_params *p, enum proto_fop op)
+{
+  const struct proto_costs *c = &p->costs;
+  if (!proto_ops_of(p)->opens_files)
+    return 0;
+  switch (op) {
+  case PROTO_FOP_OPEN:
+    return (int)c->open_requests;
+  case PROTO_FOP_CREATE:
+    return (int)c->create_requests;
+  case PROTO_FOP_STAT:
+    return (int)c->stat_requests;
+  case PROTO_FOP_CLOSE:
+    return (int)c->close_requests;
+  case PROTO_FOP_CLOSE_WRITTEN:
+    return (int)c->close_written_requests;
+  case PROTO_FOP_DELETE:
+    return (int)c->delete_requests;
+  case PROTO_FOP_NONE:
+    break;
+  }
+  return 0;
+}
+
+int proto_file_op_opens(enum proto_fop op)
+{
+  return op == PROTO_FOP_OPEN || op == PROTO_FOP_CREATE || op == PROTO_FOP_STAT || op == PROTO_FOP_DELETE;
 }
 
 double nfs_server_max_blksize_bytes(double lowmem_bytes)

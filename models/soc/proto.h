@@ -79,7 +79,9 @@ struct proto_costs {
   double cycles_per_request;
   double cycles_per_byte;
   double cycles_per_packet;
-  double cycles_per_open;              /* file open + close (file copies) */
+  double cycles_per_open;              /* the file system's work of one file operation that
+                                          looks a path up (open, create, stat, delete): dentry
+                                          and inode look-ups, permission check, inode allocation */
   double csum_cycles_per_byte;         /* software checksum, without offload */
   double file_lun_cycles_per_request;  /* extra for a file-backed iSCSI LUN */
   double thin_cycles_per_request;      /* extra for a thin (sparse) file LUN */
@@ -93,6 +95,13 @@ struct proto_costs {
   double sync_call_cycles;             /* smbd: a synchronous pread()/pwrite() (below Samba's
                                           aio read/write size): the file system's call and the
                                           process's sleep and wake-up around it, in its process */
+  /* Protocol requests one file operation is (count, whole; proto_file_requests): */
+  double open_requests;                /* open an existing file (to read it) */
+  double create_requests;              /* create a file (to write it) */
+  double stat_requests;                /* read a file's attributes by its path */
+  double close_requests;               /* close a file only read */
+  double close_written_requests;       /* close a file written through this handle */
+  double delete_requests;              /* remove a file by its path */
 };
 
 struct proto_params {
@@ -193,7 +202,8 @@ struct proto_ops {
   int blocking_reader;     /* the daemon reads its socket with a blocking
                               recvmsg (MSG_WAITALL): the TCP layer of its
                               session's received segments runs in its context */
-  int opens_files;         /* a file protocol: cycles_per_open per file */
+  int opens_files;         /* a file protocol: its file operations are requests
+                              (proto_file_requests) with cycles_per_open's file work */
   int streams;             /* a message's data moves in stream_segment pieces that
                               the wire, the receive softirq and the daemon's copy
                               handle as they come (smbd: both directions) */
@@ -285,9 +295,35 @@ int proto_max_outstanding(const struct proto_params *p, double request_bytes);
  * before the next starts). */
 uint64_t proto_stream_segments(const struct proto_params *p, int write, double bytes);
 
-/* Reference cycles of one file open + close (file copies); 0 for iSCSI
- * and local (the client's own filesystem opens files). */
+/* Reference cycles of the file system's work below one file operation
+ * that looks a path up (open, create, stat, delete: proto_file_op_opens),
+ * charged once, with its first request; 0 for iSCSI and local (the
+ * client's own filesystem opens files). */
 double proto_open_cycles(const struct proto_params *p);
+
+/* A file operation a client makes on a file protocol's share. */
+enum proto_fop {
+  PROTO_FOP_NONE = 0,
+  PROTO_FOP_OPEN,         /* open an existing file to read it */
+  PROTO_FOP_CREATE,       /* create (or replace) a file to write it */
+  PROTO_FOP_STAT,         /* a file's attributes by its path */
+  PROTO_FOP_CLOSE,        /* close a file only read */
+  PROTO_FOP_CLOSE_WRITTEN, /* close a file written through the handle */
+  PROTO_FOP_DELETE        /* remove a file by its path */
+};
+
+/* The protocol requests file operation op is (count), each a message of
+ * its own with no data, answered before the client sends the next (the
+ * catalogue's open_requests, create_requests, ... of the protocol, e.g.
+ * SMB2 stat = CREATE + QUERY_INFO + CLOSE = 3, NFSv3 close of a file only
+ * read = 0); 0 for PROTO_FOP_NONE and for a protocol without files
+ * (iSCSI, local). */
+int proto_file_requests(const struct proto_params *p, enum proto_fop op);
+
+/* 1 when op looks a path up on the server's file system (open, create,
+ * stat, delete: proto_open_cycles once, with its first request), 0 for a
+ * close (the handle's state only) and PROTO_FOP_NONE. */
+int proto_file_op_opens(enum proto_fop op);
 
 /* 1 when the daemon process sleeps in a read of `bytes` that misses the
  * page cache (smbd below Samba's 'aio read size'); 0 for every other

@@ -52,8 +52,9 @@ static int smb_read_blocks(const struct proto_params *p, double bytes)
  * checksum-tree look-ups of a read, the delalloc reservation and extent
  * locking of a buffered write) and the process's sleep and wake-up around
  * it are on smbd's one thread; the aio pool's thread's are not charged.
- * A request without data (CREATE, CLOSE, a file operation) is no read or
- * write: its file work is cycles_per_open's. */
+ * A request without data (a file operation's CREATE, QUERY_INFO, CLOSE)
+ * is no read or write: the file system's work below an operation is
+ * cycles_per_open's, once, with its first request. */
 static double smb_sync_call_cycles(const struct proto_params *p, int write, double bytes)
 {
   return bytes > 0.0 && smb_call_sync(p, write, bytes) ? p->costs.sync_call_cycles : 0.0;

@@ -109,6 +109,16 @@ const struct param_desc client_param_table[] = {
     {.key = "rpc_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, rpc_time_s), .min = 0,
      .max = 1e-2, .optional = 1, .def = 0,
      .help = "the client's own time per protocol request's reply, serial per connection (s; 0 = none)"},
+    {.key = "copy_source_requests", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct client_params, copy_source_requests), .min = 0, .max = 16, .optional = 1,
+     .def = 0,
+     .help = "protocol requests of a file copy's open of each source file on the share (count; 0 = "
+             "the protocol's open_requests)"},
+    {.key = "copy_dest_requests", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct client_params, copy_dest_requests), .min = 0, .max = 16, .optional = 1,
+     .def = 0,
+     .help = "protocol requests of a file copy's create of each destination file on the share (count; "
+             "0 = the protocol's create_requests)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 
@@ -744,6 +754,15 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client,
                (const char *const[]){"count", "os", NULL}, s, "clients", err) < 0)
     return -1;
+  static const char *const whole[] = {"copy_source_requests", "copy_dest_requests"};
+  for (int i = 0; i < 2; i++) {
+    double v = *(const double *)((const char *)&s->client +
+                                 params_find(client_param_table, client_param_count, whole[i])->offset);
+    const struct ynode *at = ytree_get(cl, whole[i]);
+    if (v != floor(v))
+      return cfg_at(err, at ? at : osref ? osref : cl, "clients.%s: must be a whole number of requests, got %g",
+                    whole[i], v);
+  }
   if (s->client.ram_bytes > 0 && !(s->client.copy_bytes_per_s > 0))
     return cfg_at(err, cl, "clients: a client cache (ram %g B) needs copy_rate, the client's memory copy rate",
                   s->client.ram_bytes);

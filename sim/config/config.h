@@ -80,6 +80,10 @@ struct client_params {
   double rpc_time_s;         /* the client's own time per protocol reply (its RPC layer, the
                                 wake-up of the caller), serial per connection (engine.c
                                 eng_lane_rx_main); 0 = none */
+  double copy_source_requests; /* a file copy's open of a source file on the share: its protocol
+                                requests (count; 0 = the protocol's open_requests) */
+  double copy_dest_requests;   /* ... of a destination file it creates (count; 0 = the
+                                protocol's create_requests) */
 };
 enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
 extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */

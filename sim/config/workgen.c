@@ -240,9 +240,13 @@ static void workgen_meta(struct workgen *g, gsl_rng *rng, struct workgen_io *out
     off = g->next_off;
     g->next_off += blk;
   }
+  /* a truncate is one request on an open file (SET_INFO, SETATTR) */
+  static const enum proto_fop fop[] = {[JOB_META_CREATE] = PROTO_FOP_CREATE, [JOB_META_STAT] = PROTO_FOP_STAT,
+                                       [JOB_META_DELETE] = PROTO_FOP_DELETE, [JOB_META_TRUNC] = PROTO_FOP_NONE,
+                                       [JOB_META_FALLOC] = PROTO_FOP_NONE};
   *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + off), .len_bytes = 0,
                              .write = write, .rec = -1, .meta = sp->meta_op,
-                             .opens = sp->meta_op != JOB_META_TRUNC};
+                             .opens = sp->meta_op != JOB_META_TRUNC, .fop = fop[sp->meta_op]};
   g->issued_bytes += sp->bs_bytes[0];
 }
 
@@ -316,7 +320,7 @@ int workgen_waits(const struct workgen *g)
 /* file_handles: the open of the file the next data I/O starts (a lookup
  * of an existing file to read it, a create to write it: the NAS side of
  * workgen_meta's operations, at the file's first block) or the close of
- * the one just done (no filesystem work: its inode block, cached). */
+ * the one just done (no filesystem work: the handle's state only). */
 static void workgen_handle(struct workgen *g, struct workgen_io *out)
 {
   const struct job *sp = g->spec;
@@ -327,11 +331,13 @@ static void workgen_handle(struct workgen *g, struct workgen_io *out)
                              .write = write, .rec = -1};
   if (g->handle_next == 1) {
     out->meta = write ? JOB_META_CREATE : JOB_META_STAT;
-    out->opens = 1; /* cycles_per_open: the CREATE, its QUERY_INFO and the CLOSE's work */
+    out->opens = 1;
+    out->fop = write ? PROTO_FOP_CREATE : PROTO_FOP_OPEN;
     g->last_file_off = off;
     g->handle_next = 0;
   } else {
     out->meta = JOB_META_STAT;
+    out->fop = write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE;
     g->handle_next = 1;
   }
   g->handle_last = 1;
@@ -351,7 +357,7 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
   if (g->replay || (sp->trim == 0 && sp->meta_op != JOB_META_FALLOC)) {
     workgen_next_plain(g, rng, out);
     if (sp->file_handles && g->handle_next >= 0 && workgen_copy_next_off(g) >= 0.0) {
-      out->opens = 0; /* its file's open carried it */
+      out->opens = 0, out->fop = PROTO_FOP_NONE; /* its file's open carried it */
       g->handle_last = 0;
       if (workgen_next_opens(g))
         g->handle_next = 2; /* the file is done: its close */
@@ -374,7 +380,7 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
   }
   if (sp->meta_op == JOB_META_FALLOC) /* a file operation on the NAS (cycles_per_open), as the
                                          metadata engines'; workgen_meta_writes: its extent block */
-    out->meta = JOB_META_FALLOC, out->opens = 1;
+    out->meta = JOB_META_FALLOC, out->opens = 1, out->fop = PROTO_FOP_NONE; /* one request */
   if (out->trim || out->meta == JOB_META_FALLOC)
     out->range_bytes = out->len_bytes, out->len_bytes = 0;
 }
@@ -442,6 +448,9 @@ static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workg
   }
   *out = (struct workgen_io){.offset_bytes = (uint64_t)(g->region_start + off),
                              .len_bytes = (uint64_t)bs, .write = write, .rec = -1};
-  out->opens = sp->file_bytes > 0 && fmod(off, sp->file_bytes) < bs;
+  /* a pass over its file (file_bytes issued, in whatever order) opens it
+   * first; a sequential pass's first I/O is at the file's start */
+  out->opens = sp->file_bytes > 0 && fmod(g->issued_bytes, sp->file_bytes) < bs;
+  out->fop = out->opens ? PROTO_FOP_OPEN : PROTO_FOP_NONE;
   g->issued_bytes += bs;
 }

@@ -12,6 +12,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
+#include "models/soc/proto.h"
 #include "sim/config/replay.h"
 #include "sim/config/workload.h"
 
@@ -48,6 +49,9 @@ struct workgen_io {
   uint64_t offset_bytes, len_bytes;
   int write;
   int opens;      /* file copies: the tool opens (and closes) a file before this I/O */
+  enum proto_fop fop; /* the file operation it is (a metadata operation, a copy's open or
+                         close), or that its data follow (a data I/O that opens its file:
+                         PROTO_FOP_OPEN); the engine sends it as the protocol's requests */
   int rec;        /* replay: the record's index, else -1 */
   enum job_meta meta; /* a metadata operation: len_bytes 0 on the wire, the NAS does
                          workgen_meta_store() instead */

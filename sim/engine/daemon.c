@@ -2,6 +2,7 @@
  * receives whatever the daemon is doing, receive softirq processing, and
  * the protocol daemons as one family of threads keyed by the protocol's
  * thread shape (models/soc/proto.h). */
+#include <simgrid/engine.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <xbt/log.h>
@@ -278,6 +279,10 @@ static void eng_socket_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_chan_recv(&c->srv);
     struct eng *e = r->job->e;
+    double now = simgrid_get_clock();
+    if (!e->net_only && r->segs_got == 0 && !r->job->spec->prep && e->nprep == 0 && now >= e->ramp_s &&
+        now <= e->t_end_s)
+      e->proto_requests++; /* a request (a streamed write: its first piece) in the window */
     if (r->write && r->nsegs > 1)
       r = eng_piece(e, r);
     else
@@ -440,6 +445,14 @@ static void eng_stream_request(struct eng_daemon *d, struct eng_req *r)
 static void eng_daemon_handoff(struct eng_daemon *d, struct eng_req *r)
 {
   struct eng *e = d->e;
+  if (!eng_req_stores(r) && d->work != ENG_WORK_TX && d->work != ENG_WORK_STREAM) {
+    /* no file system block below it (QUERY_INFO, CLOSE, ACCESS): answered at once */
+    if (d->work == ENG_WORK_RX)
+      eng_queue_push(&d->c->txq, r);
+    else
+      eng_send_reply(e, r);
+    return;
+  }
   switch (d->work) {
   case ENG_WORK_PROCESS: {
     /* A file operation (create, stat, delete) is a system call the

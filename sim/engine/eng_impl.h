@@ -53,7 +53,16 @@ struct eng_req {
   int write;
   uint64_t offset_bytes, len_bytes;
   double t_issue_s;
-  int opens;        /* files opened (and closed) before this I/O: file copies */
+  int opens;        /* files opened (and closed) before this I/O: file copies; the file
+                       system's work (cycles_per_open) of the request carrying it */
+  enum proto_fop fop; /* the file operation it is, or that its data follow (workgen_io.fop) */
+  int fop_reqs;       /* ... the protocol requests it goes as, one after another (engine.c
+                         eng_fop_next), before its data if it has any */
+  int fop_sent;       /* ... those sent so far */
+  int fop_part;       /* one of those requests (app: its I/O): no data; the file system's
+                         work only with the first, else answered by the daemon at once */
+  int no_wire;        /* a file operation of no request (an NFS close after reads): the
+                         client answers it itself */
   enum job_meta meta; /* a metadata operation (no data on the wire): submit.c */
   int trim;           /* a trim: no data on the wire (submit.c: a discard, or a hole punch) */
   uint64_t range_bytes; /* a trim or fallocate: the bytes it covers (len_bytes 0) */
@@ -76,7 +85,8 @@ struct eng_req {
   sg_sem_t seg_ready;          /* one release per piece the daemon has copied (kept when the
                                   record is reused) */
   struct eng_req *app; /* the application I/O this protocol request carries a part of
-                          (the client split it: NFS rsize/wsize, SMB max I/O), else NULL */
+                          (the client split it: NFS rsize/wsize, SMB max I/O; or one of
+                          its file operation's requests, fop_part), else NULL */
   int rpcs_left;       /* an application I/O split into requests: those not yet answered */
   int nrpcs;           /* ... the requests it went as (0: not split) */
   int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
@@ -240,6 +250,7 @@ struct eng {
   int nreplay_lat, replay_cap;
   double bytes_read, bytes_write, bytes_trim;
   uint64_t ios_read, ios_write, ios_trim;
+  uint64_t proto_requests;  /* protocol requests the NAS received in the window (daemon.c) */
   uint64_t err_read, err_write, err_trim; /* I/Os ended with an error in the window */
   double ramp_s, t_end_s, last_done_s;
   /* Warm-up (run.c): a time-based closed loop measures from the moment
@@ -351,6 +362,16 @@ int eng_job_window(const struct eng_job *j);
 /* The protocol requests application I/O r goes as (submit.c): its count
  * (1: not split) and, in *chunk_bytes, the size of each but the last. */
 uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chunk_bytes);
+/* The protocol requests file operation r->fop goes as (submit.c): the
+ * protocol's count for it, or the copy tool's (clients.copy_*_requests);
+ * a data I/O that opens its file adds the close of its last pass. */
+int eng_fop_requests(const struct eng *e, const struct eng_req *r);
+/* 1 when request r goes into the storage stack once its daemon has done
+ * its CPU work; 0 when it has no file system block (a file operation's
+ * request other than a metadata operation's first: QUERY_INFO, CLOSE,
+ * ACCESS, or the open of a file whose data follow): the daemon answers it
+ * at once (submit.c). */
+int eng_req_stores(const struct eng_req *r);
 /* Put protocol request r in its connection's socket once the client's
  * transport has a slot for it; free r's slot when its reply is in
  * (submit.c). */

@@ -444,6 +444,7 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   workgen_next(&j->gen, j->rng, &io);
   r->write = io.write;
   r->opens = io.opens;
+  r->fop = io.fop;
   r->meta = io.meta;
   r->trim = io.trim;
   r->range_bytes = io.range_bytes;
@@ -477,24 +478,36 @@ static void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self)
     eng_wire_push(j->e, &j->e->conns[j->conn0 + r->conn], r);
 }
 
-/* Send a request on its connection from the actor of lane `self` (a
- * connection index, or -1 from the timer actor, which hands it to the
- * lane's sender). */
-static void eng_send(struct eng_job *j, struct eng_req *r, int self)
+/* The next request of application I/O r's file operation onto r's
+ * connection (from the actor of lane `self`): no data; the first carries
+ * the file system's work (the operation's cycles_per_open, a metadata
+ * operation's block), the others only the protocol's (eng_req_stores).
+ * The lane's receiver sends the next when its reply is in
+ * (eng_lane_rx_main), as a client waits for each. */
+static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
+{
+  struct eng_req *p = eng_req_new(j->e);
+  int first = r->fop_sent++ == 0;
+  p->job = j;
+  p->conn = r->conn;
+  p->write = r->write;
+  p->offset_bytes = r->offset_bytes;
+  p->opens = first && proto_file_op_opens(r->fop);
+  p->meta = first && p->opens ? r->meta : JOB_META_NONE;
+  p->fop = r->fop;
+  p->fop_part = 1;
+  p->rec = -1;
+  p->t_issue_s = r->t_issue_s;
+  p->app = r;
+  eng_send_rpc(j, p, self);
+}
+
+/* Application I/O r's data (or, without data, r itself: a trim, a
+ * truncate, a fallocate) onto its connection: through the client's page
+ * cache, or as the protocol requests the client splits it into. */
+static void eng_send_data(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
-  eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
-  if (r->opens)
-    j->file_reads = 0; /* a file opened: its handle has no read history yet */
-  if (!r->write && r->meta == JOB_META_NONE && !r->trim && !r->flush)
-    j->file_reads++;
-  j->outstanding++;
-  j->issued++;
-  if (e->local) {
-    eng_submit(e, r);
-    return;
-  }
-  r->conn = eng_pick_conn(j, (double)r->len_bytes);
   if (eng_client_absorb(j, r)) {
     eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
     return;
@@ -518,11 +531,42 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
     p->write = r->write;
     p->offset_bytes = r->offset_bytes + off;
     p->len_bytes = k + 1 < n ? (uint64_t)chunk : r->len_bytes - off;
-    p->opens = k == 0 ? r->opens : 0; /* the file is opened once, before its first */
     p->rec = -1;
     p->t_issue_s = r->t_issue_s;
     p->app = r;
     eng_send_rpc(j, p, self);
+  }
+}
+
+/* Send a request on its connection from the actor of lane `self` (a
+ * connection index, or -1 from the timer actor, which hands it to the
+ * lane's sender).  A file operation goes as its protocol requests, one
+ * after another (eng_fop_requests), then its data if it has any; one of
+ * no request (an NFS close after reads) the client answers itself. */
+static void eng_send(struct eng_job *j, struct eng_req *r, int self)
+{
+  struct eng *e = j->e;
+  eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
+  if (r->opens)
+    j->file_reads = 0; /* a file opened: its handle has no read history yet */
+  if (!r->write && r->meta == JOB_META_NONE && !r->trim && !r->flush)
+    j->file_reads++;
+  j->outstanding++;
+  j->issued++;
+  if (e->local) {
+    eng_submit(e, r);
+    return;
+  }
+  r->conn = eng_pick_conn(j, (double)r->len_bytes);
+  r->fop_reqs = eng_fop_requests(e, r);
+  if (r->fop_reqs > 0) {
+    r->opens = 0; /* its file system work goes with its operation's first request */
+    eng_fop_next(j, r, self);
+  } else if (r->fop != PROTO_FOP_NONE && r->meta != JOB_META_NONE && e->ops->opens_files) {
+    r->no_wire = 1;
+    eng_chan_deliver(e, &j->reply[r->conn], r);
+  } else {
+    eng_send_data(j, r, self);
   }
 }
 
@@ -604,7 +648,12 @@ static void eng_account(struct eng *e, struct eng_req *r)
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
       double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
-      double headers = e->header_bytes * (r->nrpcs > 1 ? r->nrpcs : 1);
+      /* its messages: its file operation's requests, then its data's (none of an
+       * operation without data, nor of one the client answered itself) */
+      double msgs = r->no_wire ? 0.0
+                    : (double)r->fop_reqs + (r->fop_reqs > 0 && r->meta != JOB_META_NONE ? 0.0
+                                             : r->nrpcs > 1 ? (double)r->nrpcs : 1.0);
+      double headers = e->header_bytes * msgs;
       *up += headers + (r->write ? (double)r->len_bytes : 0.0);
       *down += headers + (r->write ? 0.0 : (double)r->len_bytes);
     }
@@ -710,11 +759,24 @@ static void eng_lane_rx_main(int argc, char **argv)
     eng_follow_route(c);
     if (!r->write && r->nsegs > 1 && ++r->segs_got < r->nsegs)
       continue; /* more pieces of a streamed reply to come */
-    if (c && !r->absorbed && j->e->s->client.rpc_time_s > 0.0)
+    if (c && !r->absorbed && !r->no_wire && j->e->s->client.rpc_time_s > 0.0)
       sg_actor_sleep_for(j->e->s->client.rpc_time_s);
     if (c)
       eng_slot_free(j->e, c, r);
-    if (r->app) { /* one protocol request of a split application I/O */
+    if (r->app && r->fop_part) { /* one request of a file operation: the next goes now */
+      struct eng_req *a = r->app;
+      a->error |= r->error;
+      eng_req_free(j->e, r);
+      if (a->fop_sent < a->fop_reqs) {
+        eng_fop_next(j, a, l->conn);
+        continue;
+      }
+      if (a->meta == JOB_META_NONE) { /* its file is open: its data */
+        eng_send_data(j, a, l->conn);
+        continue;
+      }
+      r = a;
+    } else if (r->app) { /* one protocol request of a split application I/O */
       struct eng_req *a = r->app;
       a->error |= r->error;
       eng_req_free(j->e, r);

@@ -594,6 +594,7 @@ static void eng_collect(struct eng *e, struct run_result *out)
     jobs_done &= e->jobs[i].finished != 0;
   }
   out->issued = issued;
+  out->protocol_requests = e->proto_requests;
   out->completed = completed;
   out->clients = s->nclients;
   if (with_workload && e->step->njobs > 0) {

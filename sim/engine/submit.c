@@ -45,6 +45,35 @@ void eng_submit(struct eng *e, struct eng_req *r)
   eng_wake_storage(e);
 }
 
+int eng_req_stores(const struct eng_req *r)
+{
+  return !r->fop_part || r->meta != JOB_META_NONE;
+}
+
+/* A file operation's protocol requests (proto_file_requests, the
+ * catalogue's message flows): a copy tool that opens its source or
+ * creates its destination with a flow of its own says so
+ * (clients.copy_source_requests / copy_dest_requests: CopyFileEx's CREATE
+ * + SET_INFO end-of-file); a data I/O that opens its file (IOZone's,
+ * CrystalDiskMark's and ATTO's passes over their file) goes after the
+ * file's open and the close of its previous pass, the same requests per
+ * pass as a close after the last I/O would be. */
+int eng_fop_requests(const struct eng *e, const struct eng_req *r)
+{
+  const struct proto_params *p = &e->s->proto;
+  const struct client_params *cl = &e->s->client;
+  if (e->local || e->net_only || !e->ops->opens_files || r->fop == PROTO_FOP_NONE)
+    return 0;
+  if (r->meta == JOB_META_NONE)
+    return proto_file_requests(p, PROTO_FOP_OPEN) +
+           proto_file_requests(p, r->write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE);
+  double tool = !r->job->spec->file_handles       ? 0.0
+                : r->fop == PROTO_FOP_OPEN   ? cl->copy_source_requests
+                : r->fop == PROTO_FOP_CREATE ? cl->copy_dest_requests
+                                             : 0.0;
+  return tool > 0.0 ? (int)tool : proto_file_requests(p, r->fop);
+}
+
 /* The client OS's read-ahead on job j (reads beyond the application's
  * own), one mechanism for every client OS (clients.os, catalog/
  * protocols.yaml client_os): on a buffered forward-sequential read of a

@@ -126,6 +126,7 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_num(out, r->window_s);
   fprintf(out, ",\n%s\"clients\": %d,\n%s\"outstanding_per_client\": %d", indent, r->clients, indent,
           r->outstanding_per_client);
+  fprintf(out, ",\n%s\"protocol_requests\": %llu", indent, (unsigned long long)r->protocol_requests);
   fprintf(out, ",\n%s\"window\": {\"start_s\": ", indent);
   report_num(out, r->window_start_s);
   fputs(", \"outstanding_avg\": ", out);

@@ -119,6 +119,8 @@ struct run_result {
   int nseries;                  /* per-second MB/s of all I/O */
   double series_MBps[RES_MAX_SERIES];
   uint64_t issued, completed;   /* client I/Os */
+  uint64_t protocol_requests;   /* protocol requests the NAS received in the window (count;
+                                 * a file operation's several, a split I/O's pieces) */
   int outstanding_per_client;   /* closed-loop population per client */
   int latency_depth;            /* fio latency_target: the depth the first job's search reached; 0 = none */
   int clients;
