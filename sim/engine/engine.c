@@ -562,7 +562,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   if (r->fop_reqs > 0) {
     r->opens = 0; /* its file system work goes with its operation's first request */
     eng_fop_next(j, r, self);
-  } else if (r->fop != PROTO_FOP_NONE && r->meta != JOB_META_NONE && e->ops->opens_files) {
+  } else if (r->fop != PROTO_FOP_NONE && r->meta != JOB_META_NONE) {
     r->no_wire = 1;
     eng_chan_deliver(e, &j->reply[r->conn], r);
   } else {
@@ -644,18 +644,20 @@ static void eng_account(struct eng *e, struct eng_req *r)
     /* fio's slices count from the window's start */
     stats_series_add(&e->fio_samples[2 * d], now - e->ramp_s, bytes);
     stats_series_add(&e->fio_samples[2 * d + 1], now - e->ramp_s, 1.0);
-    if (!e->local && !r->absorbed) {
+    /* its messages: its file operation's requests, then its data's (none of
+     * an operation without data, of a write the client's cache took, or of
+     * an operation the client answered itself) */
+    int data_msgs = r->no_wire || r->absorbed || (r->fop_reqs > 0 && r->meta != JOB_META_NONE) ? 0
+                    : r->nrpcs > 1                                                           ? r->nrpcs
+                                                                                             : 1;
+    if (!e->local && r->fop_reqs + data_msgs > 0) {
       struct eng_conn *c = &e->conns[j->conn0 + r->conn];
       double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
       double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
-      /* its messages: its file operation's requests, then its data's (none of an
-       * operation without data, nor of one the client answered itself) */
-      double msgs = r->no_wire ? 0.0
-                    : (double)r->fop_reqs + (r->fop_reqs > 0 && r->meta != JOB_META_NONE ? 0.0
-                                             : r->nrpcs > 1 ? (double)r->nrpcs : 1.0);
-      double headers = e->header_bytes * msgs;
-      *up += headers + (r->write ? (double)r->len_bytes : 0.0);
-      *down += headers + (r->write ? 0.0 : (double)r->len_bytes);
+      double headers = e->header_bytes * (double)(r->fop_reqs + data_msgs);
+      double data = data_msgs > 0 ? (double)r->len_bytes : 0.0;
+      *up += headers + (r->write ? data : 0.0);
+      *down += headers + (r->write ? 0.0 : data);
     }
     if (now > e->last_done_s)
       e->last_done_s = now;
