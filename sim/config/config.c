@@ -58,6 +58,7 @@ const struct param_desc system_param_table[] = {
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 
 const char *const client_ra_unit_names[] = {"application-read", "protocol-read", NULL};
+static const char *const client_bool_names[] = {"false", "true", NULL};
 
 const struct param_desc client_param_table[] = {
     {.key = "ram", .dim = UNITS_BYTES, .offset = offsetof(struct client_params, ram_bytes), .min = 0,
@@ -65,7 +66,19 @@ const struct param_desc client_param_table[] = {
      .help = "client page cache for buffered writes (bytes; 0 = none)"},
     {.key = "dirty_ratio", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, dirty_ratio),
      .min = 0.01, .max = 1, .optional = 1, .def = 0.2,
-     .help = "share of client RAM that may be dirty (Linux vm.dirty_ratio default 20 %)"},
+     .help = "share of client RAM that may be dirty or under write-back before a writer waits for the "
+             "write-back (Linux vm.dirty_ratio, fraction; the default without clients.os: 0.2)"},
+    {.key = "dirty_background_ratio", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct client_params, dirty_background_ratio), .min = 0, .max = 1, .optional = 1,
+     .def = 0,
+     .help = "share of client RAM dirty past which the client writes back while the writer goes on "
+             "(Linux vm.dirty_background_ratio, fraction; 0 = no background write-back, the default "
+             "without clients.os)"},
+    {.key = "flush_on_close", .offset = offsetof(struct client_params, flush_on_close), .min = 0, .max = 1,
+     .optional = 1, .def = 0, .choices = client_bool_names,
+     .help = "a file's close writes the client's dirty pages back and waits for them, then sends its "
+             "close requests (true: the Linux NFS client's close-to-open; false: the data waits for the "
+             "background write-back or the job's end)"},
     {.key = "copy_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_bytes_per_s),
      .min = 1e8, .max = 1e12, .optional = 1, .def = 0,
      .help = "client memory copy rate (bytes/s), required with a client cache"},
@@ -762,6 +775,13 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
     if (v != floor(v))
       return cfg_at(err, at ? at : osref ? osref : cl, "clients.%s: must be a whole number of requests, got %g",
                     whole[i], v);
+  }
+  if (s->client.dirty_background_ratio > s->client.dirty_ratio) {
+    const struct ynode *at = ytree_get(cl, "dirty_background_ratio");
+    return cfg_at(err, at ? at : osref ? osref : cl,
+                  "clients.dirty_background_ratio: %g must be <= clients.dirty_ratio %g (the background "
+                  "write-back starts below the writers' limit)",
+                  s->client.dirty_background_ratio, s->client.dirty_ratio);
   }
   if (s->client.ram_bytes > 0 && !(s->client.copy_bytes_per_s > 0))
     return cfg_at(err, cl, "clients: a client cache (ram %g B) needs copy_rate, the client's memory copy rate",

@@ -46,10 +46,17 @@ extern const struct param_desc system_param_table[];
 extern const size_t system_param_count;
 
 /* The clients' own page cache (`clients:` section): a write-back buffer
- * for buffered (direct=0) writes over NFS/SMB, flushed on file close. */
+ * for buffered (direct=0) writes over NFS/SMB, written back in the background
+ * past its limits, at the job's end, and at each close where the client
+ * OS flushes on close (sim/engine/engine.c eng_writeback). */
 struct client_params {
   double ram_bytes;         /* client RAM for the page cache; 0 = no client cache */
-  double dirty_ratio;       /* fraction of RAM that may be dirty before writes go through */
+  double dirty_ratio;       /* fraction of RAM dirty or under write-back past which a writer
+                               waits for the write-back (Linux balance_dirty_pages) */
+  double dirty_background_ratio; /* fraction of RAM dirty past which the client writes back in
+                               the background (Linux's flusher); 0 = none */
+  double flush_on_close;    /* 1: a file's close writes its dirty pages back and waits (NFS
+                               close-to-open, nfs_file_flush); 0: they stay dirty */
   double copy_bytes_per_s;  /* memory copy rate of the client (needed when ram > 0) */
   /* fio's own CPU time per I/O on the client (catalog/protocols.yaml
    * `client:`): the whole time of an I/O that never leaves fio's thread

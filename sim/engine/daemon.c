@@ -615,6 +615,7 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
         return nw_fail(err, e->s->path, 0, 0, "out of memory");
       accel_init(&cl->bus, "client.memory", s->client.copy_bytes_per_s, 0.0);
       cl->dirty_limit_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_ratio);
+      cl->dirty_bg_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_background_ratio);
       cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
     }
   }

@@ -91,7 +91,9 @@ struct eng_req {
   int nrpcs;           /* ... the requests it went as (0: not split) */
   int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
   int absorbed;      /* a buffered write taken by the client's page cache */
-  int flush;         /* write-back of the client's dirty data (not a client I/O) */
+  int flush;         /* the client's own request, not a client I/O (timed with the work):
+                        a write-back of its dirty data, or the close of a pass that
+                        follows it (eng_job.close_req) */
   int rec;           /* replay: the trace record, else -1 */
   int error;         /* the storage ended it with an I/O error (failed volume) */
   int first_round;   /* one of its job's first `depth` I/Os, issued while the window waits */
@@ -182,14 +184,26 @@ struct eng_job {
   int pending_timer;        /* thinktime / open loop: issues owed */
   sg_sem_t timer_sem;
   sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
+  /* A close of its file where the client OS flushes on close
+   * (clients.flush_on_close, engine.c eng_close): it waits until the
+   * file's I/Os are answered and the write-back is done, then goes. */
+  struct eng_req *close_req;  /* the close waiting or sent, else NULL */
+  int close_sent;             /* ... its requests are on their way */
+  struct eng_req *close_next; /* the next pass's first I/O, sent once the close is answered */
+  int file_open;              /* a pass over its file is open (its first I/O sent) */
+  int wb_outstanding;         /* its write-back requests in flight (eng_writeback) */
 };
 
-/* A client's page cache for buffered writes (write-back, flushed on close). */
+/* A client's page cache for buffered writes (write-back: engine.c
+ * eng_writeback; the writers' limit: submit.c eng_client_absorb). */
 struct eng_client {
   struct pcache *cache; /* NULL: no client cache */
   struct accel bus;     /* the client's memory copies */
-  uint64_t dirty_limit_bytes;
+  uint64_t dirty_limit_bytes; /* dirty + under write-back past which a writer waits */
+  uint64_t dirty_bg_bytes;    /* dirty past which it writes back in the background; 0: never */
+  uint64_t writeback_bytes;   /* taken from the dirty pages, their WRITE not yet answered */
   uint64_t flush_chunk_bytes; /* largest write request of the protocol */
+  struct eng_req *wait_head, *wait_tail; /* buffered writes waiting for the limit, in order */
 };
 
 struct eng_kthread {
@@ -364,7 +378,8 @@ int eng_job_window(const struct eng_job *j);
 uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chunk_bytes);
 /* The protocol requests file operation r->fop goes as (submit.c): the
  * protocol's count for it, or the copy tool's (clients.copy_*_requests);
- * a data I/O that opens its file adds the close of its last pass. */
+ * a data I/O that opens its file adds the close of its last pass unless
+ * the client OS closes each pass itself (clients.flush_on_close). */
 int eng_fop_requests(const struct eng *e, const struct eng_req *r);
 /* 1 when request r goes into the storage stack once its daemon has done
  * its CPU work; 0 when it has no file system block (a file operation's
@@ -377,8 +392,18 @@ int eng_req_stores(const struct eng_req *r);
  * (submit.c). */
 void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r);
 void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r);
-/* 1 when the client's page cache takes buffered write r (submit.c). */
-int eng_client_absorb(struct eng_job *j, struct eng_req *r);
+/* What the client's page cache does with write r (submit.c): leaves it to
+ * the wire (NONE), takes it (TAKEN: its memory copy follows), or holds it
+ * while the dirty limit is reached (WAITS: eng_client_unblock gives it
+ * back once the write-back made room). */
+enum eng_absorb { ENG_ABSORB_NONE, ENG_ABSORB_TAKEN, ENG_ABSORB_WAITS };
+enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r);
+/* The first write held at cl's dirty limit that now fits, taken into the
+ * cache, or NULL (submit.c). */
+struct eng_req *eng_client_unblock(struct eng_client *cl);
+/* The connections' request slots (clients.rpc_slots, a session window),
+ * 0: no limit (submit.c). */
+double eng_conn_slots(const struct eng *e);
 void eng_send_reply(struct eng *e, struct eng_req *r);
 void eng_hook_done(void *ctx, double now_s, uint64_t tag);
 void eng_hook_error(void *ctx, double now_s, uint64_t tag);

@@ -455,6 +455,31 @@ static struct eng_req *eng_make_req(struct eng_job *j)
   return r;
 }
 
+/* The close of job j's pass over its file, made by the client OS
+ * (clients.flush_on_close): the protocol's close after writes or after
+ * reads at the file's start, no data, not a client I/O (flush). */
+static struct eng_req *eng_close_new(struct eng_job *j)
+{
+  struct eng_req *r = eng_req_new(j->e);
+  r->job = j;
+  r->write = j->spec->read_frac < 1.0;
+  r->flush = 1;
+  r->meta = JOB_META_STAT;
+  r->fop = r->write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE;
+  r->offset_bytes = (uint64_t)j->region_start;
+  r->rec = -1;
+  r->t_issue_s = simgrid_get_clock();
+  return r;
+}
+
+/* Request r of job j is one of the client's write-backs: not one of
+ * the job's outstanding I/Os (its window is the application's), counted
+ * in j->wb_outstanding instead. */
+static int eng_is_writeback(const struct eng_job *j, const struct eng_req *r)
+{
+  return r->flush && r != j->close_req;
+}
+
 /* Which connection carries the next request of job j. */
 static int eng_pick_conn(struct eng_job *j, double bytes)
 {
@@ -502,14 +527,19 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
   eng_send_rpc(j, p, self);
 }
 
+static void eng_writeback(struct eng_job *j, int self);
+
 /* Application I/O r's data (or, without data, r itself: a trim, a
  * truncate, a fallocate) onto its connection: through the client's page
  * cache, or as the protocol requests the client splits it into. */
 static void eng_send_data(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
-  if (eng_client_absorb(j, r)) {
+  enum eng_absorb a = eng_client_absorb(j, r);
+  if (a == ENG_ABSORB_TAKEN)
     eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
+  if (a != ENG_ABSORB_NONE) { /* past a limit now: the write-back goes */
+    eng_writeback(j, self);
     return;
   }
   if (j->mpio)
@@ -551,7 +581,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
     j->file_reads = 0; /* a file opened: its handle has no read history yet */
   if (!r->write && r->meta == JOB_META_NONE && !r->trim && !r->flush)
     j->file_reads++;
-  j->outstanding++;
+  j->outstanding += !eng_is_writeback(j, r);
   j->issued++;
   if (e->local) {
     eng_submit(e, r);
@@ -570,11 +600,96 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   }
 }
 
+/* The client OS writes a file's dirty pages back at its close and waits
+ * for them (clients.flush_on_close), for a closed-loop job on a share (a
+ * timed job's passes close as the others', with the next pass's open). */
+static int eng_closes_itself(const struct eng_job *j)
+{
+  const struct eng *e = j->e;
+  return e->s->client.flush_on_close > 0.0 && !e->local && !e->net_only && e->ops->opens_files &&
+         !workgen_timed(j->spec);
+}
+
+/* Write the client's dirty pages back, from job j (the actor of lane
+ * `self`), while it has reason to: a close of j's waits for them once
+ * j's I/Os are answered (clients.flush_on_close: nfs_file_flush ->
+ * nfs_wb_all), or j issues nothing more and they are done (the job's
+ * end: its file is closed), or a writer waits at the dirty limit, or the
+ * dirty bytes pass the background limit (Linux's flusher; it stops once
+ * below).  Each a WRITE of the protocol's largest size (a contiguous
+ * dirty run, oldest first: pcache_take_dirty), sent without waiting for
+ * the others, as the kernel's write-back hands all its pages to the RPC
+ * layer: as many in flight as the transport's request slots
+ * (clients.rpc_slots: the RPC slot table, the rest waiting in its
+ * backlog), the job's depth without one.  Write-backs are not client
+ * I/Os; the time until the last is answered is in the job's. */
+static void eng_writeback(struct eng_job *j, int self)
+{
+  struct eng *e = j->e;
+  struct eng_client *cl = &e->clients[j->client];
+  if (!cl->cache)
+    return;
+  double slots = eng_conn_slots(e);
+  int window = slots > 0.0 ? (int)slots : j->depth;
+  int closing = j->outstanding == 0 && (j->close_req || !eng_may_issue(j)); /* its I/Os answered */
+  uint64_t off, len;
+  while (j->wb_outstanding < window &&
+         (closing || cl->wait_head ||
+          (cl->dirty_bg_bytes > 0 && pcache_dirty_bytes(cl->cache) > cl->dirty_bg_bytes)) &&
+         pcache_take_dirty(cl->cache, cl->flush_chunk_bytes, &off, &len)) {
+    struct eng_req *r = eng_req_new(e);
+    r->job = j;
+    r->write = 1;
+    r->flush = 1;
+    r->offset_bytes = off;
+    r->len_bytes = len;
+    r->t_issue_s = simgrid_get_clock();
+    cl->writeback_bytes += len;
+    j->wb_outstanding++;
+    eng_send(j, r, self);
+  }
+}
+
+/* Write-back r of job j is answered: its bytes leave the ones under
+ * write-back, and the writers waiting at the dirty limit that now fit go
+ * into the cache (their memory copy next). */
+static void eng_writeback_done(struct eng_job *j, const struct eng_req *r)
+{
+  struct eng *e = j->e;
+  struct eng_client *cl = &e->clients[j->client];
+  cl->writeback_bytes -= r->len_bytes;
+  j->wb_outstanding--;
+  struct eng_req *w;
+  while ((w = eng_client_unblock(cl)) != NULL)
+    eng_queue_push(&e->conns[w->job->conn0 + w->conn].cacheq, w);
+}
+
+/* The close of job j's file goes on (from the actor of lane `self`): at
+ * the job's end a pass still open gets its close; a close waiting goes
+ * once j's I/Os are answered and the client holds no dirty page
+ * (eng_writeback wrote them back), as close() returns only after
+ * nfs_wb_all: its protocol requests then (NFSv3 after writes: the
+ * COMMIT), answered before the next pass opens (eng_done). */
+static void eng_close_step(struct eng_job *j, int self)
+{
+  const struct eng_client *cl = &j->e->clients[j->client];
+  if (!j->close_req && j->file_open && !eng_may_issue(j) && j->outstanding == 0 && eng_closes_itself(j))
+    j->close_req = eng_close_new(j);
+  if (!j->close_req || j->close_sent || j->outstanding > 0 || j->wb_outstanding > 0 ||
+      (cl->cache && pcache_dirty_bytes(cl->cache) > 0))
+    return;
+  j->close_sent = 1;
+  eng_send(j, j->close_req, self);
+}
+
 /* Issue the job's next I/O.  A file copy's I/O that opens the next file
  * (workgen_io.opens: the open request, or a LUN's first block of the file)
  * comes clients.file_gap after the last one's answer: the tool's and the
  * client file system's own work between files, with nothing outstanding
- * (workgen_waits drained the file before), so the NAS waits. */
+ * (workgen_waits drained the file before), so the NAS waits.  Where the
+ * client OS flushes on close, a file copy's close, or the close before a
+ * pass over the file opens it again, waits for the write-back first
+ * (eng_close_step). */
 static void eng_issue(struct eng_job *j, int self)
 {
   struct eng_req *r = eng_make_req(j);
@@ -583,27 +698,25 @@ static void eng_issue(struct eng_job *j, int self)
     sg_actor_sleep_for(gap);
     r->t_issue_s = simgrid_get_clock();
   }
-  eng_send(j, r, self);
-}
-
-/* Closing the file: once the job issues nothing more, write its client's
- * dirty data back (NFS close-to-open flushes on close; IOZone -c times
- * it).  Flush writes are not client I/Os. */
-static void eng_flush(struct eng_job *j, int self)
-{
-  struct eng_client *cl = &j->e->clients[j->client];
-  uint64_t off, len;
-  while (cl->cache && j->outstanding < j->depth && !eng_may_issue(j) &&
-         pcache_take_dirty(cl->cache, cl->flush_chunk_bytes, &off, &len)) {
-    struct eng_req *r = eng_req_new(j->e);
-    r->job = j;
-    r->write = 1;
-    r->flush = 1;
-    r->offset_bytes = off;
-    r->len_bytes = len;
-    r->t_issue_s = simgrid_get_clock();
-    eng_send(j, r, self);
+  if (eng_closes_itself(j)) {
+    if (r->fop == PROTO_FOP_CLOSE || r->fop == PROTO_FOP_CLOSE_WRITTEN) {
+      j->close_req = r; /* a file copy's close */
+      eng_writeback(j, self);
+      eng_close_step(j, self);
+      return;
+    }
+    if (r->fop == PROTO_FOP_OPEN && r->meta == JOB_META_NONE) { /* a pass opens its file */
+      if (j->file_open) {
+        j->close_next = r;
+        j->close_req = eng_close_new(j);
+        eng_writeback(j, self);
+        eng_close_step(j, self);
+        return;
+      }
+      j->file_open = 1;
+    }
   }
+  eng_send(j, r, self);
 }
 
 /* Issue while the job's window allows (closed loop). */
@@ -615,16 +728,38 @@ static void eng_refill(struct eng_job *j, int self)
     eng_issue(j, self);
 }
 
+/* The bytes request r put on its connection's route: its file
+ * operation's requests, then its data's (none of an operation without
+ * data, of a write the client's cache took, or of an operation the
+ * client answered itself). */
+static void eng_count_link(struct eng *e, const struct eng_req *r)
+{
+  int data_msgs = r->no_wire || r->absorbed || (r->fop_reqs > 0 && r->meta != JOB_META_NONE) ? 0
+                  : r->nrpcs > 1                                                           ? r->nrpcs
+                                                                                           : 1;
+  if (e->local || r->fop_reqs + data_msgs == 0)
+    return;
+  struct eng_conn *c = &e->conns[r->job->conn0 + r->conn];
+  double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
+  double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
+  double headers = e->header_bytes * (double)(r->fop_reqs + data_msgs);
+  double data = data_msgs > 0 ? (double)r->len_bytes : 0.0;
+  *up += headers + (r->write ? data : 0.0);
+  *down += headers + (r->write ? 0.0 : data);
+}
+
 static void eng_account(struct eng *e, struct eng_req *r)
 {
   double now = simgrid_get_clock();
   struct eng_job *j = r->job;
-  j->outstanding--;
+  j->outstanding -= !eng_is_writeback(j, r);
   j->completed++;
   j->t_end = lat_target_complete(&j->lat, j->spec, now, now - r->t_issue_s, j->outstanding) ? now : j->t_end;
   if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
-  if (r->flush) {
+  if (r->flush) { /* the client's write-back or close: timed, not a client I/O */
+    if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+      eng_count_link(e, r);
     if (!j->spec->prep && e->nprep == 0 && now <= e->t_end_s && now > e->last_done_s)
       e->last_done_s = now; /* the close is part of the timed work */
   } else if (r->error) { /* counted, not timed */
@@ -644,21 +779,7 @@ static void eng_account(struct eng *e, struct eng_req *r)
     /* fio's slices count from the window's start */
     stats_series_add(&e->fio_samples[2 * d], now - e->ramp_s, bytes);
     stats_series_add(&e->fio_samples[2 * d + 1], now - e->ramp_s, 1.0);
-    /* its messages: its file operation's requests, then its data's (none of
-     * an operation without data, of a write the client's cache took, or of
-     * an operation the client answered itself) */
-    int data_msgs = r->no_wire || r->absorbed || (r->fop_reqs > 0 && r->meta != JOB_META_NONE) ? 0
-                    : r->nrpcs > 1                                                           ? r->nrpcs
-                                                                                             : 1;
-    if (!e->local && r->fop_reqs + data_msgs > 0) {
-      struct eng_conn *c = &e->conns[j->conn0 + r->conn];
-      double *up = c->route < 0 ? &c->bytes_up : &c->alt_up[c->route];
-      double *down = c->route < 0 ? &c->bytes_down : &c->alt_down[c->route];
-      double headers = e->header_bytes * (double)(r->fop_reqs + data_msgs);
-      double data = data_msgs > 0 ? (double)r->len_bytes : 0.0;
-      *up += headers + (r->write ? data : 0.0);
-      *down += headers + (r->write ? 0.0 : data);
-    }
+    eng_count_link(e, r);
     if (now > e->last_done_s)
       e->last_done_s = now;
   }
@@ -687,8 +808,9 @@ static void eng_open_gate(struct eng *e)
 static void eng_maybe_finish(struct eng_job *j)
 {
   const struct eng_client *cl = &j->e->clients[j->client];
-  if (!j->finished && j->outstanding == 0 && !eng_may_issue(j) &&
-      (!cl->cache || pcache_dirty_bytes(cl->cache) == 0)) {
+  if (!j->finished && j->outstanding == 0 && j->wb_outstanding == 0 && !eng_may_issue(j) && !j->close_req &&
+      !j->close_next &&
+      !(j->file_open && eng_closes_itself(j)) && (!cl->cache || pcache_dirty_bytes(cl->cache) == 0)) {
     j->finished = 1;
     sg_sem_release(j->done);
     if (j->spec->prep && --j->e->nprep == 0)
@@ -718,13 +840,29 @@ static int eng_reply_pass(void *payload)
  * (from the actor of lane `self`, -1 another actor's). */
 static void eng_done(struct eng_job *j, struct eng_req *r, int self)
 {
+  int closed = r == j->close_req;
+  if (eng_is_writeback(j, r))
+    eng_writeback_done(j, r);
   eng_account(j->e, r);
+  if (closed) { /* the file is closed: the next pass opens it */
+    j->close_req = NULL;
+    j->close_sent = 0;
+    j->file_open = 0;
+    struct eng_req *next = j->close_next;
+    j->close_next = NULL;
+    if (next) {
+      j->file_open = 1;
+      next->t_issue_s = simgrid_get_clock();
+      eng_send(j, next, self);
+    }
+  }
   if ((j->spec->thinktime_s > 0 || eng_replay_synchronous(j)) && eng_may_issue(j)) {
     j->pending_timer++;
     sg_sem_release(j->timer_sem);
   }
   eng_refill(j, self);
-  eng_flush(j, self);
+  eng_writeback(j, self);
+  eng_close_step(j, self);
   eng_maybe_finish(j);
 }
 
@@ -753,7 +891,8 @@ static void eng_lane_rx_main(int argc, char **argv)
     sg_sem_acquire(j->gate);
   if (l->conn == 0 && !workgen_timed(j->spec)) {
     eng_refill(j, 0);
-    eng_flush(j, 0);
+    eng_writeback(j, 0);
+    eng_close_step(j, 0);
     eng_maybe_finish(j);
   }
   for (;;) { /* two receives posted, as a socket (chan.c): a streamed reply's pieces overlap */
@@ -891,7 +1030,8 @@ static void eng_timer_main(int argc, char **argv)
         eng_issue(j, -1);
     }
   }
-  eng_flush(j, -1);
+  eng_writeback(j, -1);
+  eng_close_step(j, -1);
   eng_maybe_finish(j);
 }
 

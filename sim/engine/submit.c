@@ -57,7 +57,9 @@ int eng_req_stores(const struct eng_req *r)
  * + SET_INFO end-of-file); a data I/O that opens its file (IOZone's,
  * CrystalDiskMark's and ATTO's passes over their file) goes after the
  * file's open and the close of its previous pass, the same requests per
- * pass as a close after the last I/O would be. */
+ * pass as a close after the last I/O would be; where the client OS
+ * closes each pass itself after writing its data back
+ * (clients.flush_on_close), the open's alone. */
 int eng_fop_requests(const struct eng *e, const struct eng_req *r)
 {
   const struct proto_params *p = &e->s->proto;
@@ -66,7 +68,8 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
     return 0;
   if (r->meta == JOB_META_NONE)
     return proto_file_requests(p, PROTO_FOP_OPEN) +
-           proto_file_requests(p, r->write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE);
+           (cl->flush_on_close > 0.0 ? 0 /* its own close, after the pass (engine.c eng_close) */
+                                     : proto_file_requests(p, r->write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE));
   double tool = !r->job->spec->file_handles       ? 0.0
                 : r->fop == PROTO_FOP_OPEN   ? cl->copy_source_requests
                 : r->fop == PROTO_FOP_CREATE ? cl->copy_dest_requests
@@ -115,6 +118,8 @@ static int eng_client_readahead(const struct eng_job *j)
  * open file), within the protocol's window (SMB credits). */
 int eng_job_window(const struct eng_job *j)
 {
+  if (j->close_req || j->close_next)
+    return j->outstanding; /* its file closes (engine.c eng_close_step): nothing more until then */
   if (j->outstanding > 0 && workgen_waits(&j->gen))
     return j->outstanding; /* a file's I/O drains before it closes and the next opens */
   int w = lat_target_depth(&j->lat, j->depth);
@@ -146,7 +151,7 @@ uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chu
  * (clients.rpc_slots: the Linux RPC client's slot table, sunrpc
  * tcp_slot_table_entries) and the protocol session's (iSCSI: MaxCmdSN,
  * iscsi_cmdsn_depth), whichever is tighter; 0: no limit. */
-static double eng_conn_slots(const struct eng *e)
+double eng_conn_slots(const struct eng *e)
 {
   double slots = e->s->client.rpc_slots;
   int w = e->ops->session_window(&e->s->proto);
@@ -180,16 +185,47 @@ void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r)
     eng_wire_push(e, c, w);
 }
 
-/* A buffered write the client's page cache can take (below its dirty
- * limit): it completes after a memory copy, on the client. */
-int eng_client_absorb(struct eng_job *j, struct eng_req *r)
+/* Write r fits under cl's dirty limit: the dirty bytes and those under
+ * write-back with it stay within dirty_ratio x RAM (Linux 2.6.32
+ * balance_dirty_pages: nr_reclaimable + nr_writeback <= dirty_thresh), or
+ * nothing else is held (a write alone above the limit still goes). */
+static int eng_client_fits(const struct eng_client *cl, const struct eng_req *r)
+{
+  uint64_t held = pcache_dirty_bytes(cl->cache) + cl->writeback_bytes;
+  return held == 0 || held + r->len_bytes <= cl->dirty_limit_bytes;
+}
+
+/* A buffered write into the client's page cache: it completes after a
+ * memory copy, on the client.  Below the dirty limit the page cache
+ * takes it at once; past it the writer waits, in order behind any other
+ * waiting one, until the write-back has made room (eng_client_unblock:
+ * balance_dirty_pages sleeps while the limit is passed, the write-back
+ * going on).  A write larger than the limit, or one the cache cannot
+ * hold, goes to the NAS itself. */
+enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r)
 {
   struct eng_client *cl = &j->e->clients[j->client];
   if (!cl->cache || j->spec->direct || !r->write || r->flush || r->meta != JOB_META_NONE ||
-      pcache_dirty_bytes(cl->cache) + r->len_bytes > cl->dirty_limit_bytes)
-    return 0;
+      r->len_bytes > cl->dirty_limit_bytes)
+    return ENG_ABSORB_NONE;
+  if (cl->wait_head || !eng_client_fits(cl, r)) {
+    eng_req_append(&cl->wait_head, &cl->wait_tail, r);
+    return ENG_ABSORB_WAITS;
+  }
   if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
-    return 0;
+    return ENG_ABSORB_NONE;
   r->absorbed = 1;
-  return 1;
+  return ENG_ABSORB_TAKEN;
+}
+
+struct eng_req *eng_client_unblock(struct eng_client *cl)
+{
+  if (!cl->wait_head || !eng_client_fits(cl, cl->wait_head))
+    return NULL;
+  struct eng_req *r = eng_req_take(&cl->wait_head, &cl->wait_tail);
+  /* dirty + under write-back <= the limit <= the RAM: the insert evicts
+   * clean pages only, so it always finds room */
+  pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock());
+  r->absorbed = 1;
+  return r;
 }
