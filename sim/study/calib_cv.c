@@ -182,6 +182,50 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
   return 0;
 }
 
+/* What a --cv-from run still simulates, counted before it does (the
+ * cache makes these upper bounds): one evaluation at the file's values,
+ * one Jacobian (one simulation per free parameter and needed task it
+ * reaches: colouring shares passes, not simulations), and per fold the
+ * left-out group's tasks at the fold's values; the wall time at the pace
+ * of the simulations so far (the catalogue evaluation). */
+static void calib_cv_plan(const struct calib *c, const int *allpts, int nall, FILE *out)
+{
+  const int nt = c->v.ntasks;
+  unsigned char *need = malloc((size_t)(nt > 0 ? nt : 1));
+  int *grp = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *grp);
+  if (!need || !grp) {
+    free(need);
+    free(grp);
+    return;
+  }
+  long eval = calib_pts_need(c, allpts, nall, need), jac = 0, folds = 0;
+  for (int j = 0; j < c->np; j++)
+    for (int t = 0; c->par[j].free_ && t < nt; t++)
+      jac += need[t] && c->reach[(size_t)t * (size_t)c->np + (size_t)j];
+  int nfolds = 0;
+  for (int i = 0; i < nall; i++) {
+    int first = 1;
+    for (int k = 0; k < i && first; k++)
+      first = strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])) != 0;
+    if (!first)
+      continue;
+    int n = 0;
+    for (int k = 0; k < nall; k++)
+      if (!strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])))
+        grp[n++] = allpts[k];
+    folds += calib_pts_need(c, grp, n, need);
+    nfolds++;
+  }
+  long total = eval + jac + folds;
+  double per_sim_s = c->nsims > 0 ? calib_elapsed_s(c) / (double)c->nsims : 0.0;
+  fprintf(out, "cv-from plan: at most %ld simulations: %ld at the file's values, %ld for its Jacobian, %ld in %d "
+               "folds; at %.2f s wall per simulation so far (%ld in %.0f s), about %.0f s (%.0f min) more\n",
+          total, eval, jac, folds, nfolds, per_sim_s, c->nsims, calib_elapsed_s(c), per_sim_s * (double)total,
+          per_sim_s * (double)total / 60.0);
+  free(need);
+  free(grp);
+}
+
 int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
 {
   const char *path = c->o->cv_from;
@@ -196,6 +240,8 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
       c->freep[c->nfree++] = j;
   }
   fprintf(out, "cross-validating %s: %d of its parameters free, one Jacobian at its values\n", path, c->nfree);
+  calib_cv_plan(c, allpts, nall, out);
+  fflush(out);
   struct calib_fitres fr;
   if (calib_fit(c, 0, &fr) < 0 || !c->jac) {
     nw_fail(err, "calibrate", 0, 0, "the Jacobian at %s failed: %s", path, fr.stop);
