@@ -185,10 +185,13 @@ static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsig
   int k = 0;
   while (k < VAL_NKINDS && strcmp(kn->scalar, val_kind_names[k]))
     k++;
-  if (k == VAL_NKINDS)
-    return nw_fail(err, kn->file, kn->line, kn->col,
-                   "intervals: kind '%s': allowed: throughput, IOPS, mean latency, tail latency, duration, power",
-                   kn->scalar);
+  if (k == VAL_NKINDS) {
+    char list[256];
+    size_t used = 0;
+    for (int a = 0; a < VAL_NKINDS && used < sizeof list; a++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a ? ", " : "", val_kind_names[a]);
+    return nw_fail(err, kn->file, kn->line, kn->col, "intervals: kind '%s': allowed: %s", kn->scalar, list);
+  }
   if (seen[k])
     return nw_fail(err, kn->file, kn->line, kn->col, "intervals: kind '%s' appears twice", kn->scalar);
   seen[k] = 1;
