@@ -736,6 +736,13 @@ START_TEST(test_cv_one_step)
                     strstr(md, " % |\n") && strstr(md, "--cv-from") && strstr(md, "after\n"),
                 "README table:\n%s", md ? md : "(none)");
   free(md);
+  /* and beside the calibration its intervals: two held-out points, too few */
+  char ivl[1100];
+  snprintf(ivl, sizeof ivl, "%s/cal.intervals.yaml", dir);
+  md = tc_slurp(ivl);
+  ck_assert_msg(md && strstr(md, "\n  - {kind: \"mean latency\", points: 2}\n"), "intervals of two points:\n%s",
+                md ? md : "(none)");
+  free(md);
   tc_rmtree(dir);
   free(out);
 }
@@ -944,48 +951,330 @@ START_TEST(test_own_twin_bad_input)
 }
 END_TEST
 
-/* Prediction intervals: the golden teaching drive (FIFO, latency + 1 MiB
- * at 100 MB/s per read, QD1) with its latency calibrated to 2 ms +- 0.5 ms:
- * the mean latency moves 1:1 with it, so its 90 % interval is the mean
- * +- 1.645 x 0.5 ms; the default scenario's interval brackets its value;
- * --uncalibrated and --no-ci give none; a refused step is shortened. */
-START_TEST(test_prediction_intervals)
+/* The split-conformal quantile: the k-th smallest of n held-out errors,
+ * k = ceil((n + 1) 0.9), counted by hand; fewer than 9 errors give none. */
+START_TEST(test_ci_quantile)
+{
+  /* k for n = 8 is ceil(8.1) = 9 > 8: none; n = 9: ceil(9) = 9; n = 10:
+   * ceil(9.9) = 10; n = 19: ceil(18) = 18; n = 20: ceil(18.9) = 19; n = 29:
+   * (n + 1) 0.9 = 27 exactly, where a floating-point ceil gives 28 */
+  const int n[] = {8, 9, 10, 19, 20, 29, 99}, k[] = {9, 9, 10, 18, 19, 27, 90};
+  for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
+    ck_assert_msg(calib_ci_rank(n[i]) == k[i], "rank of %d errors: %d, expected %d", n[i], calib_ci_rank(n[i]), k[i]);
+  /* 19 errors 0.01 .. 0.19, shuffled: the 18th smallest is 0.18 */
+  double e[32];
+  for (int i = 0; i < 19; i++)
+    e[i] = 0.01 * (double)((i * 7) % 19 + 1);
+  double q = -1;
+  ck_assert_int_eq(calib_ci_quantile(e, 19, &q), 18);
+  ck_assert_msg(fabs(q - 0.18) < 1e-12, "19 errors: q %g, expected 0.18 (the 18th smallest)", q);
+  /* 9 errors: the largest */
+  const double nine[9] = {0.5, 0.1, 0.9, 0.3, 0.2, 0.8, 0.4, 0.7, 0.6};
+  memcpy(e, nine, sizeof nine);
+  ck_assert_int_eq(calib_ci_quantile(e, 9, &q), 9);
+  ck_assert_msg(q == 0.9, "9 errors: q %g, expected the largest, 0.9", q);
+  /* 8 errors: no interval, q untouched */
+  memcpy(e, nine, sizeof nine);
+  q = -1;
+  ck_assert_int_eq(calib_ci_quantile(e, 8, &q), 0);
+  ck_assert_msg(q == -1, "8 errors: q set to %g", q);
+  /* a failed fold (+inf) among 10 errors is the 10th smallest: unbounded */
+  memcpy(e, nine, sizeof nine);
+  e[9] = INFINITY;
+  ck_assert_int_eq(calib_ci_quantile(e, 10, &q), 10);
+  ck_assert_msg(isinf(q), "10 errors with a failed fold: q %g, expected +inf", q);
+  char path[64];
+  calib_ci_path("validation/calibrated.yaml", path, sizeof path);
+  ck_assert_str_eq(path, "validation/calibrated.intervals.yaml");
+  calib_ci_path("box.cal", path, sizeof path);
+  ck_assert_str_eq(path, "box.cal.intervals.yaml");
+}
+END_TEST
+
+/* [lo, hi] of key (a JSON "key": [lo, hi] after `after`): 1, or 0 when the
+ * key is null; the key must be there. */
+static int tc_json_pair(const char *s, const char *after, const char *key, double *lo, double *hi)
+{
+  const char *p = strstr(s, after);
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  p = p ? strstr(p, pat) : NULL;
+  ck_assert_msg(p != NULL, "no %s after %s in:\n%.800s", key, after, s);
+  p += strlen(pat);
+  if (!strncmp(p, "null", 4))
+    return 0;
+  ck_assert_msg(sscanf(p, "[%lf, %lf]", lo, hi) == 2, "%s: not [lo, hi]: %.80s", key, p);
+  return 1;
+}
+
+/* The string after "key": after `after`, into buf; "" when absent. */
+static void tc_json_str(const char *s, const char *after, const char *key, char *buf, size_t len)
+{
+  const char *p = strstr(s, after);
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": \"", key);
+  p = p ? strstr(p, pat) : NULL;
+  buf[0] = '\0';
+  if (p) {
+    p += strlen(pat);
+    snprintf(buf, len, "%.*s", (int)strcspn(p, "\""), p);
+  }
+}
+
+/* A calibration of the golden teaching drive (latency 2 ms) in dir/cal.yaml
+ * and beside it dir/cal.intervals.yaml: IOPS 19 points, rank 18, q 0.5;
+ * throughput 9 points, rank 9, q 0.25; mean latency 8 points (no
+ * interval); calibration_fnv1a64 the calibration's, or `hash` when given.
+ * cal: the calibration's path (1100 bytes). */
+static void tc_ci_fixture(const char *dir, const char *hash, char *cal)
+{
+  char path[1100], text[2048];
+  snprintf(cal, 1100, "%s/cal.yaml", dir);
+  tc_write_file(cal, "version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: \"0.002s\"}\n");
+  char own[17];
+  snprintf(own, sizeof own, "%016llx", (unsigned long long)calib_fnv_file(cal));
+  snprintf(text, sizeof text,
+           "version: 1\ncalibration: \"cal.yaml\"\ncalibration_fnv1a64: \"%s\"\n"
+           "provenance: {command: \"by hand (test_calibrate)\", folds: \"leave one experiment out\"}\n"
+           "coverage: 0.9\nkinds:\n  - {kind: IOPS, points: 19, rank: 18, q_log: 0.5}\n"
+           "  - {kind: throughput, points: 9, rank: 9, q_log: 0.25}\n  - {kind: \"mean latency\", points: 8}\n",
+           hash ? hash : own);
+  snprintf(path, sizeof path, "%s/cal.intervals.yaml", dir);
+  tc_write_file(path, text);
+}
+
+/* A run with the fixture's intervals beside its calibration: every
+ * direction's figure v gets exactly [v e^-q, v e^q] of its kind; a kind
+ * with 8 points has none and says so; --no-ci and --uncalibrated give no
+ * interval keys. */
+START_TEST(test_ci_from_intervals_file)
 {
   const char *src = tc_src();
   char *out = calloc(1, TC_OUT_MAX);
-  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096];
+  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096], why[512];
   ck_assert(mkdtemp(dir) != NULL);
-  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
-  tc_write_file(cal, "version: 1\nparameters:\n  - {entry: \"drives/teaching-fixed\", key: latency, value: "
-                     "\"0.002s\", lo: \"0.0002s\", hi: \"0.005s\", stderr: \"0.0005s\"}\n");
+  tc_ci_fixture(dir, NULL, cal);
   snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
-  double mean = tc_json_num(out, "\"read\": ", "mean");
-  const char *p = strstr(out, "\"mean_ci90\": [");
-  ck_assert_msg(p != NULL, "no mean_ci90 in:\n%.600s", out);
-  double lo, hi;
-  ck_assert(sscanf(p + strlen("\"mean_ci90\": ["), "%lf, %lf", &lo, &hi) == 2);
-  ck_assert_msg(fabs(hi - mean - 1.6449 * 0.5) < 0.01 && fabs(mean - lo - 1.6449 * 0.5) < 0.01,
-                "mean %.4f ms, 90 %% interval [%.4f, %.4f]: expected +- %.4f ms", mean, lo, hi, 1.6449 * 0.5);
-  /* the default scenario: lo <= value <= hi, lo < hi */
-  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
-  double v = tc_json_num(out, "\"all\": {", "iops");
-  p = strstr(out, "\"iops_ci90\": [");
-  ck_assert_msg(p && sscanf(p + strlen("\"iops_ci90\": ["), "%lf, %lf", &lo, &hi) == 2, "no iops_ci90:\n%.600s", out);
-  ck_assert_msg(lo <= v && v <= hi && lo < hi, "default run: %g IOPS, interval [%g, %g]", v, lo, hi);
-  ck_assert_int_eq(tc_run("run --json --set time=0.5s --uncalibrated", out, TC_OUT_MAX), 0);
-  ck_assert_msg(strstr(out, "_ci90") == NULL, "an uncalibrated run has no interval");
-  ck_assert_int_eq(tc_run("run --json --set time=0.5s --no-ci", out, TC_OUT_MAX), 0);
-  ck_assert_msg(strstr(out, "_ci90") == NULL, "--no-ci: no interval");
-  /* a step the model refuses: seek_full - se = 14 ms leaves no seek
-   * curve for the drive's 9.5 ms average; the step is shortened, the run
-   * succeeds and still has its interval */
-  tc_write_file(cal, "version: 1\nparameters:\n  - {entry: \"drives/wd-red-14tb\", key: seek_full, value: "
-                     "\"0.018s\", lo: \"0.014s\", hi: \"0.025s\", stderr: \"0.02s\"}\n");
-  snprintf(args, sizeof args, "run '%s/validation/scenarios/ds1819plus-sr.yaml' --calibrated '%s' --json --set time=0.3s",
-           src, cal);
+  const char *dirs[] = {"\"read\": {", "\"all\": {"};
+  for (int d = 0; d < 2; d++) {
+    double lo, hi, v = tc_json_num(out, dirs[d], "iops"), mb = tc_json_num(out, dirs[d], "MBps");
+    ck_assert_msg(v > 0 && mb > 0, "%s: iops %g, MBps %g", dirs[d], v, mb);
+    ck_assert_msg(tc_json_pair(out, dirs[d], "iops_ci90", &lo, &hi), "%s: iops_ci90 null", dirs[d]);
+    ck_assert_msg(fabs(lo / (v * exp(-0.5)) - 1) < 1e-9 && fabs(hi / (v * exp(0.5)) - 1) < 1e-9,
+                  "%s: %g IOPS, interval [%.10g, %.10g], expected [%.10g, %.10g]", dirs[d], v, lo, hi, v * exp(-0.5),
+                  v * exp(0.5));
+    ck_assert_msg(tc_json_pair(out, dirs[d], "MBps_ci90", &lo, &hi), "%s: MBps_ci90 null", dirs[d]);
+    ck_assert_msg(fabs(lo / (mb * exp(-0.25)) - 1) < 1e-9 && fabs(hi / (mb * exp(0.25)) - 1) < 1e-9,
+                  "%s: %g MB/s, interval [%.10g, %.10g], expected [%.10g, %.10g]", dirs[d], mb, lo, hi,
+                  mb * exp(-0.25), mb * exp(0.25));
+    ck_assert_msg(!tc_json_pair(out, dirs[d], "mean_ci90", &lo, &hi), "%s: mean latency has 8 points: no interval",
+                  dirs[d]);
+  }
+  tc_json_str(out, "\"read\": {", "iops_ci90_source", why, sizeof why);
+  ck_assert_msg(strstr(why, "held-out CV, 19 IOPS points, leave-one-experiment-out") && strstr(why, "18th smallest"),
+                "IOPS source: '%s'", why);
+  tc_json_str(out, "\"read\": {", "mean_ci90_source", why, sizeof why);
+  ck_assert_msg(!strncmp(why, "none available: 8 held-out mean latency points", 46), "mean latency source: '%s'", why);
+  /* the text report: the interval line and where it comes from */
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s'", src, cal);
   ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
-  ck_assert_msg(strstr(out, "\"mean_ci90\": [") != NULL, "no interval after a refused step:\n%.600s", out);
+  ck_assert_msg(strstr(out, "    90 % interval: IOPS ") && strstr(out, "MB/s, avg lat none available\n") &&
+                    strstr(out, "  90 % intervals from the calibration's cross-validation:\n    IOPS: held-out CV, 19"),
+                "text report:\n%.1500s", out);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json --no-ci", src, cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "--no-ci: no interval keys");
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --uncalibrated --json", src);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  ck_assert_msg(strstr(out, "_ci90") == NULL, "an uncalibrated run has no interval");
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* Intervals of another calibration (a wrong hash) or none beside it: the
+ * keys stay, null, and say that none is available and why. */
+START_TEST(test_ci_none_available)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096], why[512], path[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  tc_ci_fixture(dir, "0123456789abcdef", cal);
+  for (int missing = 0; missing < 2; missing++) {
+    if (missing) {
+      snprintf(path, sizeof path, "%s/cal.intervals.yaml", dir);
+      ck_assert_int_eq(unlink(path), 0);
+    }
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    double lo, hi;
+    ck_assert_msg(!tc_json_pair(out, "\"all\": {", "iops_ci90", &lo, &hi) &&
+                      !tc_json_pair(out, "\"all\": {", "MBps_ci90", &lo, &hi) &&
+                      !tc_json_pair(out, "\"all\": {", "mean_ci90", &lo, &hi),
+                  "%s: an interval without this calibration's cross-validation", missing ? "missing file" : "wrong hash");
+    tc_json_str(out, "\"all\": {", "iops_ci90_source", why, sizeof why);
+    ck_assert_msg(strstr(why, "none available: no cross-validation for this calibration (") &&
+                      strstr(why, missing ? "cal.intervals.yaml not found" : "with fnv1a64 0123456789abcdef, this one has"),
+                  "%s: source '%s'", missing ? "missing file" : "wrong hash", why);
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s'", src, cal);
+    ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+    ck_assert_msg(strstr(out, "    90 % interval: none available (no cross-validation for this calibration)\n"),
+                  "text report:\n%.1200s", out);
+  }
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* The shipped calibration: with its intervals file the default run's
+ * IOPS interval brackets the IOPS (lo < hi) and comes from its held-out
+ * CV; without one (a refit awaiting `calibrate --cv-from`) the key is
+ * null and says none is available.  Either way a stale file (another
+ * calibration's hash) fails here. */
+START_TEST(test_ci_shipped)
+{
+  char *out = calloc(1, TC_OUT_MAX), path[1100], why[512];
+  snprintf(path, sizeof path, "%s/validation/calibrated.intervals.yaml", tc_src());
+  int shipped = access(path, F_OK) == 0;
+  ck_assert_int_eq(tc_run("run --json --set time=0.5s", out, TC_OUT_MAX), 0);
+  double lo = 0, hi = 0, v = tc_json_num(out, "\"all\": {", "iops");
+  int has = tc_json_pair(out, "\"all\": {", "iops_ci90", &lo, &hi);
+  tc_json_str(out, "\"all\": {", "iops_ci90_source", why, sizeof why);
+  if (shipped)
+    ck_assert_msg(has && lo <= v && v <= hi && lo < hi && !strncmp(why, "held-out CV, ", 13),
+                  "%s is shipped: default run %g IOPS, interval %s[%g, %g], source '%s'", path, v, has ? "" : "null ",
+                  lo, hi, why);
+  else
+    ck_assert_msg(!has && strstr(why, "none available: no cross-validation for this calibration"),
+                  "no %s: default run's IOPS interval %s, source '%s'", path, has ? "given" : "null", why);
+  free(out);
+}
+END_TEST
+
+/* A bad intervals file is bad input: file:line:column: error: naming the
+ * key, the value and what is allowed; exit 2. */
+START_TEST(test_ci_bad_file)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_ciXXXXXX", cal[1100], args[4096], path[1100], text[2048], want[1400];
+  ck_assert(mkdtemp(dir) != NULL);
+  tc_ci_fixture(dir, NULL, cal);
+  snprintf(path, sizeof path, "%s/cal.intervals.yaml", dir);
+  char hash[17];
+  snprintf(hash, sizeof hash, "%016llx", (unsigned long long)calib_fnv_file(cal));
+  static const struct {
+    const char *kinds; /* the text after "coverage: 0.9\n" (line 5 on) */
+    const char *where, *msg;
+  } cases[] = {
+      {"kinds:\n  - {kind: IOPS, points: 19, rank: 17, q_log: 0.5}\n", "6:36",
+       "intervals: kind 'IOPS': rank 17: 19 points need rank ceil((19 + 1) x 0.9) = 18"},
+      {"kinds:\n  - {kind: latency, points: 19, rank: 18, q_log: 0.5}\n", "6:12",
+       "intervals: kind 'latency': allowed: throughput, IOPS, mean latency, tail latency, duration, power"},
+      {"kinds:\n  - {kind: IOPS, points: 19, rank: 18, q_log: -0.1}\n", "6:47",
+       "intervals: kind 'IOPS': q_log '-0.1': expected a number from 0 to 50"},
+      {"kinds:\n  - {kind: IOPS, points: 8, rank: 9, q_log: 0.5}\n", "6:35",
+       "intervals: kind 'IOPS': 8 points give no 90 % interval (9 needed): 'rank' not allowed"},
+      {"kinds:\n  - {kind: IOPS, points: many}\n", "6:26",
+       "intervals: kinds: points 'many': expected a whole number from 1 to 1000000"},
+      {"kinds:\n  - {kind: IOPS, points: 19, rank: 18, q: 0.5}\n", "6:40",
+       "intervals: kinds: unknown key 'q'; allowed: kind, points, rank, q_log"},
+      {"kinds: []\nkindz: []\n", "6:1",
+       "intervals: unknown key 'kindz'; allowed: version, calibration, calibration_fnv1a64, provenance, coverage, kinds"},
+      {"kinds: [\n", "6:1", "YAML syntax: did not find expected node content"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(text, sizeof text, "version: 1\ncalibration: \"cal.yaml\"\ncalibration_fnv1a64: \"%s\"\ncoverage: 0.9\n%s",
+             hash, cases[i].kinds);
+    tc_write_file(path, text);
+    snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 1);
+    snprintf(want, sizeof want, "%s:%s: error: %s", path, cases[i].where, cases[i].msg);
+    ck_assert_msg(rc == 2 && strstr(out, want), "case %zu: exit %d, expected '%s' in:\n%.600s", i, rc, want, out);
+  }
+  /* a wrong version or hash is named too */
+  snprintf(text, sizeof text, "version: 2\ncalibration: \"cal.yaml\"\ncalibration_fnv1a64: \"%s\"\ncoverage: 0.9\nkinds: []\n",
+           hash);
+  tc_write_file(path, text);
+  int rc = tc_exec(args, out, TC_OUT_MAX, 1);
+  snprintf(want, sizeof want, "%s:1:10: error: intervals: version '2': allowed: 1", path);
+  ck_assert_msg(rc == 2 && strstr(out, want), "version 2: exit %d, expected '%s' in:\n%.600s", rc, want, out);
+  tc_write_file(path, "version: 1\ncalibration: \"cal.yaml\"\ncalibration_fnv1a64: \"xyz\"\ncoverage: 0.9\nkinds: []\n");
+  rc = tc_exec(args, out, TC_OUT_MAX, 1);
+  snprintf(want, sizeof want, "%s:3:22: error: intervals: calibration_fnv1a64 'xyz': expected 16 hex digits", path);
+  ck_assert_msg(rc == 2 && strstr(out, want), "bad hash: exit %d, expected '%s' in:\n%.600s", rc, want, out);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* The cross-validation writes the intervals the run applies: ten
+ * synthetic experiments of one mean latency each (the same simulation, so
+ * the fit and its folds cost a few runs); the file's q_log is the 10th
+ * smallest (the largest) of the ten held-out |ln(predicted/measured)|,
+ * inside the band the printed |predicted/measured - 1| of each fold
+ * allows (ln(1 + |e|) <= |ln(1 + e)| <= -ln(1 - |e|), |e| rounded to
+ * 0.1 %), and the run's interval is the prediction x e^-+q_log. */
+START_TEST(test_cv_writes_intervals)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_cvXXXXXX", data[1100], points[1100], cal[1100], args[8192];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(data, sizeof data, "%s/data.yaml", dir);
+  snprintf(points, sizeof points, "%s/points.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  struct tc_experiment x[10];
+  char ids[10][16];
+  FILE *f = fopen(points, "w");
+  ck_assert(f != NULL);
+  fprintf(f, "version: 1\npoints:\n");
+  for (int i = 0; i < 10; i++) {
+    snprintf(ids[i], sizeof ids[i], "synthetic-%d", i);
+    /* measured 12.0 .. 13.3 ms around the drive's 12.5 ms at 2 ms */
+    x[i] = (struct tc_experiment){ids[i], "test_calibrate", 12.0 + 0.1 * i * (i % 2 ? 1.0 : 1.5), 0};
+    fprintf(f, "  - {experiment: %s, match: {metric: read_lat_ms}, scenario: %s/tests/calib/golden-fit.yaml, "
+               "field: read.lat_mean_ms}\n", ids[i], src);
+  }
+  fclose(f);
+  tc_write_data(data, x, 10);
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s' --params drives/teaching-fixed.latency --quiet --max-iter 20 --cv -j 2 "
+           "--out '%s'", data, points, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate --cv exit %d:\n%s", rc, out);
+  double lo_band = 0, hi_band = 0;
+  for (int i = 0; i < 10; i++) {
+    char row[64];
+    snprintf(row, sizeof row, "  %.40s ", ids[i]);
+    const char *line = strstr(out, row);
+    int npts, nfree;
+    double full, cv;
+    ck_assert_msg(line && sscanf(line, " %*s %d %d %lf%% %lf%%", &npts, &nfree, &full, &cv) == 4, "no CV row %s:\n%s",
+                  ids[i], out);
+    lo_band = fmax(lo_band, log1p((cv - 0.05) / 100));
+    hi_band = fmax(hi_band, -log1p(-(cv + 0.05) / 100));
+  }
+  char path[1100];
+  snprintf(path, sizeof path, "%s/cal.intervals.yaml", dir);
+  char *yaml = tc_slurp(path);
+  ck_assert_msg(yaml != NULL, "no %s after calibrate --cv:\n%s", path, out);
+  char want[64];
+  snprintf(want, sizeof want, "calibration_fnv1a64: \"%016llx\"", (unsigned long long)calib_fnv_file(cal));
+  const char *k = strstr(yaml, "  - {kind: \"mean latency\", points: 10, rank: 10, q_log: ");
+  ck_assert_msg(strstr(yaml, want) && k, "intervals file (want %s, 10 points, rank 10):\n%s", want, yaml);
+  double q = strtod(k + strlen("  - {kind: \"mean latency\", points: 10, rank: 10, q_log: "), NULL);
+  ck_assert_msg(q >= lo_band && q <= hi_band, "q_log %g outside [%g, %g] from the folds' printed errors", q, lo_band,
+                hi_band);
+  free(yaml);
+  snprintf(args, sizeof args, "run '%s/tests/calib/golden-fit.yaml' --calibrated '%s' --json", src, cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  double v = tc_json_num(out, "\"read\": {", "mean"), lo, hi;
+  ck_assert_msg(tc_json_pair(out, "\"read\": {", "mean_ci90", &lo, &hi), "mean_ci90 null:\n%.800s", out);
+  ck_assert_msg(fabs(lo / (v * exp(-q)) - 1) < 1e-8 && fabs(hi / (v * exp(q)) - 1) < 1e-8,
+                "mean %.6g ms, interval [%.10g, %.10g], expected x e^-+%.10g", v, lo, hi, q);
   tc_rmtree(dir);
   free(out);
 }
@@ -1014,7 +1303,14 @@ static Suite *calibrate_suite(void)
   t = tcase_create("default");
   tcase_set_timeout(t, 60);
   tcase_add_test(t, test_default_calibration);
-  tcase_add_test(t, test_prediction_intervals);
+  suite_add_tcase(s, t);
+  t = tcase_create("intervals");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, test_ci_quantile);
+  tcase_add_test(t, test_ci_from_intervals_file);
+  tcase_add_test(t, test_ci_none_available);
+  tcase_add_test(t, test_ci_shipped);
+  tcase_add_test(t, test_ci_bad_file);
   suite_add_tcase(s, t);
   t = tcase_create("own_twin");
   tcase_set_timeout(t, 200);
@@ -1024,6 +1320,7 @@ static Suite *calibrate_suite(void)
   t = tcase_create("cross_validation");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_cv_one_step);
+  tcase_add_test(t, test_cv_writes_intervals);
   suite_add_tcase(s, t);
   return s;
 }

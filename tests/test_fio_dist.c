@@ -312,7 +312,7 @@ START_TEST(test_zbd_emulated)
 END_TEST
 
 /* A runtime past the scenario's time, or a size-bound job, is said once,
- * however often the scenario is loaded (once per prediction interval). */
+ * however often the scenario is loaded (twice in a calibrated run). */
 START_TEST(test_time_cap_note)
 {
   struct workload w;

@@ -15,14 +15,6 @@
 
 #define CLI_MAX_LOG 16
 
-/* Prediction intervals by default up to this many client I/Os in flight. */
-#define CLI_CI_AUTO_MAX_OUTSTANDING 256
-/* Past this many simulated I/Os (all steps) one simulation takes seconds
- * (small random writes through RAID parity cost tens of microseconds per
- * I/O) and the intervals, two more simulations per fitted parameter, would
- * take minutes: left to --ci, like a deep queue. */
-#define CLI_CI_AUTO_MAX_IOS 100000u
-
 struct cli_opts {
   const char *scenario;
   const char *fio;
@@ -30,8 +22,7 @@ struct cli_opts {
   const char *html;
   struct calib_use calib;
   struct calib_which which; /* resolved by cli_load */
-  int no_ci;                /* --no-ci: skip the prediction intervals */
-  int ci;                   /* --ci: compute them however large the run */
+  int no_ci;                /* --no-ci: no prediction intervals in the output */
   struct cfg_set sets[CFG_MAX_SETS];
   int nsets;
   char *log[CLI_MAX_LOG];
@@ -55,10 +46,9 @@ static void cli_run_usage(FILE *out, const char *cmd)
           "  --calibrated FILE    apply this calibration (from nastwin calibrate) instead of the\n"
           "                       shipped validation/calibrated.yaml, which applies by default\n"
           "  --uncalibrated       catalogue values, no calibration (to compare)\n"
-          "  --no-ci              no 90 %% prediction intervals (a calibrated run repeats each step\n"
-          "                       at every fitted parameter -+ its standard error to give them)\n"
-          "  --ci                 intervals even past 256 I/Os in flight (by default skipped there:\n"
-          "                       the repeats grow slow)\n"
+          "  --no-ci              no 90 %% prediction intervals (a calibrated run gives each figure\n"
+          "                       value x e^-+q, q from the calibration's cross-validation, the\n"
+          "                       file CAL.intervals.yaml beside it; none when that is missing)\n"
           "  --output-format FMT  json or fio-json: the JSON fio 3.33 writes; json+: with the\n"
           "                       clat_ns histogram bins; normal: the text summary (default)\n"
           "  -j N                 simulate up to N workload steps at once (default: CPUs)\n"
@@ -94,8 +84,6 @@ static int cli_parse(int argc, char **argv, struct cli_opts *o)
       o->json = 1;
     } else if (!strcmp(a, "--no-ci")) {
       o->no_ci = 1;
-    } else if (!strcmp(a, "--ci")) {
-      o->ci = 1;
     } else if (!strcmp(a, "--output-format") || !strncmp(a, "--output-format=", 16)) {
       /* fio's spellings, with '=' or as the next argument. */
       const char *f = a[15] == '=' ? a + 16 : val;
@@ -217,38 +205,19 @@ int cli_run(int argc, char **argv)
     return 1;
   }
   struct cli_ctx ctx = {.s = &s, .o = &o};
-  int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
-  /* Each interval costs one more simulation per direction of every fitted
-   * parameter that reaches the scenario, and a simulation's cost per I/O
-   * grows with the I/Os in flight: past CLI_CI_AUTO_MAX_OUTSTANDING the
-   * intervals are left to --ci (a rule on the scenario, so the output
-   * stays the same run to run). */
-  int outstanding = 0;
-  for (int i = 0; i < nsteps; i++)
-    if (res[i].clients * res[i].outstanding_per_client > outstanding)
-      outstanding = res[i].clients * res[i].outstanding_per_client;
-  uint64_t simulated_ios = 0;
-  for (int i = 0; i < nsteps; i++)
-    simulated_ios += res[i].all.ios;
-  int want_ci = !o.no_ci && !o.fio_json &&
-                (o.ci || (outstanding <= CLI_CI_AUTO_MAX_OUTSTANDING && simulated_ios <= CLI_CI_AUTO_MAX_IOS));
-  if (!failed && !o.no_ci && !o.fio_json && !want_ci && o.which.path[0]) {
-    if (outstanding > CLI_CI_AUTO_MAX_OUTSTANDING)
-      fprintf(stderr,
-              "nastwin: note: no prediction intervals: %d I/Os in flight make each extra simulation slow "
-              "(over %d); --ci computes them\n",
-              outstanding, CLI_CI_AUTO_MAX_OUTSTANDING);
-    else
-      fprintf(stderr,
-              "nastwin: note: no prediction intervals: this run simulated %llu I/Os (over %u), each extra "
-              "simulation would take as long; --ci computes them\n",
-              (unsigned long long)simulated_ios, CLI_CI_AUTO_MAX_IOS);
-  }
-  if (!failed && want_ci &&
-      calib_ci_run(&o.which, o.scenario, o.catalog, o.sets, o.nsets, o.fio, nsteps, o.jobs, res, &err) < 0) {
+  /* the calibration's intervals, read (a bad file is bad input) before any simulation */
+  struct calib_ci ci;
+  int want_ci = o.which.path[0] && !o.no_ci && !o.fio_json;
+  if (want_ci && calib_ci_load(&o.which, &ci, &err) < 0) {
     nw_err_print(&err, stderr);
-    failed++;
+    free(res);
+    cfg_free(&s);
+    cli_free(&o);
+    return 2;
   }
+  int failed = runpool_run(nsteps, o.jobs, 0.0, cli_task, &ctx, res, NULL);
+  if (want_ci)
+    calib_ci_apply(&ci, res, nsteps);
   if (o.fio_json)
     report_fio_json(stdout, &s, res, nsteps, o.fio_json == 2);
   else if (o.json)

@@ -1,6 +1,7 @@
 /* fio_notes.c - the notes a fio job file's run prints once: its
- * warnings (each line once per process, the scenario is loaded again for
- * every prediction interval) and what the scenario's time cap leaves out. */
+ * warnings (each line once per process: a calibrated run loads the
+ * scenario twice, to learn its fit parameters and then with them) and
+ * what the scenario's time cap leaves out. */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -217,8 +217,8 @@ int fio_parse_file(const char *path, struct workload *out, char **warnings, stru
 int fio_parse_string(const char *text, const char *name, struct workload *out, char **warnings,
                      struct nw_err *err);
 
-/* Print warnings (lines) to out, each line once per process: the
- * scenario is loaded again for each prediction interval, its warnings
+/* Print warnings (lines) to out, each line once per process: a
+ * calibrated run loads the scenario twice (calib_cfg_load), its warnings
  * are said once. */
 void fio_print_warnings(FILE *out, const char *warnings);
 

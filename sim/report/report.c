@@ -44,8 +44,28 @@ uint64_t report_abandoned(const struct run_result *r)
   return !r->failed && r->issued > r->completed ? r->issued - r->completed : 0;
 }
 
-/* abandoned < 0: not a key of this direction (the count is the run's, in "all"). */
-static void report_totals_json(FILE *out, const struct res_totals *t, long long abandoned)
+/* key: [lo, hi] (times scale), or null when there is none, and
+ * key_source: where it comes from or why there is none. */
+static void report_ci_json(FILE *out, const char *key, const double ci[2], double scale, const char *source)
+{
+  fprintf(out, ", \"%s\": ", key);
+  if (isfinite(ci[0]) && isfinite(ci[1])) {
+    fputc('[', out);
+    report_num(out, ci[0] * scale);
+    fputs(", ", out);
+    report_num(out, ci[1] * scale);
+    fputc(']', out);
+  } else {
+    fputs("null", out);
+  }
+  fprintf(out, ", \"%s_source\": ", key);
+  report_json_string(out, source);
+}
+
+/* abandoned < 0: not a key of this direction (the count is the run's, in
+ * "all"); ci (NULL: none) the run whose interval sources apply. */
+static void report_totals_json(FILE *out, const struct res_totals *t, long long abandoned,
+                               const struct run_result *ci)
 {
   fprintf(out, "{\"ios\": %llu, \"bytes\": ", (unsigned long long)t->ios);
   report_num(out, t->bytes);
@@ -55,28 +75,16 @@ static void report_totals_json(FILE *out, const struct res_totals *t, long long 
   report_num(out, t->MBps);
   fputs(", \"iops_hw95\": ", out);
   report_num(out, t->iops_hw95_rel >= 0 ? t->iops_hw95_rel * t->iops : NAN);
-  if (t->has_ci) {
-    fputs(", \"iops_ci90\": [", out);
-    report_num(out, t->iops_ci90[0]);
-    fputs(", ", out);
-    report_num(out, t->iops_ci90[1]);
-    fputs("], \"MBps_ci90\": [", out);
-    report_num(out, t->MBps_ci90[0]);
-    fputs(", ", out);
-    report_num(out, t->MBps_ci90[1]);
-    fputc(']', out);
+  if (ci) {
+    report_ci_json(out, "iops_ci90", t->ci90[RES_CI_IOPS], 1.0, ci->ci90_source[RES_CI_IOPS]);
+    report_ci_json(out, "MBps_ci90", t->ci90[RES_CI_MBPS], 1.0, ci->ci90_source[RES_CI_MBPS]);
   }
   fputs(", \"latency_ms\": {\"mean\": ", out);
   report_num(out, t->lat_mean_s * 1e3);
   fputs(", \"mean_hw95\": ", out);
   report_num(out, t->lat_mean_hw95_rel >= 0 ? t->lat_mean_hw95_rel * t->lat_mean_s * 1e3 : NAN);
-  if (t->has_ci) {
-    fputs(", \"mean_ci90\": [", out);
-    report_num(out, t->lat_mean_ci90_s[0] * 1e3);
-    fputs(", ", out);
-    report_num(out, t->lat_mean_ci90_s[1] * 1e3);
-    fputc(']', out);
-  }
+  if (ci)
+    report_ci_json(out, "mean_ci90", t->ci90[RES_CI_LAT_MEAN], 1e3, ci->ci90_source[RES_CI_LAT_MEAN]);
   fputs(", \"stddev\": ", out);
   report_num(out, t->lat_stddev_s * 1e3);
   fputs(", \"min\": ", out);
@@ -137,15 +145,15 @@ static void report_step_json(FILE *out, const struct scenario *s, const struct r
   report_num(out, r->absorbed_share);
   fprintf(out, ", \"too_few_ios\": %s}", r->few_ios ? "true" : "false");
   fprintf(out, ",\n%s\"totals\": {\"read\": ", indent);
-  report_totals_json(out, &r->read, -1);
+  report_totals_json(out, &r->read, -1, r->has_ci ? r : NULL);
   fputs(", \"write\": ", out);
-  report_totals_json(out, &r->write, -1);
+  report_totals_json(out, &r->write, -1, r->has_ci ? r : NULL);
   if (r->trim.ios > 0) { /* a trim job's direction (fio's trim section), only when one ran */
     fputs(", \"trim\": ", out);
-    report_totals_json(out, &r->trim, -1);
+    report_totals_json(out, &r->trim, -1, NULL);
   }
   fputs(", \"all\": ", out);
-  report_totals_json(out, &r->all, (long long)report_abandoned(r));
+  report_totals_json(out, &r->all, (long long)report_abandoned(r), r->has_ci ? r : NULL);
   fprintf(out, "},\n%s\"utilization\": [", indent);
   for (int i = 0; i < r->nres; i++) {
     fprintf(out, "%s{\"resource\": ", i ? ", " : "");
@@ -234,7 +242,30 @@ void report_json(FILE *out, const struct scenario *s, const struct run_result *r
   fputs("]\n}\n", out);
 }
 
-static void report_dir_text(FILE *out, const char *name, const struct res_totals *t)
+/* A direction's "90 % interval" line (ci: the run, NULL: none asked for). */
+static void report_ci_text(FILE *out, const struct res_totals *t, const struct run_result *ci)
+{
+  if (!ci)
+    return;
+  if (!ci->ci90_from_cv) {
+    fputs("    90 % interval: none available (no cross-validation for this calibration)\n", out);
+    return;
+  }
+  static const char *const label[RES_NCI] = {"IOPS", "BW", "avg lat"};
+  static const char *const unit[RES_NCI] = {"", "MB/s", " ms"};
+  static const double scale[RES_NCI] = {1.0, 1.0, 1e3};
+  fputs("    90 % interval:", out);
+  for (int m = 0; m < RES_NCI; m++) {
+    if (isfinite(t->ci90[m][0]) && isfinite(t->ci90[m][1]))
+      fprintf(out, "%s %s %.6g..%.6g%s", m ? "," : "", label[m], t->ci90[m][0] * scale[m], t->ci90[m][1] * scale[m],
+              unit[m]);
+    else
+      fprintf(out, "%s %s none available", m ? "," : "", label[m]);
+  }
+  fputc('\n', out);
+}
+
+static void report_dir_text(FILE *out, const char *name, const struct res_totals *t, const struct run_result *ci)
 {
   if (t->errors > 0)
     fprintf(out, "  %-5s: %llu I/O ERRORS (failed volume; not in the figures below)\n", name,
@@ -253,10 +284,7 @@ static void report_dir_text(FILE *out, const char *name, const struct res_totals
             t->lat_mean_hw95_rel * 100.0);
   else
     fprintf(out, "    95 %% half-width (batch means): none, the window holds fewer than two rounds of requests\n");
-  if (t->has_ci)
-    fprintf(out, "    90 %% interval (calibration): IOPS %.6g..%.6g, BW %.6g..%.6gMB/s, avg lat %.4g..%.4g ms\n",
-            t->iops_ci90[0], t->iops_ci90[1], t->MBps_ci90[0], t->MBps_ci90[1], t->lat_mean_ci90_s[0] * 1e3,
-            t->lat_mean_ci90_s[1] * 1e3);
+  report_ci_text(out, t, ci);
   fprintf(out, "    percentiles (ms):");
   for (int i = 0; i < RES_NPCT; i++)
     fprintf(out, " %s=%.4g", res_percentile_names[i], t->lat_pct_s[i] * 1e3);
@@ -306,12 +334,13 @@ static void report_step_text(FILE *out, const struct run_result *r)
   if (report_abandoned(r) > 0)
     fprintf(out, "  %llu client I/Os abandoned: outstanding at the window's end, where the run stops "
             "(not lost; not in the figures below)\n", (unsigned long long)report_abandoned(r));
-  report_dir_text(out, "read", &r->read);
-  report_dir_text(out, "write", &r->write);
+  const struct run_result *ci = r->has_ci ? r : NULL;
+  report_dir_text(out, "read", &r->read, ci);
+  report_dir_text(out, "write", &r->write, ci);
   if (r->trim.ios)
-    report_dir_text(out, "trim", &r->trim);
+    report_dir_text(out, "trim", &r->trim, NULL);
   if ((r->read.ios > 0) + (r->write.ios > 0) + (r->trim.ios > 0) > 1)
-    report_dir_text(out, "all", &r->all);
+    report_dir_text(out, "all", &r->all, ci);
   fprintf(out, "  utilization (busy share of the window; demand = busy time per client I/O):\n");
   fprintf(out, "    %-26s %7s %12s  %s\n", "resource", "busy", "demand/IO", "what");
   for (int i = 0; i < r->nres; i++) {
@@ -361,7 +390,13 @@ void report_text(FILE *out, const struct scenario *s, const struct run_result *r
           s->net.mtu_bytes, s->nclients);
   if (s->calib_file[0])
     fprintf(out, "  calibration %s (fnv1a64 %s)\n", s->calib_file, s->calib_hash);
-  else
+  if (s->calib_file[0] && n > 0 && r[0].has_ci && !r[0].ci90_from_cv) /* the same for every step */
+    fprintf(out, "  90 %% intervals: %s\n", r[0].ci90_source[RES_CI_IOPS]);
+  else if (s->calib_file[0] && n > 0 && r[0].has_ci)
+    fprintf(out, "  90 %% intervals from the calibration's cross-validation:\n    IOPS: %s\n    MB/s: %s\n"
+                 "    mean latency: %s\n", r[0].ci90_source[RES_CI_IOPS], r[0].ci90_source[RES_CI_MBPS],
+            r[0].ci90_source[RES_CI_LAT_MEAN]);
+  if (!s->calib_file[0])
     fputs("  uncalibrated: catalogue values\n", out);
   for (int i = 0; i < n; i++)
     report_step_text(out, &r[i]);

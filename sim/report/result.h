@@ -31,6 +31,10 @@ extern const double res_fio_lat_edges_s[RES_FIO_NEDGES];
 #define RES_SAMPLE_S 0.5
 #define RES_MAX_SAMPLES 1200
 
+/* The figures of a direction that get a 90 % prediction interval. */
+enum res_ci { RES_CI_IOPS, RES_CI_MBPS, RES_CI_LAT_MEAN, RES_NCI };
+#define RES_CI_SOURCE_LEN 400 /* where an interval comes from, or why there is none */
+
 struct res_totals {
   uint64_t ios;
   double bytes;
@@ -46,10 +50,10 @@ struct res_totals {
   int nsamples;
   double sample_bytes[RES_MAX_SAMPLES];
   double sample_ios[RES_MAX_SAMPLES];
-  /* 90 % prediction intervals from the calibration's parameter
-   * uncertainty (sim/study calib_ci); has_ci 0: none (uncalibrated). */
-  int has_ci;
-  double iops_ci90[2], MBps_ci90[2], lat_mean_ci90_s[2];
+  /* 90 % prediction intervals [lo, hi] of iops, MBps and lat_mean_s (s)
+   * from the calibration's cross-validation (sim/study calib_ci.c); NaN
+   * when none is available (run_result.ci90_source says why). */
+  double ci90[RES_NCI][2];
   uint64_t errors; /* I/Os ended with an error (failed volume): not in ios, bytes or latency */
   uint64_t dropped; /* UDP datagrams (fio net, protocol=udp) sent and lost at a full receive
                      * buffer (fio's drop_ios): not in a reader's ios and bytes; a sender
@@ -135,6 +139,12 @@ struct run_result {
   double volume_lost_bytes;     /* estimate of the data lost (see stack_volume_get) */
   int failed;                   /* 1 when the simulation did not finish cleanly */
   char failure[512];
+  /* 1: a calibrated run looked for prediction intervals (not --no-ci):
+   * the report shows each direction's ci90 and where it comes from.
+   * ci90_from_cv 1: the calibration's cross-validation was found (an
+   * interval may still be missing for a kind with too few points). */
+  int has_ci, ci90_from_cv;
+  char ci90_source[RES_NCI][RES_CI_SOURCE_LEN];
 };
 
 #endif

@@ -1,176 +1,371 @@
 /* calib_ci.c - 90 % prediction intervals of a calibrated run from the
- * calibration's parameter uncertainty (calibrate.h).
+ * calibration's held-out errors (split-conformal; calibrate.h).
  *
- * calibrated.yaml gives each fitted value its standard error (the fit's
- * covariance diagonal; no correlations are recorded).  For every fitted
- * parameter that reaches the scenario and has a standard error, the run is
- * repeated at value - se and value + se (clamped into its fit range, and
- * halved toward the value where the model refuses the step), same seed: the central difference per standard error is that parameter's
- * sensitivity, and the linearised standard deviation of a figure is the
- * root sum of squares over the parameters; the interval is the figure
- * +- 1.645 of it (lower end >= 0). */
+ * The leave-one-experiment-out cross-validation (calib_cv.c) predicts
+ * every review point with a fit that never saw that point's experiment.
+ * Per metric kind its n held-out errors e_i = |ln(predicted/measured)|
+ * give q = the k-th smallest, k = ceil((n + 1) 0.9): for a new point
+ * exchangeable with those, P(|ln(v/truth)| <= q) >= 0.9, so the interval
+ * of a prediction v is [v e^-q, v e^q].  k <= n needs n >= 9; fewer
+ * points give no interval.  The file sits beside the calibration
+ * (X.yaml -> X.intervals.yaml) and names it by the FNV-1a 64 of its
+ * bytes, so a refit without a new cross-validation has no interval
+ * rather than another fit's. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "sim/engine/engine.h"
+#include "base/file.h"
+#include "sim/config/ytree.h"
 #include "sim/study/calibrate.h"
-#include "sim/study/runpool.h"
 
-#define CALIB_CI_Z90 1.6448536269514722 /* two-sided 90 %: the normal's 95th percentile */
-#define CALIB_CI_HALVINGS 12 /* a refused step shrinks to at most 2^-12 of se */
+/* The kind of each interval figure (enum res_ci order). */
+static const enum val_kind calib_ci_kinds[RES_NCI] = {
+    [RES_CI_IOPS] = VAL_IOPS, [RES_CI_MBPS] = VAL_THROUGHPUT, [RES_CI_LAT_MEAN] = VAL_LAT_MEAN};
 
-/* One uncertain parameter of the scenario. */
-struct calib_unc {
-  char path[128];
-  char unit[24];
-  double value, se, lo, hi;
-};
-
-/* A number and its unit suffix ("0.0005s" -> 0.0005, "s"); -1 when not a number. */
-static int calib_ci_num(const char *text, double *x, char *unit, size_t len)
+int calib_ci_rank(int n)
 {
-  char *end;
-  if (!text)
+  /* ceil((n + 1) p / 100) in integers: no rounding at (n + 1) p = 100 m */
+  return n > 0 ? ((n + 1) * CALIB_CI_COVERAGE_PCT + 99) / 100 : 1;
+}
+
+static int calib_ci_cmp(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int calib_ci_quantile(double *abs_log_err, int n, double *q)
+{
+  int k = calib_ci_rank(n);
+  if (n <= 0 || k > n)
+    return 0;
+  qsort(abs_log_err, (size_t)n, sizeof *abs_log_err, calib_ci_cmp);
+  *q = abs_log_err[k - 1];
+  return k;
+}
+
+void calib_ci_path(const char *calibration, char *buf, size_t len)
+{
+  size_t n = strlen(calibration);
+  if (n > 5 && !strcmp(calibration + n - 5, ".yaml"))
+    n -= 5;
+  snprintf(buf, len, "%.*s.intervals.yaml", (int)n, calibration);
+}
+
+/* A YAML double-quoted string (the command line may hold quotes). */
+static void calib_ci_quoted(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; *s; s++)
+    fprintf(f, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+  fputc('"', f);
+}
+
+int calib_ci_write(const struct calib_opts *o, const char *calibration, const struct calib_ci_kind kinds[VAL_NKINDS],
+                   struct nw_err *err)
+{
+  char path[1100];
+  calib_ci_path(calibration, path, sizeof path);
+  const char *base = strrchr(calibration, '/'), *file = strrchr(path, '/');
+  base = base ? base + 1 : calibration;
+  file = file ? file + 1 : path;
+  uint64_t hash = calib_fnv_file(calibration);
+  if (!hash)
+    return nw_fail(err, calibration, 0, 0, "cannot read the calibration to name it: %s", strerror(errno));
+  struct file_atomic a;
+  if (file_atomic_open(&a, path, err) != 0)
     return -1;
-  *x = strtod(text, &end);
-  if (end == text || !isfinite(*x))
-    return -1;
-  if (unit)
-    snprintf(unit, len, "%s", end);
+  FILE *f = a.f;
+  fprintf(f, "# %s - written by `nastwin calibrate --cv` or `--cv-from`; do not edit by hand.\n"
+             "# 90 %% prediction intervals of the calibration beside it (split-conformal):\n"
+             "# per metric kind, q_log = the rank-th smallest held-out |ln(predicted/measured)| of\n"
+             "# its cross-validated review points, rank = ceil((points + 1) x 0.9); a prediction v\n"
+             "# of that kind has the interval [v e^-q_log, v e^q_log].  Under 9 points, or a\n"
+             "# rank-th error that is unbounded (a fold's prediction failed): no interval.\n",
+          file);
+  fputs("version: 1\ncalibration: ", f);
+  calib_ci_quoted(f, base);
+  fprintf(f, "\ncalibration_fnv1a64: \"%016llx\"\nprovenance:\n", (unsigned long long)hash);
+  if (o->command) {
+    fputs("  command: ", f);
+    calib_ci_quoted(f, o->command);
+    fputc('\n', f);
+  }
+  fprintf(f, "  data: \"%s\"\n  data_fnv1a64: \"%016llx\"\n", o->data ? o->data : "validation/reviews.yaml",
+          (unsigned long long)calib_fnv_file(o->data ? o->data : val_default_data()));
+  fprintf(f, "  points: \"%s\"\n  points_fnv1a64: \"%016llx\"\n", o->points ? o->points : "validation/points.yaml",
+          (unsigned long long)calib_fnv_file(o->points ? o->points : val_default_points()));
+  fprintf(f, "  folds: \"leave one experiment out\"\n");
+  if (o->cv_iter > 0)
+    fprintf(f, "  fold_fit: \"%d Levenberg-Marquardt iterations from the fit\"\n", o->cv_iter);
+  else
+    fprintf(f, "  fold_fit: \"one damped Gauss-Newton step from the fit\"\n");
+  fprintf(f, "coverage: 0.%d\nkinds:\n", CALIB_CI_COVERAGE_PCT / 10);
+  int nk = 0;
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    const struct calib_ci_kind *x = &kinds[k];
+    if (x->n <= 0)
+      continue;
+    fprintf(f, "  - {kind: \"%s\", points: %d", val_kind_names[k], x->n);
+    if (x->rank > 0)
+      fprintf(f, ", rank: %d", x->rank);
+    if (x->rank > 0 && isfinite(x->q_log))
+      fprintf(f, ", q_log: %.10g", x->q_log);
+    fputs("}\n", f);
+    nk++;
+  }
+  if (!nk)
+    fputs("  []\n", f);
+  return file_atomic_commit(&a, 0, err);
+}
+
+/* ---- reading ---- */
+
+/* key of map not among allowed (NULL-terminated): an error naming it and them. */
+static int calib_ci_keys(const struct ynode *map, const char *where, const char *const *allowed, struct nw_err *err)
+{
+  for (int i = 0; i < map->n; i++) {
+    int ok = 0;
+    for (int a = 0; allowed[a] && !ok; a++)
+      ok = !strcmp(map->keys[i], allowed[a]);
+    if (ok)
+      continue;
+    char list[256];
+    size_t used = 0;
+    list[0] = 0;
+    for (int a = 0; allowed[a] && used < sizeof list; a++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a ? ", " : "", allowed[a]);
+    return nw_fail(err, map->file, map->key_line[i], map->key_col[i], "%s: unknown key '%s'; allowed: %s", where,
+                   map->keys[i], list);
+  }
   return 0;
 }
 
-/* The parameters of the file at path that reach s with a finite se > 0. */
-static int calib_ci_params(const char *path, const struct scenario *s, struct calib_unc *u, int max,
-                           struct nw_err *err)
+/* The scalar under key of map, or an error naming what it should be. */
+static const struct ynode *calib_ci_scalar(const struct ynode *map, const char *where, const char *key,
+                                           const char *expect, struct nw_err *err)
 {
+  const struct ynode *n = ytree_get(map, key);
+  if (!n)
+    nw_fail(err, map->file, map->line, map->col, "%s: missing '%s' (%s)", where, key, expect);
+  else if (n->kind != YNODE_SCALAR)
+    nw_fail(err, n->file, n->line, n->col, "%s: %s: expected %s, got %s", where, key, expect, ytree_kind_name(n));
+  return n && n->kind == YNODE_SCALAR ? n : NULL;
+}
+
+/* A whole number in [lo, hi], or -1 with err. */
+static int calib_ci_int(const struct ynode *n, const char *where, const char *key, long lo, long hi, int *out,
+                        struct nw_err *err)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(n->scalar, &end, 10);
+  if (errno || end == n->scalar || *end || v < lo || v > hi)
+    return nw_fail(err, n->file, n->line, n->col, "%s: %s '%s': expected a whole number from %ld to %ld", where, key,
+                   n->scalar, lo, hi);
+  *out = (int)v;
+  return 0;
+}
+
+/* One `kinds` item into ci->kind[].  seen[k]: the kind's item so far. */
+static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsigned char *seen, struct nw_err *err)
+{
+  static const char *const keys[] = {"kind", "points", "rank", "q_log", NULL};
+  if (it->kind != YNODE_MAP)
+    return nw_fail(err, it->file, it->line, it->col, "intervals: kinds: expected a map {kind, points, rank, q_log}, got %s",
+                   ytree_kind_name(it));
+  if (calib_ci_keys(it, "intervals: kinds", keys, err) < 0)
+    return -1;
+  const struct ynode *kn = calib_ci_scalar(it, "intervals: kinds", "kind", "a metric kind", err);
+  if (!kn)
+    return -1;
+  int k = 0;
+  while (k < VAL_NKINDS && strcmp(kn->scalar, val_kind_names[k]))
+    k++;
+  if (k == VAL_NKINDS) {
+    char list[256];
+    size_t used = 0;
+    for (int a = 0; a < VAL_NKINDS && used < sizeof list; a++)
+      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a ? ", " : "", val_kind_names[a]);
+    return nw_fail(err, kn->file, kn->line, kn->col, "intervals: kind '%s': allowed: %s", kn->scalar, list);
+  }
+  if (seen[k])
+    return nw_fail(err, kn->file, kn->line, kn->col, "intervals: kind '%s' appears twice", kn->scalar);
+  seen[k] = 1;
+  struct calib_ci_kind *x = &ci->kind[k];
+  const struct ynode *pn = calib_ci_scalar(it, "intervals: kinds", "points", "a count", err);
+  if (!pn || calib_ci_int(pn, "intervals: kinds", "points", 1, 1000000, &x->n, err) < 0)
+    return -1;
+  const struct ynode *rn = ytree_get(it, "rank"), *qn = ytree_get(it, "q_log");
+  int want = calib_ci_rank(x->n);
+  if (want > x->n) { /* too few points: no rank, no quantile */
+    if (rn || qn)
+      return nw_fail(err, (rn ? rn : qn)->file, (rn ? rn : qn)->line, (rn ? rn : qn)->col,
+                     "intervals: kind '%s': %d points give no 90 %% interval (9 needed): '%s' not allowed",
+                     kn->scalar, x->n, rn ? "rank" : "q_log");
+    x->rank = 0;
+    x->q_log = NAN;
+    return 0;
+  }
+  if (!(rn = calib_ci_scalar(it, "intervals: kinds", "rank", "the quantile's rank", err)) ||
+      calib_ci_int(rn, "intervals: kinds", "rank", 1, x->n, &x->rank, err) < 0)
+    return -1;
+  if (x->rank != want)
+    return nw_fail(err, rn->file, rn->line, rn->col,
+                   "intervals: kind '%s': rank %d: %d points need rank ceil((%d + 1) x 0.9) = %d", kn->scalar,
+                   x->rank, x->n, x->n, want);
+  x->q_log = INFINITY; /* no q_log: the rank-th error is unbounded */
+  if (qn) {
+    char *end;
+    if (qn->kind != YNODE_SCALAR)
+      return nw_fail(err, qn->file, qn->line, qn->col, "intervals: kinds: q_log: expected a number, got %s",
+                     ytree_kind_name(qn));
+    errno = 0;
+    x->q_log = strtod(qn->scalar, &end);
+    if (errno || end == qn->scalar || *end || !isfinite(x->q_log) || x->q_log < 0 || x->q_log > 50)
+      return nw_fail(err, qn->file, qn->line, qn->col,
+                     "intervals: kind '%s': q_log '%s': expected a number from 0 to 50 (|ln(predicted/measured)|)",
+                     kn->scalar, qn->scalar);
+  }
+  return 0;
+}
+
+/* Parse root (the intervals file) into ci->kind[]; hash: its calibration_fnv1a64. */
+static int calib_ci_parse(const struct ynode *root, struct calib_ci *ci, char hash[17], struct nw_err *err)
+{
+  static const char *const top[] = {"version", "calibration", "calibration_fnv1a64", "provenance", "coverage", "kinds",
+                                    NULL};
+  static const char *const prov[] = {"command", "data",  "data_fnv1a64", "points", "points_fnv1a64",
+                                     "folds",   "fold_fit", NULL};
+  if (root->kind != YNODE_MAP)
+    return nw_fail(err, root->file, root->line, root->col, "intervals: expected a map, got %s",
+                   ytree_kind_name(root));
+  if (calib_ci_keys(root, "intervals", top, err) < 0)
+    return -1;
+  const struct ynode *n = calib_ci_scalar(root, "intervals", "version", "1", err);
+  if (!n)
+    return -1;
+  if (strcmp(n->scalar, "1"))
+    return nw_fail(err, n->file, n->line, n->col, "intervals: version '%s': allowed: 1", n->scalar);
+  if (!calib_ci_scalar(root, "intervals", "calibration", "the calibration's file name", err))
+    return -1;
+  if (!(n = calib_ci_scalar(root, "intervals", "calibration_fnv1a64", "16 hex digits", err)))
+    return -1;
+  if (strlen(n->scalar) != 16 || strspn(n->scalar, "0123456789abcdef") != 16)
+    return nw_fail(err, n->file, n->line, n->col, "intervals: calibration_fnv1a64 '%s': expected 16 hex digits (0-9, a-f)",
+                   n->scalar);
+  memcpy(hash, n->scalar, 17);
+  if (!(n = calib_ci_scalar(root, "intervals", "coverage", "0.9", err)))
+    return -1;
+  if (strcmp(n->scalar, "0.9"))
+    return nw_fail(err, n->file, n->line, n->col, "intervals: coverage '%s': allowed: 0.9", n->scalar);
+  const struct ynode *p = ytree_get(root, "provenance");
+  if (p && p->kind != YNODE_MAP)
+    return nw_fail(err, p->file, p->line, p->col, "intervals: provenance: expected a map, got %s", ytree_kind_name(p));
+  if (p && calib_ci_keys(p, "intervals: provenance", prov, err) < 0)
+    return -1;
+  for (int i = 0; p && i < p->n; i++)
+    if (p->kids[i]->kind != YNODE_SCALAR)
+      return nw_fail(err, p->kids[i]->file, p->kids[i]->line, p->kids[i]->col,
+                     "intervals: provenance: %s: expected text, got %s", p->keys[i], ytree_kind_name(p->kids[i]));
+  const struct ynode *ks = ytree_get(root, "kinds");
+  if (!ks)
+    return nw_fail(err, root->file, root->line, root->col, "intervals: missing 'kinds' (a list of {kind, points, rank, q_log})");
+  if (ks->kind != YNODE_SEQ)
+    return nw_fail(err, ks->file, ks->line, ks->col, "intervals: kinds: expected a list, got %s", ytree_kind_name(ks));
+  unsigned char seen[VAL_NKINDS] = {0};
+  for (int i = 0; i < ks->n; i++)
+    if (calib_ci_kind_item(ks->kids[i], ci, seen, err) < 0)
+      return -1;
+  return 0;
+}
+
+/* Ordinal suffix of a rank ("1st", "2nd", "3rd", "11th"). */
+static const char *calib_ci_th(int k)
+{
+  if (k % 100 >= 11 && k % 100 <= 13)
+    return "th";
+  return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+}
+
+/* Every figure's source text from ci->kind[] (the file applies). */
+static void calib_ci_sources(struct calib_ci *ci)
+{
+  for (int m = 0; m < RES_NCI; m++) {
+    const struct calib_ci_kind *x = &ci->kind[calib_ci_kinds[m]];
+    const char *name = val_kind_names[calib_ci_kinds[m]];
+    char *s = ci->source[m];
+    size_t len = sizeof ci->source[m];
+    if (x->n == 0)
+      snprintf(s, len, "none available: the cross-validation has no held-out %s points", name);
+    else if (x->rank == 0)
+      snprintf(s, len, "none available: %d held-out %s point%s in the cross-validation, a 90 %% interval needs 9", x->n,
+               name, x->n == 1 ? "" : "s");
+    else if (!isfinite(x->q_log))
+      snprintf(s, len, "none available: the %d%s smallest of %d held-out %s errors is unbounded (a fold's prediction "
+                       "failed)", x->rank, calib_ci_th(x->rank), x->n, name);
+    else
+      snprintf(s, len, "held-out CV, %d %s points, leave-one-experiment-out: value x e^-+%.4g (the %d%s smallest "
+                       "|ln(predicted/measured)|)", x->n, name, x->q_log, x->rank, calib_ci_th(x->rank));
+  }
+}
+
+int calib_ci_load(const struct calib_which *w, struct calib_ci *ci, struct nw_err *err)
+{
+  memset(ci, 0, sizeof *ci);
+  if (!w->path[0])
+    return 0;
+  char path[1100], shown[1100];
+  calib_ci_path(w->path, path, sizeof path);
+  calib_ci_path(w->name, shown, sizeof shown);
+  char hash[17] = "";
+  if (access(path, F_OK) != 0) {
+    for (int m = 0; m < RES_NCI; m++)
+      snprintf(ci->source[m], sizeof ci->source[m],
+               "none available: no cross-validation for this calibration (%.100s not found; nastwin calibrate "
+               "--cv-from %.100s writes it)", shown, w->name);
+    return 0;
+  }
   struct ynode *root = ytree_load_file(path, err);
   if (!root)
     return -1;
-  const struct ynode *list = ytree_get(root, "parameters");
-  int n = 0;
-  for (int i = 0; i < s->nfits && n < max; i++) {
-    const struct ynode *e = calib_record_of_fit(list, s, i);
-    if (!e)
-      continue;
-    struct calib_unc q = {0};
-    snprintf(q.path, sizeof q.path, "%s", s->fits[i].path);
-    if (calib_ci_num(calib_scalar(e, "value"), &q.value, q.unit, sizeof q.unit) == 0 &&
-        calib_ci_num(calib_scalar(e, "stderr"), &q.se, NULL, 0) == 0 &&
-        calib_ci_num(calib_scalar(e, "lo"), &q.lo, NULL, 0) == 0 &&
-        calib_ci_num(calib_scalar(e, "hi"), &q.hi, NULL, 0) == 0 && q.se > 0 && q.hi > q.lo)
-      u[n++] = q;
-  }
+  int rc = calib_ci_parse(root, ci, hash, err);
   ytree_free(root);
-  return n;
-}
-
-struct calib_ci_ctx {
-  struct scenario *sc; /* 2 per parameter: down, up */
-  int nsteps;
-};
-
-static void calib_ci_task(void *vctx, int task, struct run_result *out)
-{
-  struct calib_ci_ctx *c = vctx;
-  engine_run(&c->sc[task / c->nsteps], task % c->nsteps, 0, NULL, out);
-}
-
-/* The interval of one figure: y and its (down, up) runs per parameter. */
-static void calib_ci_one(double y, const double *dn, const double *up, const double *per_se, int n, double ci[2])
-{
-  double var = 0;
-  for (int j = 0; j < n; j++) {
-    if (per_se[j] <= 0) /* no valid step either side */
-      continue;
-    double d = (up[j] - dn[j]) / per_se[j];
-    var += d * d;
-  }
-  double h = CALIB_CI_Z90 * sqrt(var);
-  ci[0] = fmax(0.0, y - h);
-  ci[1] = y + h;
-}
-
-static void calib_ci_fill(struct run_result *res, int nsteps, const struct run_result *pert, const double *per_se,
-                          int n)
-{
-  double *dn = malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *dn), *up = dn + (n > 0 ? n : 1);
-  if (!dn)
-    return;
-  for (int i = 0; i < nsteps; i++) {
-    struct res_totals *t[3] = {&res[i].read, &res[i].write, &res[i].all};
-    for (int d = 0; d < 3; d++) {
-      const size_t off = (size_t)((const char *)t[d] - (const char *)&res[i]);
-      for (int m = 0; m < 3; m++) {
-        for (int j = 0; j < n; j++) {
-          const struct res_totals *a = (const void *)((const char *)&pert[(2 * j) * nsteps + i] + off);
-          const struct res_totals *b = (const void *)((const char *)&pert[(2 * j + 1) * nsteps + i] + off);
-          dn[j] = m == 0 ? a->iops : m == 1 ? a->MBps : a->lat_mean_s;
-          up[j] = m == 0 ? b->iops : m == 1 ? b->MBps : b->lat_mean_s;
-        }
-        double y = m == 0 ? t[d]->iops : m == 1 ? t[d]->MBps : t[d]->lat_mean_s;
-        calib_ci_one(y, dn, up, per_se, n, m == 0 ? t[d]->iops_ci90 : m == 1 ? t[d]->MBps_ci90 : t[d]->lat_mean_ci90_s);
-      }
-      t[d]->has_ci = 1;
-    }
-  }
-  free(dn);
-}
-
-int calib_ci_run(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
-                 int nsets, const char *fio, int nsteps, int njobs, struct run_result *res,
-                 struct nw_err *err)
-{
-  if (!w->path[0])
+  if (rc < 0)
+    return -1;
+  if (strcmp(hash, w->hash)) {
+    memset(ci->kind, 0, sizeof ci->kind);
+    for (int m = 0; m < RES_NCI; m++)
+      snprintf(ci->source[m], sizeof ci->source[m],
+               "none available: no cross-validation for this calibration (%.100s is for the calibration with fnv1a64 "
+               "%.16s, this one has %.16s; nastwin calibrate --cv-from %.100s writes it anew)",
+               shown, hash, w->hash, w->name);
     return 0;
-  /* the fit records of the scenario as the catalogue has them (a set
-   * value, the calibration's included, drops its record) */
-  struct scenario raw;
-  if (cfg_load(path, catalog, sets, nsets, fio, &raw, err) < 0)
-    return -1;
-  static struct calib_unc u[CALIB_MAX_PARAMS];
-  int n = calib_ci_params(w->path, &raw, u, CALIB_MAX_PARAMS, err);
-  cfg_free(&raw);
-  if (n < 0)
-    return -1;
-  if (nsets + 1 > CFG_MAX_SETS)
-    return nw_fail(err, w->path, 0, 0, "prediction intervals: more than %d overrides", CFG_MAX_SETS);
-  struct calib_ci_ctx c = {.sc = calloc((size_t)(2 * n > 0 ? 2 * n : 1), sizeof *c.sc), .nsteps = nsteps};
-  struct run_result *pert = calloc((size_t)(2 * n * nsteps > 0 ? 2 * n * nsteps : 1), sizeof *pert);
-  double *per_se = malloc((size_t)(n > 0 ? n : 1) * sizeof *per_se);
-  struct cfg_set all[CFG_MAX_SETS];
-  char val[2][64];
-  int rc = c.sc && pert && per_se ? 0 : nw_fail(err, w->path, 0, 0, "out of memory");
-  int loaded = 0;
-  for (int j = 0; rc == 0 && j < n; j++) {
-    double x[2] = {fmax(u[j].lo, u[j].value - u[j].se), fmin(u[j].hi, u[j].value + u[j].se)};
-    for (int k = 0; k < 2 && rc == 0; k++) {
-      /* A step the model refuses (a drive's seek_full so short that its
-       * seek_avg no longer fits the curve) is halved toward the fitted
-       * value, which loads: the interval uses the valid part of +- se. */
-      for (int tries = 0;; tries++) {
-        memcpy(all, sets, (size_t)nsets * sizeof *all);
-        snprintf(val[k], sizeof val[k], "%.10g%s", x[k], u[j].unit);
-        all[nsets] = (struct cfg_set){.path = u[j].path, .value = val[k]};
-        rc = calib_cfg_load(w, path, catalog, all, nsets + 1, fio, &c.sc[2 * j + k], err);
-        if (rc == 0 || tries == CALIB_CI_HALVINGS)
-          break;
-        memset(err, 0, sizeof *err);
-        x[k] = u[j].value + 0.5 * (x[k] - u[j].value);
-      }
-      loaded += rc == 0;
-    }
-    per_se[j] = (x[1] - x[0]) / u[j].se;
   }
-  if (rc == 0 && n > 0 && runpool_run(2 * n * nsteps, njobs, 0.0, calib_ci_task, &c, pert, NULL) != 0)
-    rc = nw_fail(err, w->path, 0, 0, "prediction intervals: a perturbed simulation failed");
-  if (rc == 0)
-    calib_ci_fill(res, nsteps, pert, per_se, n);
-  for (int j = 0; j < loaded; j++)
-    cfg_free(&c.sc[j]);
-  free(c.sc);
-  free(pert);
-  free(per_se);
-  return rc;
+  ci->from_cv = 1;
+  calib_ci_sources(ci);
+  return 0;
+}
+
+void calib_ci_apply(const struct calib_ci *ci, struct run_result *res, int nsteps)
+{
+  for (int i = 0; i < nsteps; i++) {
+    struct run_result *r = &res[i];
+    r->has_ci = 1;
+    r->ci90_from_cv = ci->from_cv;
+    memcpy(r->ci90_source, ci->source, sizeof r->ci90_source);
+    struct res_totals *t[3] = {&r->read, &r->write, &r->all};
+    for (int d = 0; d < 3; d++) {
+      const double v[RES_NCI] = {t[d]->iops, t[d]->MBps, t[d]->lat_mean_s};
+      for (int m = 0; m < RES_NCI; m++) {
+        const struct calib_ci_kind *x = &ci->kind[calib_ci_kinds[m]];
+        int has = ci->from_cv && x->rank > 0 && isfinite(x->q_log);
+        t[d]->ci90[m][0] = has ? v[m] * exp(-x->q_log) : NAN;
+        t[d]->ci90[m][1] = has ? v[m] * exp(x->q_log) : NAN;
+      }
+    }
+  }
 }

@@ -133,6 +133,43 @@ static int calib_cv_readme(const struct calib *c, const char *table, struct nw_e
   return file_atomic_commit(&a, 0, err);
 }
 
+/* The intervals file of the calibration cross-validated (--cv-from FILE,
+ * else the fit's --out) from the kinds' held-out errors, and the kinds'
+ * intervals printed.  Only leave-one-experiment-out folds make it (the
+ * intervals `run` applies); --cv-by system says so and writes none.  0,
+ * or -1 with err. */
+static int calib_cv_intervals(const struct calib *c, const struct calib_ci_kind kinds[VAL_NKINDS], FILE *out,
+                              struct nw_err *err)
+{
+  const char *cal = c->o->cv_from ? c->o->cv_from : c->o->out;
+  if (!cal)
+    return 0;
+  char path[1100];
+  calib_ci_path(cal, path, sizeof path);
+  if (c->o->cv_by_system) {
+    fprintf(out, "\n(leave one system out: %s is not written; it holds the leave-one-experiment-out intervals)\n",
+            path);
+    return 0;
+  }
+  fprintf(out, "\n90 %% prediction intervals (split-conformal, the rank-th smallest held-out |ln(predicted/measured)|):\n"
+               "  %-14s %6s %5s %10s %14s\n", "kind", "points", "rank", "q_log", "interval");
+  for (int k = 0; k < VAL_NKINDS; k++) {
+    const struct calib_ci_kind *x = &kinds[k];
+    if (x->n == 0)
+      continue;
+    if (x->rank == 0)
+      fprintf(out, "  %-14s %6d %5s %10s %14s\n", val_kind_names[k], x->n, "-", "-", "none (< 9 points)");
+    else if (!isfinite(x->q_log))
+      fprintf(out, "  %-14s %6d %5d %10s %14s\n", val_kind_names[k], x->n, x->rank, "unbounded", "none");
+    else
+      fprintf(out, "  %-14s %6d %5d %10.4f  x/ %.4g\n", val_kind_names[k], x->n, x->rank, x->q_log, exp(x->q_log));
+  }
+  if (calib_ci_write(c->o, cal, kinds, err) != 0)
+    return -1;
+  fprintf(out, "wrote %s\n", path);
+  return 0;
+}
+
 /* Take the values of a calibrated.yaml (path) as c's start point: x, xref
  * and uref of every parameter it names; chosen[j] = 1 for those.  A
  * record of a parameter that is no longer a fit parameter is noted on out
@@ -182,6 +219,50 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
   return 0;
 }
 
+/* What a --cv-from run still simulates, counted before it does (the
+ * cache makes these upper bounds): one evaluation at the file's values,
+ * one Jacobian (one simulation per free parameter and needed task it
+ * reaches: colouring shares passes, not simulations), and per fold the
+ * left-out group's tasks at the fold's values; the wall time at the pace
+ * of the simulations so far (the catalogue evaluation). */
+static void calib_cv_plan(const struct calib *c, const int *allpts, int nall, FILE *out)
+{
+  const int nt = c->v.ntasks;
+  unsigned char *need = malloc((size_t)(nt > 0 ? nt : 1));
+  int *grp = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *grp);
+  if (!need || !grp) {
+    free(need);
+    free(grp);
+    return;
+  }
+  long eval = calib_pts_need(c, allpts, nall, need), jac = 0, folds = 0;
+  for (int j = 0; j < c->np; j++)
+    for (int t = 0; c->par[j].free_ && t < nt; t++)
+      jac += need[t] && c->reach[(size_t)t * (size_t)c->np + (size_t)j];
+  int nfolds = 0;
+  for (int i = 0; i < nall; i++) {
+    int first = 1;
+    for (int k = 0; k < i && first; k++)
+      first = strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])) != 0;
+    if (!first)
+      continue;
+    int n = 0;
+    for (int k = 0; k < nall; k++)
+      if (!strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])))
+        grp[n++] = allpts[k];
+    folds += calib_pts_need(c, grp, n, need);
+    nfolds++;
+  }
+  long total = eval + jac + folds;
+  double per_sim_s = c->nsims > 0 ? calib_elapsed_s(c) / (double)c->nsims : 0.0;
+  fprintf(out, "cv-from plan: at most %ld simulations: %ld at the file's values, %ld for its Jacobian, %ld in %d "
+               "folds; at %.2f s wall per simulation so far (%ld in %.0f s), about %.0f s (%.0f min) more\n",
+          total, eval, jac, folds, nfolds, per_sim_s, c->nsims, calib_elapsed_s(c), per_sim_s * (double)total,
+          per_sim_s * (double)total / 60.0);
+  free(need);
+  free(grp);
+}
+
 int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_err *err)
 {
   const char *path = c->o->cv_from;
@@ -196,6 +277,8 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
       c->freep[c->nfree++] = j;
   }
   fprintf(out, "cross-validating %s: %d of its parameters free, one Jacobian at its values\n", path, c->nfree);
+  calib_cv_plan(c, allpts, nall, out);
+  fflush(out);
   struct calib_fitres fr;
   if (calib_fit(c, 0, &fr) < 0 || !c->jac) {
     nw_fail(err, "calibrate", 0, 0, "the Jacobian at %s failed: %s", path, fr.stop);
@@ -220,12 +303,14 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
   int nrows = c->nfit, ncols = c->nfree;
   int onestep = c->o->cv_iter == 0, rc = -1;
   double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
+  double *cvlog = malloc(np1 * sizeof *cvlog); /* |ln(predicted/measured)| held out; +inf: failed */
   int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
+  unsigned char *held = calloc(np1, 1); /* a review point predicted by a fold (constraints are not) */
   int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
   int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
   unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
   double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
-  if (!cverr || !fullerr || !e || !has || !test || !rows || !cols || !left_out || !du ||
+  if (!cverr || !fullerr || !e || !cvlog || !has || !held || !test || !rows || !cols || !left_out || !du ||
       (onestep && (!c->jac || !c->res)))
     goto out;
   calib_score_at(c, xfull, allpts, nall);
@@ -297,6 +382,10 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
     int na = 0;
     for (int k = 0; k < ntest; k++) {
       const struct val_point *p = &v->pts[test[k]];
+      held[test[k]] = !p->bound;
+      cvlog[test[k]] = p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted)
+                           ? fabs(log(p->predicted / p->measured))
+                           : INFINITY;
       if (p->status == VAL_OK) {
         cverr[test[k]] = p->error;
         has[test[k]] = 1;
@@ -315,10 +404,19 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
           "median", "p90");
   char table[4096];
   int used = snprintf(table, sizeof table, "| kind | points | median CV error | p90 CV error |\n|------|-------:|-------:|-------:|\n");
+  struct calib_ci_kind kinds[VAL_NKINDS];
+  memset(kinds, 0, sizeof kinds);
   for (int k = 0; k < VAL_NKINDS; k++) {
+    /* the split-conformal quantile of the kind's held-out review points */
+    struct calib_ci_kind *x = &kinds[k];
+    for (int i = 0; i < v->npoints; i++)
+      if (held[i] && v->pts[i].kind == (enum val_kind)k)
+        e[x->n++] = cvlog[i];
+    x->q_log = NAN;
+    x->rank = calib_ci_quantile(e, x->n, &x->q_log);
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
-      if (has[i] && v->pts[i].kind == (enum val_kind)k)
+      if (has[i] && held[i] && v->pts[i].kind == (enum val_kind)k)
         e[n++] = fabs(cverr[i]);
     if (n == 0)
       continue;
@@ -334,7 +432,13 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
     nw_err_print(&werr, stderr);
     rc = -1;
   }
+  if (calib_cv_intervals(c, kinds, out, &werr) != 0) {
+    nw_err_print(&werr, stderr);
+    rc = -1;
+  }
 out:
+  free(cvlog);
+  free(held);
   free(e);
   free(rows);
   free(cols);

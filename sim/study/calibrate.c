@@ -657,7 +657,8 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   if (rc == 0 && o->cv && xfull && ufull && allpts) {
     struct calib_param saved[CALIB_MAX_PARAMS];
     memcpy(saved, c->par, sizeof saved);
-    calib_cv(c, xfull, ufull, allpts, nall, out);
+    if (calib_cv(c, xfull, ufull, allpts, nall, out) != 0)
+      rc = 1; /* said on stderr (the table or the intervals not written) */
     memcpy(c->par, saved, sizeof saved);
     fprintf(out, "(total %ld simulations, %.0f s)\n", c->nsims, calib_elapsed_s(c));
   }

@@ -162,15 +162,57 @@ int calib_sets(const struct calib_which *w, const char *path, const char *catalo
 int calib_cfg_load(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
                    int nsets, const char *fio, struct scenario *s, struct nw_err *err);
 
-/* 90 % prediction intervals of a calibrated run (calib_ci.c): for every
- * parameter of w that reaches the scenario (path, sets, fio) with a
- * standard error, the nsteps steps
- * run again at value -+ se (clamped to its fit range, same seed); the
- * linearised spread fills res[i].{read,write,all}.*_ci90 (has_ci = 1).
- * Nothing when w->path is "".  0, or -1 with err. */
-int calib_ci_run(const struct calib_which *w, const char *path, const char *catalog, const struct cfg_set *sets,
-                 int nsets, const char *fio, int nsteps, int njobs,
-                 struct run_result *res, struct nw_err *err);
+/* 90 % prediction intervals from the cross-validation (calib_ci.c),
+ * split-conformal: per metric kind, the n held-out errors
+ * |ln(predicted/measured)| of the leave-one-experiment-out CV give q = the
+ * k-th smallest, k = ceil((n + 1) 0.9) (n >= 9, else no interval); a
+ * prediction v of that kind gets [v e^-q, v e^q].  They are written beside
+ * the calibration, X.yaml -> X.intervals.yaml, naming it by its FNV-1a 64. */
+#define CALIB_CI_COVERAGE_PCT 90
+
+/* One metric kind's held-out errors. */
+struct calib_ci_kind {
+  int n;        /* held-out points (0: none) */
+  int rank;     /* k = ceil((n + 1) 0.9); 0 when k > n (no interval) */
+  double q_log; /* the k-th smallest |ln(predicted/measured)|; +inf: unbounded (a fold failed) */
+};
+
+/* The intervals a run applies: from_cv 1 when the file of its calibration
+ * was found; source[] says, per figure (enum res_ci), where its interval
+ * comes from or why there is none. */
+struct calib_ci {
+  int from_cv;
+  struct calib_ci_kind kind[VAL_NKINDS];
+  char source[RES_NCI][RES_CI_SOURCE_LEN];
+};
+
+/* k = ceil((n + 1) 0.9) of n held-out errors (exact, in integers); > n when n < 9. */
+int calib_ci_rank(int n);
+
+/* The split-conformal quantile of abs_log_err[0..n) (sorted in place;
+ * +inf allowed): *q = the calib_ci_rank(n)-th smallest.  Returns that
+ * rank, or 0 (q untouched) when n < 9. */
+int calib_ci_quantile(double *abs_log_err, int n, double *q);
+
+/* The intervals file of a calibration: X.yaml -> X.intervals.yaml. */
+void calib_ci_path(const char *calibration, char *buf, size_t len);
+
+/* Write the intervals file of calibration (a calibrated.yaml path, read
+ * for its hash) from kinds[] (n = 0: left out), its provenance from o
+ * (command, data, points, fold fit; no date: deterministic).  0, or -1
+ * with err. */
+int calib_ci_write(const struct calib_opts *o, const char *calibration, const struct calib_ci_kind kinds[VAL_NKINDS],
+                   struct nw_err *err);
+
+/* The intervals of calibration w (nothing when w->path is ""): its
+ * intervals file when present and naming w's hash (from_cv = 1), else
+ * from_cv = 0 and the sources say why none is available.  0, or -1 with a
+ * file:line:column err for a bad intervals file. */
+int calib_ci_load(const struct calib_which *w, struct calib_ci *ci, struct nw_err *err);
+
+/* Fill res[0..nsteps) {read,write,all}.ci90 (value e^-+q, NaN without an
+ * interval), has_ci = 1 and the sources. */
+void calib_ci_apply(const struct calib_ci *ci, struct run_result *res, int nsteps);
 
 /* Turn a calibrated.yaml into the --set list for scenario s (loaded
  * without them): one set per fit of s whose (entry, key) is in the file.
