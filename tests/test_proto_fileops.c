@@ -182,6 +182,34 @@ START_TEST(test_per_file_time_follows_rtt)
 }
 END_TEST
 
+/* IOZone opens its file before it starts its timer (-c adds only the
+ * close): a pass's figure leaves the open's round trips out, and the
+ * application issues nothing while it is in open().  One 1 MiB read of a
+ * 1 MiB file over NFS with 2 ms of client time per reply: the I/O's own
+ * latency (from the open's first request) exceeds the window by the
+ * LOOKUP + ACCESS round trips, two replies of >= 2 ms each. */
+START_TEST(test_iozone_open_outside_timer)
+{
+  char path[1024];
+  cli_source_path("validation/scenarios/ds2015xs-iozone-nfs.yaml", path, sizeof path);
+  const char *args[] = {"run", "--json", "--no-ci", "--uncalibrated", path, "--set", "workload.tests=read",
+                        "--set", "workload.min_file=1MiB", "--set", "workload.max_file=1MiB", "--set",
+                        "workload.min_record=1MiB", "--set", "workload.max_record=1MiB", "--set",
+                        "workload.sample=1", "--set", "clients.rpc_time=2ms", NULL};
+  struct cli_out r;
+  ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
+  ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+  double window = cli_json_number(r.out, "{", "window_s"), ios = cli_json_number(r.out, "\"read\": {", "ios");
+  double lat = cli_json_number(r.out, "\"read\": {", "mean") * 1e-3;
+  ck_assert_msg(ios == 1, "one 1 MiB read: %g I/Os", ios);
+  double open_s = lat - window;
+  ck_assert_msg(open_s >= 2 * 2e-3 && open_s < 2 * 2e-3 + 1e-3,
+                "latency %.3f ms, window %.3f ms: the open outside the timer took %.3f ms, want two replies "
+                "of 2 ms and a little", lat * 1e3, window * 1e3, open_s * 1e3);
+  cli_out_free(&r);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("proto_fileops");
@@ -193,6 +221,7 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_small_file_copy_requests);
   tcase_add_test(tc, test_per_file_time_follows_rtt);
+  tcase_add_test(tc, test_iozone_open_outside_timer);
   suite_add_tcase(s, tc);
   return ck_run(s);
 }

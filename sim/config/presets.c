@@ -372,9 +372,11 @@ static int iozone_expand(struct preset_ctx *c)
                    f, 0);
         jobs[n].stride_bytes = tests[t].stride ? pv->v[IOZ_STRIDE] * r : 0.0;
         n++;
-        for (int k = 0; k < n; k++) { /* -c: open and close are in the timing */
+        for (int k = 0; k < n; k++) { /* each pass opens its file before its timer; -c puts
+                                         the close in the timing */
           jobs[k].file_bytes = f;
           jobs[k].nfiles = 1;
+          jobs[k].open_untimed = 1;
         }
         char fs[32], rs[32];
         workload_format_bytes(f, fs, sizeof fs);

@@ -86,6 +86,10 @@ struct job {
                                requests of their own, the next I/O waits for each (a copy
                                tool's CreateFile / CloseHandle); 0: the open's cost rides on
                                the file's first I/O */
+  int open_untimed;         /* the tool opens its file before its timer starts (IOZone: the
+                               open is outside the timed loop, -c adds only the close): a
+                               sized step's window opens when the measured job's first data
+                               goes, its file open (engine.c eng_lane_rx_main) */
   /* Additive (h-workloads): */
   double rwmixread_frac;    /* fio rwmixread / 100, used when rw_mixed (default 0.5) */
   int rw_mixed;             /* 1: rw=rw/randrw (read_frac = rwmixread_frac) */

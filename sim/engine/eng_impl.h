@@ -191,6 +191,8 @@ struct eng_job {
   int close_sent;             /* ... its requests are on their way */
   struct eng_req *close_next; /* the next pass's first I/O, sent once the close is answered */
   int file_open;              /* a pass over its file is open (its first I/O sent) */
+  int opening;                /* a data I/O's file open is on the wire: the application is in
+                                 open() and issues nothing else until it returns */
   int wb_outstanding;         /* its write-back requests in flight (eng_writeback) */
 };
 
@@ -273,6 +275,8 @@ struct eng {
    * are unreachable and the jobs issue without a time limit. */
   int warm_pending;
   int size_based;           /* a measured job runs to a size: the window ends at the last completion */
+  int timer_started;        /* a measured job whose tool opens its file untimed (job open_untimed)
+                               has sent its first data: the window opened then */
   int warm_left;            /* first-round I/Os still in flight */
   double warm_ramp_s;       /* the step's own ramp */
   double resid_s;           /* client I/O time inside the window: Little's L x window */

@@ -529,6 +529,22 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
 
 static void eng_writeback(struct eng_job *j, int self);
 
+/* A tool that opens its file before it starts its timer (job open_untimed:
+ * IOZone): a sized step's window opens when the measured job's file is
+ * open and its first data goes, so the open's round trips are outside the
+ * figure as they are outside the tool's.  Once per step: the first
+ * measured job to get there starts the window. */
+static void eng_open_timer(struct eng_job *j)
+{
+  struct eng *e = j->e;
+  double now = simgrid_get_clock();
+  if (!j->spec->open_untimed || j->spec->prep || !e->size_based || e->nprep > 0 || e->timer_started)
+    return;
+  e->timer_started = 1;
+  if (now > e->ramp_s)
+    e->ramp_s = now;
+}
+
 /* Application I/O r's data (or, without data, r itself: a trim, a
  * truncate, a fallocate) onto its connection: through the client's page
  * cache, or as the protocol requests the client splits it into. */
@@ -591,6 +607,7 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
   r->fop_reqs = eng_fop_requests(e, r);
   if (r->fop_reqs > 0) {
     r->opens = 0; /* its file system work goes with its operation's first request */
+    j->opening = r->meta == JOB_META_NONE; /* a data I/O's open: the rest wait for it */
     eng_fop_next(j, r, self);
   } else if (r->fop != PROTO_FOP_NONE && r->meta != JOB_META_NONE) {
     r->no_wire = 1;
@@ -913,7 +930,10 @@ static void eng_lane_rx_main(int argc, char **argv)
         continue;
       }
       if (a->meta == JOB_META_NONE) { /* its file is open: its data */
+        j->opening = 0;
+        eng_open_timer(j);
         eng_send_data(j, a, l->conn);
+        eng_refill(j, l->conn);
         continue;
       }
       r = a;

@@ -118,8 +118,9 @@ static int eng_client_readahead(const struct eng_job *j)
  * open file), within the protocol's window (SMB credits). */
 int eng_job_window(const struct eng_job *j)
 {
-  if (j->close_req || j->close_next)
-    return j->outstanding; /* its file closes (engine.c eng_close_step): nothing more until then */
+  if (j->close_req || j->close_next || j->opening)
+    return j->outstanding; /* its file closes (engine.c eng_close_step) or opens: nothing more
+                              until then */
   if (j->outstanding > 0 && workgen_waits(&j->gen))
     return j->outstanding; /* a file's I/O drains before it closes and the next opens */
   int w = lat_target_depth(&j->lat, j->depth);
