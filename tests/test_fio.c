@@ -136,8 +136,11 @@ START_TEST(test_mixed)
   ck_assert_int_eq(l->iodepth, 1);
   ck_assert_int_eq(l->numjobs, 1);
   ck_assert_msg(strstr(warn, "'ioengine'"), "warnings lack ioengine: %s", warn);
-  /* Timing-neutral (fio_names.c): accepted without a warning.  norandommap
-   * asks for draws with replacement, which is how nastwin draws. */
+  /* norandommap is modelled (random offsets with replacement), from
+   * [global] into each job; randrepeat is timing-neutral (fio_names.c):
+   * neither warns. */
+  ck_assert_int_eq(o->norandommap, 1);
+  ck_assert_int_eq(l->norandommap, 1);
   ck_assert_msg(!strstr(warn, "'norandommap'") && !strstr(warn, "'randrepeat'"), "neutral options warned: %s", warn);
   ck_assert_msg(!strstr(warn, "'filename'"), "filename is modelled (shared file): %s", warn);
   ck_assert_msg(strstr(warn, "mixed.fio:3:"), "warning names the line: %s", warn);

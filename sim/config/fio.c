@@ -44,7 +44,7 @@ static const char *const fio_modelled_keys[] = {
     "cpuload", "gtod_reduce", "protocol", "window_size", "pingpong", "program",
     "http_mode", "https", "http_verbose", "http_host", "http_user", "http_pass", "http_s3_key", "http_s3_keyid",
     "http_s3_region", "http_s3_sse_customer_key", "http_s3_sse_customer_algorithm", "http_s3_storage_class",
-    "http_swift_auth_token", "xnvme_async", NULL,
+    "http_swift_auth_token", "xnvme_async", "norandommap", NULL,
 };
 
 #define FIO_COUNT(t) (sizeof(t) / sizeof((t)[0]))
@@ -288,7 +288,7 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
   if (!strcmp(key, "time_based") || !strcmp(key, "direct") || !strcmp(key, "buffered") ||
       !strcmp(key, "stonewall") || !strcmp(key, "wait_for_previous") ||
       !strcmp(key, "group_reporting") || !strcmp(key, "do_verify") || !strcmp(key, "verify_only") ||
-      !strcmp(key, "gtod_reduce")) {
+      !strcmp(key, "gtod_reduce") || !strcmp(key, "norandommap")) {
     if (fio_parse_bool(value, &b) != 0)
       return fio_msg(msg, msg_len, "%s: bad value '%s' (allowed: 0 or 1, or the bare flag)", key, v);
     if (!strcmp(key, "time_based"))
@@ -305,6 +305,8 @@ static int fio_apply(struct job *j, const char *key, const char *value, int *unm
       j->verify_only = b;
     else if (!strcmp(key, "gtod_reduce"))
       j->gtod_reduce = b; /* fio's own per-I/O work: a null job's whole time */
+    else if (!strcmp(key, "norandommap"))
+      j->norandommap = b; /* random offsets with replacement (workgen.c workgen_maps) */
     /* group_reporting: nastwin always reports per step (stonewall group). */
     return 0;
   }

@@ -29,7 +29,8 @@
 #define N_CPU "where and how the client's fio threads run; the client's CPU is not a modelled resource"
 #define N_MEM "how the client allocates its I/O buffers"
 #define N_RAND "which random numbers fio draws, not how they are spread"
-#define N_MAP "nastwin draws random offsets with replacement, which is what this asks for"
+#define N_SOFTMAP "fio drops its random map only when it cannot allocate it; nastwin's map takes no memory, " \
+                  "so it is always kept"
 #define N_NAME "names or places files on the share; the volume model has no directories"
 #define N_HINT "a hint of the client's own block layer that SMB, NFS and iSCSI do not carry to the NAS"
 #define N_TARGET "where the engine connects; the scenario names the NAS"
@@ -74,7 +75,7 @@ static const struct {
     {"iomem", N_MEM}, {"mem", N_MEM}, {"iomem_align", N_MEM}, {"hugepage-size", N_MEM},
     {"hugepage_size", N_MEM}, {"lockmem", N_MEM},
     {"randrepeat", N_RAND}, {"randseed", N_RAND}, {"allrandrepeat", N_RAND}, {"random_generator", N_RAND},
-    {"norandommap", N_MAP}, {"softrandommap", N_MAP},
+    {"softrandommap", N_SOFTMAP},
     {"directory", N_NAME}, {"dir", N_NAME}, {"filename_format", N_NAME}, {"unique_filename", N_NAME},
     {"opendir", N_NAME}, {"allow_file_create", N_NAME}, {"allow_mounted_write", N_NAME},
     {"filetype", N_NAME},

@@ -88,6 +88,15 @@ static void preset_job(struct job *j, const char *name, double read_frac, enum j
   j->direct = direct;
 }
 
+/* Random offsets: fio keeps its map of the blocks done (every block once
+ * per pass, sim/config/workgen.c), and so do IOZone's random tests (each
+ * record once per pass in shuffled order, iozone.c random_perf_test;
+ * recalled, medium confidence).  IOMeter's Dynamo (also inside VMware I/O
+ * Analyzer's VMs) and CrystalDiskMark 3.x draw each random offset afresh,
+ * without such a map (recalled from their sources, medium confidence):
+ * their random jobs set norandommap, as fio's option of that name. */
+#define PRESET_NO_RANDOM_MAP 1
+
 /* Append a step; NULL (with msg) when out of memory. */
 static struct workload_step *preset_step(struct preset_ctx *c, const char *metric, const char *group,
                                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -216,6 +225,7 @@ static int cdm_expand(struct preset_ctx *c)
         preset_job(&jobs[n], dname, dir == 0 ? 1.0 : 0.0, tests[t].access, tests[t].bs_bytes,
                    tests[t].qd, 1, file_bytes, 1);
         if (tests[t].access == JOB_RANDOM) {
+          jobs[n].norandommap = PRESET_NO_RANDOM_MAP;
           jobs[n].time_based = 1;
           jobs[n].runtime_s = pv->v[CDM_TIME];
         }
@@ -285,6 +295,7 @@ static int iometer_expand(struct preset_ctx *c)
       preset_job(&j, iometer_trace_words[t], traces[t].read_frac, traces[t].access, bs,
                  (int)pv->v[IOM_QD], 1, pv->v[IOM_FILE], 1);
       j.seq_frac = traces[t].seq_frac;
+      j.norandommap = PRESET_NO_RANDOM_MAP;
       j.time_based = 1;
       j.runtime_s = pv->v[IOM_RUNTIME];
       j.ramp_s = pv->v[IOM_RAMP];
@@ -557,6 +568,7 @@ static int vmio_expand(struct preset_ctx *c)
       struct job j;
       preset_job(&j, vmio_rw_words[dir], dir == 1 ? 1.0 : 0.0, JOB_RANDOM, pv->list[i],
                  (int)pv->v[VM_OIO], 1, pv->v[VM_DISK], 1);
+      j.norandommap = PRESET_NO_RANDOM_MAP; /* IOMeter in the VMs */
       j.time_based = 1;
       j.runtime_s = pv->v[VM_RUNTIME];
       j.ramp_s = pv->v[VM_RAMP];

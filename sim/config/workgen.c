@@ -385,6 +385,77 @@ void workgen_next(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
     out->range_bytes = out->len_bytes, out->len_bytes = 0;
 }
 
+/* fio's random map (its default; off with norandommap): within a pass over
+ * the region every block is done once, in random order, before any block
+ * repeats (man fio, norandommap: "Normally fio will cover every block of
+ * the file when doing random I/O"; fio 3.33 lib/axmap.c keeps a bitmap of
+ * the blocks done and takes the next free block after a random pick that
+ * lands on a done one).  IOZone's random tests likewise do each record
+ * once per pass in shuffled order (iozone.c random_perf_test; recalled,
+ * medium confidence).  Here a pass is a keyed pseudo-random permutation of
+ * its units, in O(1) memory: a balanced Feistel network over the smallest
+ * power of four >= n, cycle-walked back below n (Black and Rogaway,
+ * "Ciphers with arbitrary finite domains", CT-RSA 2002: the domain is
+ * < 4n, so fewer than 4 steps on average).  Each pass draws a new key. */
+#define WORKGEN_FEISTEL_ROUNDS 6 /* Luby-Rackoff: 4 rounds make a strong pseudo-random
+                                    permutation; 2 more margin for a hash, not a random
+                                    function, as the round */
+
+/* splitmix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): the round function. */
+static uint64_t workgen_mix64(uint64_t z)
+{
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The pass's unit i, for a pass over n units keyed key: a bijection of [0, n). */
+static uint64_t workgen_perm(uint64_t key, uint64_t n, uint64_t i)
+{
+  int half = 0; /* bits of each half: 4^half >= n (n < 2^62: a region below 4 EiB) */
+  while (half < 31 && (1ull << (2 * half)) < n)
+    half++;
+  uint64_t mask = (1ull << half) - 1;
+  do {
+    uint64_t l = i >> half, r = i & mask;
+    for (int k = 0; k < WORKGEN_FEISTEL_ROUNDS; k++) {
+      uint64_t t = l ^ (workgen_mix64(r ^ (key + (uint64_t)(k + 1) * WORKGEN_GOLDEN_RATIO_64)) & mask);
+      l = r, r = t;
+    }
+    i = l << half | r;
+  } while (i >= n); /* cycle-walk: i came from [0, n), so the walk returns to it */
+  return i;
+}
+
+/* The next unit of the pass over n units of the region, a new pass (and key)
+ * when the last is done or the units changed. */
+static uint64_t workgen_map_next(struct workgen *g, gsl_rng *rng, uint64_t n)
+{
+  if (g->map_i >= g->map_n || g->map_n != n || g->map_start != g->region_start) {
+    uint64_t hi = (uint64_t)(gsl_rng_uniform(rng) * 4294967296.0);
+    g->map_key = hi << 32 | (uint64_t)(gsl_rng_uniform(rng) * 4294967296.0);
+    g->map_n = n, g->map_i = 0, g->map_start = g->region_start;
+  }
+  return workgen_perm(g->map_key, n, g->map_i++);
+}
+
+/* Whether the job's random offsets follow the map.  Not with norandommap
+ * (each offset drawn with replacement), nor with a non-uniform
+ * random_distribution (man fio: "If a non-uniform model is used, fio will
+ * disable use of the random map").  Nor with mixed block sizes: fio keeps
+ * its map at the smallest block and cuts an I/O short at the first block
+ * already done (io_u.c mark_random_map), which needs a bitmap of the
+ * region; those draw with replacement here. */
+static int workgen_maps(const struct job *sp)
+{
+  if (sp->norandommap || sp->dist != JOB_DIST_UNIFORM || sp->nbs > 1)
+    return 0;
+  for (int i = 0; i < sp->nbs_w; i++)
+    if (sp->bs_bytes_w[i] != sp->bs_bytes[0])
+      return 0;
+  return 1;
+}
+
 static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workgen_io *out)
 {
   if (g->replay) {
@@ -414,6 +485,10 @@ static void workgen_next_in_region(struct workgen *g, gsl_rng *rng, struct workg
       off = workgen_dist_range(g, rng) * g->dist_unit; /* aligned to the smallest block, as fio */
       if (off + bs > g->region_bytes)
         off = g->region_bytes >= bs ? floor((g->region_bytes - bs) / g->dist_unit) * g->dist_unit : 0.0;
+      g->run_left = sp->random_run - 1;
+    } else if (workgen_maps(sp)) { /* a unit is a block, or a rw=randread:N run of N blocks */
+      double run = sp->random_run > 1 ? sp->random_run : 1.0, units = ceil(slots / run);
+      off = bs * run * (double)workgen_map_next(g, rng, (uint64_t)(units > 1.0 ? units : 1.0));
       g->run_left = sp->random_run - 1;
     } else {
       off = bs * (double)gsl_rng_uniform_int(rng, (unsigned long)(slots > 1 ? slots : 1));

@@ -27,6 +27,11 @@ struct workgen {
   int next_rec;                      /* replay: the next record */
   int run_left;                      /* JOB_RANDOM with random_run: sequential I/Os left before
                                         the next random one (fio rw=randread:N) */
+  /* JOB_RANDOM with fio's random map (workgen_map_next): the pass's keyed permutation of
+   * its units (blocks, or random_run runs of blocks), each unit once per pass */
+  uint64_t map_key;                  /* the pass's key, drawn from the job's stream */
+  uint64_t map_n, map_i;             /* units in the pass (0: none yet), units done in it */
+  double map_start;                  /* region_start the pass covers (a strided zone's) */
   /* Non-uniform random_distribution, set at the first random I/O: */
   int dist_ready;
   double dist_n;                     /* ranges: the region in units of the smallest block */

@@ -110,6 +110,9 @@ struct job {
                                random, a new random offset every N I/Os; 0 = none */
   int random_run;           /* JOB_RANDOM: a new random offset every random_run I/Os, the
                                ones between follow on sequentially (fio rw=randread:N); <= 1 = every I/O */
+  int norandommap;          /* JOB_RANDOM: 1 = each random offset drawn with replacement (fio
+                               norandommap); 0 = fio's random map, every block once per pass
+                               (sim/config/workgen.c workgen_maps says when it applies) */
   int replay;               /* 1: the I/O is the workload's trace (struct workload.replay) */
   int replay_depth;         /* replay: 0 = open loop by the trace's timestamps; N = closed
                                loop, N outstanding, timestamps ignored */
