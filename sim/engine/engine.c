@@ -530,15 +530,18 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
 static void eng_writeback(struct eng_job *j, int self);
 
 /* A tool that opens its file before it starts its timer (job open_untimed:
- * IOZone): a sized step's window opens when the measured job's file is
- * open and its first data goes, so the open's round trips are outside the
- * figure as they are outside the tool's.  Once per step: the first
- * measured job to get there starts the window. */
-static void eng_open_timer(struct eng_job *j)
+ * IOZone): the I/O that waited for the open starts when its data goes, and
+ * a sized step's window opens then, so the open's round trips are outside
+ * the figure (and its latencies) as they are outside the tool's.  The
+ * window once per step: the first measured job to get there starts it. */
+static void eng_open_timer(struct eng_job *j, struct eng_req *a)
 {
   struct eng *e = j->e;
   double now = simgrid_get_clock();
-  if (!j->spec->open_untimed || j->spec->prep || !e->size_based || e->nprep > 0 || e->timer_started)
+  if (!j->spec->open_untimed || j->spec->prep)
+    return;
+  a->t_issue_s = now;
+  if (!e->size_based || e->nprep > 0 || e->timer_started)
     return;
   e->timer_started = 1;
   if (now > e->ramp_s)
@@ -931,7 +934,7 @@ static void eng_lane_rx_main(int argc, char **argv)
       }
       if (a->meta == JOB_META_NONE) { /* its file is open: its data */
         j->opening = 0;
-        eng_open_timer(j);
+        eng_open_timer(j, a);
         eng_send_data(j, a, l->conn);
         eng_refill(j, l->conn);
         continue;
