@@ -90,7 +90,10 @@ struct eng_req {
   int rpcs_left;       /* an application I/O split into requests: those not yet answered */
   int nrpcs;           /* ... the requests it went as (0: not split) */
   int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
-  int absorbed;      /* a buffered write taken by the client's page cache */
+  int absorbed;      /* a buffered write taken by the client's page cache, or a read it
+                        serves (submit.c eng_client_fetch) */
+  int fetch;         /* the client OS's READ of a read-ahead unit into its page cache
+                        (engine.c eng_readahead): not a client I/O */
   int flush;         /* the client's own request, not a client I/O (timed with the work):
                         a write-back of its dirty data, or the close of a pass that
                         follows it (eng_job.close_req) */
@@ -156,6 +159,23 @@ struct eng_conn {
   double alt_up[PLAT_MAX_BOND], alt_down[PLAT_MAX_BOND]; /* payload carried while rehashed */
 };
 
+/* The open file's pages the client OS reads ahead in units of the
+ * protocol's read (Linux NFS: nfs_readpages in rsize READs), counted
+ * from the file's start (submit.c eng_client_fetch): units below lo are
+ * in the page cache, those in [lo, next) are requested (each's flag in
+ * done: in), [next, ahead) still to be requested.  The reads waiting for
+ * a unit, in order. */
+struct eng_ra {
+  uint64_t unit_bytes;
+  uint64_t file_start, file_end; /* the file's bytes on the volume */
+  uint64_t lo, next, ahead;      /* unit indices */
+  unsigned char *done;           /* ring of cap flags, by unit index mod cap */
+  uint64_t cap;
+  int fresh;                     /* the file was opened again: its pages go at the next read
+                                    that finds none requested */
+  struct eng_req *wait_head, *wait_tail;
+};
+
 struct eng_job {
   struct eng *e;
   const struct job *spec;
@@ -194,6 +214,7 @@ struct eng_job {
   int opening;                /* a data I/O's file open is on the wire: the application is in
                                  open() and issues nothing else until it returns */
   int wb_outstanding;         /* its write-back requests in flight (eng_writeback) */
+  struct eng_ra ra;           /* the open file's pages read ahead in protocol-read units */
 };
 
 /* A client's page cache for buffered writes (write-back: engine.c
@@ -405,6 +426,21 @@ enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r);
 /* The first write held at cl's dirty limit that now fits, taken into the
  * cache, or NULL (submit.c). */
 struct eng_req *eng_client_unblock(struct eng_client *cl);
+/* What the client's page cache does with read r of job j (submit.c): leaves
+ * it to the wire (NONE: no read-ahead in protocol-read units, or r is as
+ * large as a unit), serves it (TAKEN: the units covering it are in, its
+ * memory copy follows) or holds it until they are (WAITS:
+ * eng_client_fetched gives it back). */
+enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r);
+/* The next read-ahead unit of j's open file to request: 1 and its bytes
+ * on the volume, or 0 when none is due (submit.c). */
+int eng_client_next_unit(struct eng_job *j, uint64_t *offset_bytes, uint64_t *len_bytes);
+/* Read-ahead unit f of job j is in the page cache: the reads held for it
+ * that now have every unit they need, a list in order through ->next
+ * (submit.c). */
+struct eng_req *eng_client_fetched(struct eng_job *j, const struct eng_req *f);
+/* A file of job j opens again: its read-ahead pages go (submit.c). */
+void eng_client_reopen(struct eng_job *j);
 /* The connections' request slots (clients.rpc_slots, a session window),
  * 0: no limit (submit.c). */
 double eng_conn_slots(const struct eng *e);

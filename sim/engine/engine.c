@@ -528,6 +528,7 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
 }
 
 static void eng_writeback(struct eng_job *j, int self);
+static void eng_count_link(struct eng *e, const struct eng_req *r);
 
 /* A tool that opens its file before it starts its timer (job open_untimed:
  * IOZone): the I/O that waited for the open starts when its data goes, and
@@ -548,17 +549,78 @@ static void eng_open_timer(struct eng_job *j, struct eng_req *a)
     e->ramp_s = now;
 }
 
+/* The client's memory copy of r, a write into its page cache or a read
+ * out of it, then r goes to its job as a reply would: over the client's
+ * memory bus where the client has a cache (clients.ram, copy_rate), at
+ * once otherwise. */
+static void eng_client_copy(struct eng *e, struct eng_req *r)
+{
+  struct eng_job *j = r->job;
+  if (e->clients[j->client].cache)
+    eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
+  else
+    eng_chan_deliver(e, &j->reply[r->conn], r);
+}
+
+/* The client OS's READs of the read-ahead units due on job j's open file
+ * (submit.c eng_client_fetch), from the actor of lane `self`: each a
+ * protocol read of its unit, sent without waiting for the others (the
+ * transport's request slots hold the rest), not a client I/O. */
+static void eng_readahead(struct eng_job *j, int self)
+{
+  struct eng *e = j->e;
+  uint64_t off, len;
+  while (eng_client_next_unit(j, &off, &len)) {
+    struct eng_req *p = eng_req_new(e);
+    p->job = j;
+    p->conn = eng_pick_conn(j, (double)len);
+    p->fetch = 1;
+    p->offset_bytes = off;
+    p->len_bytes = len;
+    p->rec = -1;
+    p->t_issue_s = simgrid_get_clock();
+    if (j->mpio)
+      mpio_start_io(j->mpio, p->conn, (double)len);
+    eng_send_rpc(j, p, self);
+  }
+}
+
+/* Read-ahead unit f of job j is answered: its bytes on the route counted,
+ * and the reads that waited for it get their copy. */
+static void eng_fetched(struct eng_job *j, struct eng_req *f)
+{
+  struct eng *e = j->e;
+  double now = simgrid_get_clock();
+  if (j->mpio)
+    mpio_end_io(j->mpio, f->conn, (double)f->len_bytes);
+  if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+    eng_count_link(e, f);
+  struct eng_req *r = eng_client_fetched(j, f);
+  eng_req_free(e, f);
+  while (r) {
+    struct eng_req *next = r->next;
+    eng_client_copy(e, r);
+    r = next;
+  }
+}
+
 /* Application I/O r's data (or, without data, r itself: a trim, a
  * truncate, a fallocate) onto its connection: through the client's page
- * cache, or as the protocol requests the client splits it into. */
+ * cache (a buffered write it takes, a read it serves from its read-ahead
+ * units), or as the protocol requests the client splits it into. */
 static void eng_send_data(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
   enum eng_absorb a = eng_client_absorb(j, r);
+  if (a == ENG_ABSORB_NONE)
+    a = eng_client_fetch(j, r);
   if (a == ENG_ABSORB_TAKEN)
-    eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
-  if (a != ENG_ABSORB_NONE) { /* past a limit now: the write-back goes */
-    eng_writeback(j, self);
+    eng_client_copy(e, r);
+  if (a != ENG_ABSORB_NONE) {
+    if (r->write)
+      eng_writeback(j, self); /* past a limit now: the write-back goes */
+    else
+      eng_readahead(j, self);
     return;
   }
   if (j->mpio)
@@ -596,8 +658,10 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
   eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
-  if (r->opens)
+  if (r->opens) {
     j->file_reads = 0; /* a file opened: its handle has no read history yet */
+    eng_client_reopen(j);
+  }
   if (!r->write && r->meta == JOB_META_NONE && !r->trim && !r->flush)
     j->file_reads++;
   j->outstanding += !eng_is_writeback(j, r);
@@ -924,6 +988,10 @@ static void eng_lane_rx_main(int argc, char **argv)
       sg_actor_sleep_for(j->e->s->client.rpc_time_s);
     if (c)
       eng_slot_free(j->e, c, r);
+    if (r->fetch) { /* a read-ahead unit into the page cache */
+      eng_fetched(j, r);
+      continue;
+    }
     if (r->app && r->fop_part) { /* one request of a file operation: the next goes now */
       struct eng_req *a = r->app;
       a->error |= r->error;

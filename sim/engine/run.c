@@ -346,6 +346,7 @@ static void eng_destroy(struct eng *e)
     if (e->jobs[i].rng)
       gsl_rng_free(e->jobs[i].rng);
     mpio_destroy(e->jobs[i].mpio);
+    free(e->jobs[i].ra.done);
   }
   free(e->jobs);
   free(e->conns);

@@ -1,10 +1,13 @@
 /* submit.c - a client request's way into the NAS storage stack: the
  * block it becomes (a metadata operation's own filesystem block, its
  * direction; a trim's discard), the sync and direct flags of its job, and whether the
- * client's page cache takes a buffered write instead (engine.c sends,
- * daemon.c submits), and how many I/Os its job may have outstanding. */
+ * client's page cache takes a buffered write, or serves a small read from
+ * the units it read ahead, instead (engine.c sends, daemon.c submits),
+ * and how many I/Os its job may have outstanding. */
 #include <math.h>
 #include <simgrid/engine.h>
+#include <stdlib.h>
+#include <xbt/asserts.h>
 
 #include "models/storage/pcache.h"
 #include "sim/engine/eng_impl.h"
@@ -77,37 +80,62 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
   return tool > 0.0 ? (int)tool : proto_file_requests(p, r->fop);
 }
 
-/* The client OS's read-ahead on job j (reads beyond the application's
- * own), one mechanism for every client OS (clients.os, catalog/
- * protocols.yaml client_os): on a buffered forward-sequential read of a
- * remote file it keeps readahead_requests units in flight ahead of the
- * reader, a unit being the application's read (Windows' cache manager
- * reads ahead in multiples of the caller's read) or the protocol's read
- * size (Linux: an NFS mount's ra_pages = rsize pages x NFS_MAX_READAHEAD);
- * as requests of the application's size, ceil(window / its read).  An
- * application-read unit is rounded up to readahead_granularity (Windows:
- * the cache manager reads ahead in multiples of its granularity, 64 KiB
- * by default).  It runs once the OS has seen readahead_history reads of
+/* The client OS reads ahead on job j now (reads beyond the
+ * application's own), one mechanism for every client OS (clients.os,
+ * catalog/protocols.yaml client_os): on a buffered forward-sequential
+ * read of a remote file, once the OS has seen readahead_history reads of
  * the open file (Windows keeps each handle's last reads and reads ahead
- * once they show a sequential stream; each file a copy opens starts a new
- * history), so a file of few reads reads as if nothing ran ahead.
+ * once they show a sequential stream; each file a copy opens starts a
+ * new history), so a file of few reads reads as if nothing ran ahead.
  * Nothing on a backward, strided or random read (Linux's
  * ondemand_readahead and Windows' read-ahead detect forward sequential
  * streams only), on O_DIRECT, on a write, or without the network. */
-static int eng_client_readahead(const struct eng_job *j)
+static int eng_client_reads_ahead(const struct eng_job *j)
 {
   const struct job *sp = j->spec;
   const struct client_params *cl = &j->e->s->client;
-  double bs = sp->bs_bytes[0];
-  if (cl->readahead_requests <= 0.0 || sp->direct || sp->read_frac < 1.0 || sp->access != JOB_SEQ ||
-      sp->net_only || j->e->local || !(bs > 0.0) || (double)j->file_reads < cl->readahead_history)
+  return cl->readahead_requests > 0.0 && !sp->direct && sp->read_frac >= 1.0 && sp->access == JOB_SEQ &&
+         !sp->net_only && !j->e->local && sp->bs_bytes[0] > 0.0 &&
+         (double)j->file_reads >= cl->readahead_history;
+}
+
+/* The read-ahead unit in the protocol's read size (Linux: an NFS mount's
+ * ra_pages = rsize pages x NFS_MAX_READAHEAD, filled by nfs_readpages in
+ * rsize READs) while job j reads ahead (bytes), else 0. */
+static double eng_client_protocol_unit(const struct eng_job *j)
+{
+  double unit = 0.0;
+  if (j->e->s->client.readahead_unit != CLIENT_RA_PROTOCOL || !j->e->ops->opens_files || !eng_client_reads_ahead(j))
+    return 0.0;
+  proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
+  return unit;
+}
+
+/* The client OS's read-ahead on job j as application reads in flight
+ * beyond the job's own window: readahead_requests units ahead of the
+ * reader, a unit being the application's read (Windows' cache manager
+ * reads ahead in multiples of the caller's read, rounded up to
+ * readahead_granularity: 64 KiB by default) or the protocol's read size
+ * when the application's read is at least that large (split into such
+ * READs, eng_rpc_split); as requests of the application's size,
+ * ceil(window / its read).  An application read smaller than the
+ * protocol's read is served from the page cache instead
+ * (eng_client_fetch). */
+static int eng_client_readahead(const struct eng_job *j)
+{
+  const struct client_params *cl = &j->e->s->client;
+  double bs = j->spec->bs_bytes[0];
+  if (!eng_client_reads_ahead(j))
     return 0;
   double unit = bs;
   double g = cl->readahead_granularity_bytes;
-  if (cl->readahead_unit == CLIENT_RA_PROTOCOL)
-    proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
-  else if (g > 0.0)
+  if (cl->readahead_unit == CLIENT_RA_PROTOCOL) {
+    unit = eng_client_protocol_unit(j);
+    if (bs < unit)
+      return 0; /* the page cache's units (eng_client_fetch) */
+  } else if (g > 0.0) {
     unit = ceil(bs / g) * g;
+  }
   return (int)ceil(cl->readahead_requests * unit / bs);
 }
 
@@ -229,4 +257,119 @@ struct eng_req *eng_client_unblock(struct eng_client *cl)
   pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock());
   r->absorbed = 1;
   return r;
+}
+
+/* Unit u of the open file is in the page cache. */
+static int eng_ra_in(const struct eng_ra *ra, uint64_t u)
+{
+  return u < ra->lo || (u < ra->next && ra->done[u % ra->cap]);
+}
+
+/* Read r's first and last unit of the open file. */
+static void eng_ra_span(const struct eng_ra *ra, const struct eng_req *r, uint64_t *u0, uint64_t *u1)
+{
+  *u0 = (r->offset_bytes - ra->file_start) / ra->unit_bytes;
+  *u1 = (r->offset_bytes + r->len_bytes - 1 - ra->file_start) / ra->unit_bytes;
+}
+
+static int eng_ra_has(const struct eng_ra *ra, const struct eng_req *r)
+{
+  uint64_t u0, u1;
+  eng_ra_span(ra, r, &u0, &u1);
+  for (uint64_t u = u0; u <= u1; u++)
+    if (!eng_ra_in(ra, u))
+      return 0;
+  return 1;
+}
+
+void eng_client_reopen(struct eng_job *j)
+{
+  j->ra.fresh = 1;
+}
+
+/* A buffered sequential read smaller than the protocol's read on a
+ * client that reads ahead in its units (Linux NFS: the page cache is
+ * filled by nfs_readpages in rsize READs, read() copies from it): the
+ * client fetches the rsize-aligned units of the file covering r and the
+ * readahead_requests units after them (none past the file's end), each
+ * once, and r completes once its units are in.  The units count from the
+ * file's start (a file of a copy: its file_bytes slice of the region,
+ * else the job's region); the pages of a file opened again go at its
+ * first read that finds none in flight (the passes of the reviews'
+ * IOZone re-read as slowly as they read), as do those behind a reader
+ * that jumped past them. */
+enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r)
+{
+  struct eng_ra *ra = &j->ra;
+  double unit = eng_client_protocol_unit(j);
+  if (r->write || r->flush || r->trim || r->meta != JOB_META_NONE || r->len_bytes == 0 ||
+      !((double)r->len_bytes < unit))
+    return ENG_ABSORB_NONE;
+  double start = j->region_start, end = j->region_start + j->region_bytes;
+  double file = j->spec->file_bytes;
+  if (file > 0.0) {
+    start += floor(((double)r->offset_bytes - j->region_start) / file) * file;
+    end = fmin(start + file, end);
+  }
+  uint64_t u0 = (uint64_t)(((double)r->offset_bytes - start) / unit);
+  int idle = ra->lo == ra->next && !ra->wait_head;
+  if (idle && (ra->fresh || ra->unit_bytes != (uint64_t)unit || ra->file_start != (uint64_t)start ||
+               ra->file_end != (uint64_t)end || u0 > ra->next)) {
+    ra->fresh = 0;
+    ra->unit_bytes = (uint64_t)unit;
+    ra->file_start = (uint64_t)start;
+    ra->file_end = (uint64_t)end;
+    ra->lo = ra->next = ra->ahead = u0;
+  }
+  uint64_t u1, units = (ra->file_end - ra->file_start + ra->unit_bytes - 1) / ra->unit_bytes;
+  eng_ra_span(ra, r, &u0, &u1);
+  uint64_t ahead = u1 + 1 + (uint64_t)j->e->s->client.readahead_requests;
+  if (ahead > units)
+    ahead = units;
+  if (ahead > ra->ahead)
+    ra->ahead = ahead;
+  r->absorbed = 1;
+  if (eng_ra_has(ra, r))
+    return ENG_ABSORB_TAKEN;
+  eng_req_append(&ra->wait_head, &ra->wait_tail, r);
+  return ENG_ABSORB_WAITS;
+}
+
+int eng_client_next_unit(struct eng_job *j, uint64_t *offset_bytes, uint64_t *len_bytes)
+{
+  struct eng_ra *ra = &j->ra;
+  if (ra->next >= ra->ahead)
+    return 0;
+  if (ra->next - ra->lo >= ra->cap) { /* the ring grows: its flags by their new index */
+    uint64_t cap = ra->cap ? 2 * ra->cap : 32;
+    unsigned char *done = calloc((size_t)cap, 1);
+    if (!done)
+      xbt_die("out of memory");
+    for (uint64_t u = ra->lo; u < ra->next; u++)
+      done[u % cap] = ra->done[u % ra->cap];
+    free(ra->done);
+    ra->done = done;
+    ra->cap = cap;
+  }
+  ra->done[ra->next % ra->cap] = 0;
+  *offset_bytes = ra->file_start + ra->next * ra->unit_bytes;
+  *len_bytes = ra->file_end - *offset_bytes < ra->unit_bytes ? ra->file_end - *offset_bytes : ra->unit_bytes;
+  ra->next++;
+  return 1;
+}
+
+struct eng_req *eng_client_fetched(struct eng_job *j, const struct eng_req *f)
+{
+  struct eng_ra *ra = &j->ra;
+  ra->done[(f->offset_bytes - ra->file_start) / ra->unit_bytes % ra->cap] = 1;
+  while (ra->lo < ra->next && ra->done[ra->lo % ra->cap])
+    ra->lo++;
+  struct eng_req *head = NULL, *tail = NULL, *keep_head = NULL, *keep_tail = NULL, *r;
+  while ((r = eng_req_take(&ra->wait_head, &ra->wait_tail)) != NULL) {
+    int in = eng_ra_has(ra, r);
+    eng_req_append(in ? &head : &keep_head, in ? &tail : &keep_tail, r);
+  }
+  ra->wait_head = keep_head;
+  ra->wait_tail = keep_tail;
+  return head;
 }
