@@ -67,7 +67,9 @@ struct client_params {
   /* The client OS's read-ahead (catalog/protocols.yaml `client_os:`, by
    * `clients.os`; none without): on a buffered forward-sequential read it
    * keeps readahead_requests x the unit in flight beyond the
-   * application's own read (sim/engine/submit.c eng_job_window). */
+   * application's own read (sim/engine/submit.c eng_job_window; a
+   * protocol-read unit larger than the application's read: READs of
+   * whole units into the client's page cache, eng_client_fetch). */
   double readahead_requests; /* count of units; 0 = no read-ahead */
   double readahead_history;  /* reads of an open file (handle) seen before it reads ahead: the
                                 Windows cache manager's per-handle history (count) */
