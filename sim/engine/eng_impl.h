@@ -169,6 +169,7 @@ struct eng_ra {
   uint64_t unit_bytes;
   uint64_t file_start, file_end; /* the file's bytes on the volume */
   uint64_t lo, next, ahead;      /* unit indices */
+  uint64_t pos;                  /* the first unit of the reader's last read */
   unsigned char *done;           /* ring of cap flags, by unit index mod cap */
   uint64_t cap;
   int fresh;                     /* the file was opened again: its pages go at the next read

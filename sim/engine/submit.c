@@ -99,10 +99,11 @@ static int eng_client_reads_ahead(const struct eng_job *j)
          (double)j->file_reads >= cl->readahead_history;
 }
 
-/* The read-ahead unit in the protocol's read size (Linux: an NFS mount's
- * ra_pages = rsize pages x NFS_MAX_READAHEAD, filled by nfs_readpages in
- * rsize READs) while job j reads ahead (bytes), else 0. */
-static double eng_client_protocol_unit(const struct eng_job *j)
+/* The unit of the client's page cache while job j reads ahead in the
+ * protocol's read size on a file protocol (Linux: an NFS mount's ra_pages
+ * = rsize pages x NFS_MAX_READAHEAD, filled by nfs_readpages in rsize
+ * READs) (bytes), else 0. */
+static double eng_client_page_unit(const struct eng_job *j)
 {
   double unit = 0.0;
   if (j->e->s->client.readahead_unit != CLIENT_RA_PROTOCOL || !j->e->ops->opens_files || !eng_client_reads_ahead(j))
@@ -118,9 +119,9 @@ static double eng_client_protocol_unit(const struct eng_job *j)
  * readahead_granularity: 64 KiB by default) or the protocol's read size
  * when the application's read is at least that large (split into such
  * READs, eng_rpc_split); as requests of the application's size,
- * ceil(window / its read).  An application read smaller than the
- * protocol's read is served from the page cache instead
- * (eng_client_fetch). */
+ * ceil(window / its read).  On a file protocol, an application read
+ * smaller than the protocol's read is served from the page cache instead
+ * (eng_client_fetch); a block protocol's client reads ahead as before. */
 static int eng_client_readahead(const struct eng_job *j)
 {
   const struct client_params *cl = &j->e->s->client;
@@ -130,9 +131,9 @@ static int eng_client_readahead(const struct eng_job *j)
   double unit = bs;
   double g = cl->readahead_granularity_bytes;
   if (cl->readahead_unit == CLIENT_RA_PROTOCOL) {
-    unit = eng_client_protocol_unit(j);
-    if (bs < unit)
+    if (bs < eng_client_page_unit(j))
       return 0; /* the page cache's units (eng_client_fetch) */
+    proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
   } else if (g > 0.0) {
     unit = ceil(bs / g) * g;
   }
@@ -294,14 +295,16 @@ void eng_client_reopen(struct eng_job *j)
  * readahead_requests units after them (none past the file's end), each
  * once, and r completes once its units are in.  The units count from the
  * file's start (a file of a copy: its file_bytes slice of the region,
- * else the job's region); the pages of a file opened again go at its
- * first read that finds none in flight (the passes of the reviews'
- * IOZone re-read as slowly as they read), as do those behind a reader
- * that jumped past them. */
+ * else the job's region).  A read that starts a new stream (the file
+ * opened again: the passes of the reviews' IOZone re-read as slowly as
+ * they read; a reader that went back, as a time-based job at its
+ * region's end, or jumped past the units) drops the pages and starts
+ * over from it, or, while the last stream's units are in flight, goes
+ * as its own READ. */
 enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r)
 {
   struct eng_ra *ra = &j->ra;
-  double unit = eng_client_protocol_unit(j);
+  double unit = eng_client_page_unit(j);
   if (r->write || r->flush || r->trim || r->meta != JOB_META_NONE || r->len_bytes == 0 ||
       !((double)r->len_bytes < unit))
     return ENG_ABSORB_NONE;
@@ -312,15 +315,17 @@ enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r)
     end = fmin(start + file, end);
   }
   uint64_t u0 = (uint64_t)(((double)r->offset_bytes - start) / unit);
-  int idle = ra->lo == ra->next && !ra->wait_head;
-  if (idle && (ra->fresh || ra->unit_bytes != (uint64_t)unit || ra->file_start != (uint64_t)start ||
-               ra->file_end != (uint64_t)end || u0 > ra->next)) {
+  if (ra->fresh || ra->unit_bytes != (uint64_t)unit || ra->file_start != (uint64_t)start ||
+      ra->file_end != (uint64_t)end || u0 < ra->pos || u0 > ra->next) { /* a new stream */
+    if (ra->lo != ra->next || ra->wait_head)
+      return ENG_ABSORB_NONE; /* the last one's units still in flight: this read goes as its own */
     ra->fresh = 0;
     ra->unit_bytes = (uint64_t)unit;
     ra->file_start = (uint64_t)start;
     ra->file_end = (uint64_t)end;
     ra->lo = ra->next = ra->ahead = u0;
   }
+  ra->pos = u0;
   uint64_t u1, units = (ra->file_end - ra->file_start + ra->unit_bytes - 1) / ra->unit_bytes;
   eng_ra_span(ra, r, &u0, &u1);
   uint64_t ahead = u1 + 1 + (uint64_t)j->e->s->client.readahead_requests;
