@@ -472,6 +472,14 @@ static struct eng_req *eng_close_new(struct eng_job *j)
   return r;
 }
 
+/* A completion of job j at `now` counts in the step's figures: a
+ * measured job's, the prep jobs done, inside the window. */
+static int eng_counts_at(const struct eng_job *j, double now)
+{
+  const struct eng *e = j->e;
+  return !j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s;
+}
+
 /* Request r of job j is one of the client's write-backs: not one of
  * the job's outstanding I/Os (its window is the application's), counted
  * in j->wb_outstanding instead. */
@@ -593,7 +601,7 @@ static void eng_fetched(struct eng_job *j, struct eng_req *f)
   double now = simgrid_get_clock();
   if (j->mpio)
     mpio_end_io(j->mpio, f->conn, (double)f->len_bytes);
-  if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+  if (eng_counts_at(j, now))
     eng_count_link(e, f);
   struct eng_req *r = eng_client_fetched(j, f);
   eng_req_free(e, f);
@@ -842,14 +850,14 @@ static void eng_account(struct eng *e, struct eng_req *r)
   if (j->mpio && !r->absorbed)
     mpio_end_io(j->mpio, r->conn, (double)r->len_bytes);
   if (r->flush) { /* the client's write-back or close: timed, not a client I/O */
-    if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+    if (eng_counts_at(j, now))
       eng_count_link(e, r);
     if (!j->spec->prep && e->nprep == 0 && now <= e->t_end_s && now > e->last_done_s)
       e->last_done_s = now; /* the close is part of the timed work */
   } else if (r->error) { /* counted, not timed */
-    if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+    if (eng_counts_at(j, now))
       *(r->trim ? &e->err_trim : r->write ? &e->err_write : &e->err_read) += 1;
-  } else if (!j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s) {
+  } else if (eng_counts_at(j, now)) {
     double lat = now - r->t_issue_s;
     if (j->spec->replay && r->rec >= 0 && e->nreplay_lat < e->replay_cap)
       e->replay_lat[e->nreplay_lat++] = lat;

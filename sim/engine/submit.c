@@ -131,9 +131,9 @@ static int eng_client_readahead(const struct eng_job *j)
   double unit = bs;
   double g = cl->readahead_granularity_bytes;
   if (cl->readahead_unit == CLIENT_RA_PROTOCOL) {
-    if (bs < eng_client_page_unit(j))
-      return 0; /* the page cache's units (eng_client_fetch) */
     proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
+    if (j->e->ops->opens_files && bs < unit)
+      return 0; /* the page cache's units (eng_client_fetch, eng_client_page_unit) */
   } else if (g > 0.0) {
     unit = ceil(bs / g) * g;
   }
