@@ -22,6 +22,9 @@ void cli_source_path(const char *rel, char *buf, size_t len);
  * FILE --time TIME EXTRA...` (extra NULL-terminated, or NULL) and remove
  * the file: 0 with r filled (its status is the exit code), or -1. */
 int cli_run_fio(const char *text, const char *time, const char *const *extra, struct cli_out *r);
+/* Append "--set" SET for each of the NULL-ended sets to args[0..n) and
+ * end args with NULL, never past args[max - 1]: the new count. */
+int cli_add_sets(const char **args, int n, int max, const char *const *sets);
 
 /* The number after "key": in a JSON text (first occurrence after `from`). */
 double cli_json_number(const char *json, const char *from, const char *key);

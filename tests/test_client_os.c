@@ -24,12 +24,7 @@ static struct copy_step copy_run(const char *step, const char *const *sets)
   char path[1024];
   cli_source_path("validation/scenarios/ds2015xs-das-filecopy.yaml", path, sizeof path);
   const char *args[40] = {"run", "--json", "--no-ci", path};
-  int n = 4;
-  for (int i = 0; sets[i] && n < 38; i++) {
-    args[n++] = "--set";
-    args[n++] = sets[i];
-  }
-  args[n] = NULL;
+  cli_add_sets(args, 4, 40, sets);
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);

@@ -40,12 +40,8 @@ static struct ra_pass ra_run(const char *file, const char *record, const char *s
   const char *args[32] = {"run",   "--json", "--no-ci", "--uncalibrated", "--time", "60s", path,   "--set", fmin,
                           "--set", fmax,     "--set",   rmin,             "--set",  rmax,  "--set", "workload.tests=read",
                           "--set", "workload.sample=1"};
-  int n = 19;
-  if (set) {
-    args[n++] = "--set";
-    args[n++] = set;
-  }
-  args[n] = NULL;
+  const char *sets[] = {set, NULL};
+  cli_add_sets(args, 19, 32, sets);
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);

@@ -38,12 +38,7 @@ static struct wb_pass wb_run(const char *file, const char *const *sets)
                           "--set",      fmin,       "--set",     fmax,              "--set",
                           "workload.tests=init-write", "--set",  "workload.min_record=1MiB", "--set",
                           "workload.max_record=1MiB", "--set",   "workload.sample=1"};
-  int n = 19;
-  for (int i = 0; sets[i] && n < 38; i++) {
-    args[n++] = "--set";
-    args[n++] = sets[i];
-  }
-  args[n] = NULL;
+  cli_add_sets(args, 19, 40, sets);
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
