@@ -1,5 +1,5 @@
 /* The Linux NFS client's read-ahead into its page cache (sim/engine/
- * submit.c eng_client_fetch, engine.c eng_readahead), end to end through
+ * client_cache.c eng_client_fetch, eng_readahead), end to end through
  * the binary on the DS2015xs IOZone NFS scenario (a Linux 2.6.32 client,
  * rsize 32 KiB, readahead_requests 15, a 5 GB/s memory copy): IOZone's
  * small sequential reads are served from rsize units the client READs

@@ -1,5 +1,5 @@
-/* The client page cache's write-back (sim/engine/engine.c eng_writeback,
- * submit.c eng_client_absorb), end to end through the binary on the
+/* The client page cache's write-back (sim/engine/client_cache.c eng_writeback,
+ * eng_client_absorb), end to end through the binary on the
  * DS2015xs IOZone NFS scenario (a Linux 2.6.32 client, one 1GbE link,
  * MTU 1500, wsize 32 KiB): a buffered write lands in the client's RAM,
  * and the file's close writes it back as wsize WRITEs, rpc_slots in

@@ -48,7 +48,7 @@ extern const size_t system_param_count;
 /* The clients' own page cache (`clients:` section): a write-back buffer
  * for buffered (direct=0) writes over NFS/SMB, written back in the background
  * past its limits, at the job's end, and at each close where the client
- * OS flushes on close (sim/engine/engine.c eng_writeback). */
+ * OS flushes on close (sim/engine/client_cache.c eng_writeback). */
 struct client_params {
   double ram_bytes;         /* client RAM for the page cache; 0 = no client cache */
   double dirty_ratio;       /* fraction of RAM dirty or under write-back past which a writer

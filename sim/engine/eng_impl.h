@@ -1,9 +1,9 @@
 /* eng_impl.h - the engine's private records and the helpers its files
  * share (engine.c: accounting, queues, storage hooks, client jobs, faults;
- * daemon.c: the network receive path and the protocol daemons; chan.c:
- * the sockets' byte streams on the flow model (flow.h); run.c: setting up
- * a run and collecting its results).  Only sim/engine/ uses
- * it: it includes SimGrid. */
+ * client_cache.c: the client's page cache; daemon.c: the network receive
+ * path and the protocol daemons; chan.c: the sockets' byte streams on the
+ * flow model (flow.h); run.c: setting up a run and collecting its
+ * results).  Only sim/engine/ uses it: it includes SimGrid. */
 #ifndef NASTWIN_ENG_IMPL_H
 #define NASTWIN_ENG_IMPL_H
 
@@ -91,9 +91,9 @@ struct eng_req {
   int nrpcs;           /* ... the requests it went as (0: not split) */
   int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
   int absorbed;      /* a buffered write taken by the client's page cache, or a read it
-                        serves (submit.c eng_client_fetch) */
+                        serves (client_cache.c eng_client_fetch) */
   int fetch;         /* the client OS's READ of a read-ahead unit into its page cache
-                        (engine.c eng_readahead): not a client I/O */
+                        (client_cache.c eng_readahead): not a client I/O */
   int flush;         /* the client's own request, not a client I/O (timed with the work):
                         a write-back of its dirty data, or the close of a pass that
                         follows it (eng_job.close_req) */
@@ -161,7 +161,7 @@ struct eng_conn {
 
 /* The open file's pages the client OS reads ahead in units of the
  * protocol's read (Linux NFS: nfs_readpages in rsize READs), counted
- * from the file's start (submit.c eng_client_fetch): units below lo are
+ * from the file's start (client_cache.c eng_client_fetch): units below lo are
  * in the page cache, those in [lo, next) are requested (each's flag in
  * done: in), [next, ahead) still to be requested.  The reads waiting for
  * a unit, in order. */
@@ -206,7 +206,7 @@ struct eng_job {
   sg_sem_t timer_sem;
   sg_sem_t gate;            /* measured jobs wait here while prep jobs run */
   /* A close of its file where the client OS flushes on close
-   * (clients.flush_on_close, engine.c eng_close): it waits until the
+   * (clients.flush_on_close, client_cache.c eng_close_step): it waits until the
    * file's I/Os are answered and the write-back is done, then goes. */
   struct eng_req *close_req;  /* the close waiting or sent, else NULL */
   int close_sent;             /* ... its requests are on their way */
@@ -218,8 +218,8 @@ struct eng_job {
   struct eng_ra ra;           /* the open file's pages read ahead in protocol-read units */
 };
 
-/* A client's page cache for buffered writes (write-back: engine.c
- * eng_writeback; the writers' limit: submit.c eng_client_absorb). */
+/* A client's page cache for buffered writes (client_cache.c: write-back
+ * eng_writeback; the writers' limit eng_client_absorb). */
 struct eng_client {
   struct pcache *cache; /* NULL: no client cache */
   struct accel bus;     /* the client's memory copies */
@@ -418,30 +418,50 @@ int eng_req_stores(const struct eng_req *r);
  * (submit.c). */
 void eng_wire_push(struct eng *e, struct eng_conn *c, struct eng_req *r);
 void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r);
-/* What the client's page cache does with write r (submit.c): leaves it to
- * the wire (NONE), takes it (TAKEN: its memory copy follows), or holds it
- * while the dirty limit is reached (WAITS: eng_client_unblock gives it
- * back once the write-back made room). */
+/* The client's page cache (client_cache.c).  What it does with write r:
+ * leaves it to the wire (NONE), takes it (TAKEN: its memory copy
+ * follows), or holds it while the dirty limit is reached (WAITS: it goes
+ * into the cache once the write-back made room). */
 enum eng_absorb { ENG_ABSORB_NONE, ENG_ABSORB_TAKEN, ENG_ABSORB_WAITS };
 enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r);
-/* The first write held at cl's dirty limit that now fits, taken into the
- * cache, or NULL (submit.c). */
-struct eng_req *eng_client_unblock(struct eng_client *cl);
-/* What the client's page cache does with read r of job j (submit.c): leaves
- * it to the wire (NONE: no read-ahead in protocol-read units, or r is as
- * large as a unit), serves it (TAKEN: the units covering it are in, its
- * memory copy follows) or holds it until they are (WAITS:
- * eng_client_fetched gives it back). */
+/* What it does with read r of job j: leaves it to the wire (NONE: no
+ * read-ahead in protocol-read units, or r is as large as a unit), serves
+ * it (TAKEN: the units covering it are in, its memory copy follows) or
+ * holds it until they are (WAITS: eng_fetched gives it its copy). */
 enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r);
-/* The next read-ahead unit of j's open file to request: 1 and its bytes
- * on the volume, or 0 when none is due (submit.c). */
-int eng_client_next_unit(struct eng_job *j, uint64_t *offset_bytes, uint64_t *len_bytes);
-/* Read-ahead unit f of job j is in the page cache: the reads held for it
- * that now have every unit they need, a list in order through ->next
- * (submit.c). */
-struct eng_req *eng_client_fetched(struct eng_job *j, const struct eng_req *f);
-/* A file of job j opens again: its read-ahead pages go (submit.c). */
+/* A file of job j opens again: its read-ahead pages go. */
 void eng_client_reopen(struct eng_job *j);
+/* The client OS's READs of the read-ahead units due on j's open file, and
+ * one of them, f, answered (from the actor of lane `self`). */
+void eng_readahead(struct eng_job *j, int self);
+void eng_fetched(struct eng_job *j, struct eng_req *f);
+/* The client's write-back of j's dirty pages while it has reason to, one
+ * of them, r, answered, and the close that waits for it (from the actor
+ * of lane `self`). */
+void eng_writeback(struct eng_job *j, int self);
+void eng_writeback_done(struct eng_job *j, const struct eng_req *r);
+void eng_close_step(struct eng_job *j, int self);
+/* The client's memory copy of r into or out of its page cache, then r to
+ * its job as a reply; the actor that makes the copies of connection c. */
+void eng_client_copy(struct eng *e, struct eng_req *r);
+void eng_client_copy_main(int argc, char **argv);
+/* The client OS reads ahead on job j now (submit.c). */
+int eng_client_reads_ahead(const struct eng_job *j);
+/* The client jobs (engine.c), for the page cache: j may issue another
+ * I/O now; a completion of j at now counts in the step's figures; the
+ * bytes request r put on its route; the connection of j's next request of
+ * `bytes`; a protocol request onto its connection's socket, and a request
+ * sent as its protocol requests, from the actor of lane `self`; the
+ * client OS closes j's file itself (clients.flush_on_close), and that
+ * close's request. */
+int eng_may_issue(const struct eng_job *j);
+int eng_counts_at(const struct eng_job *j, double now);
+void eng_count_link(struct eng *e, const struct eng_req *r);
+int eng_pick_conn(struct eng_job *j, double bytes);
+void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self);
+void eng_send(struct eng_job *j, struct eng_req *r, int self);
+int eng_closes_itself(const struct eng_job *j);
+struct eng_req *eng_close_new(struct eng_job *j);
 /* The connections' request slots (clients.rpc_slots, a session window),
  * 0: no limit (submit.c). */
 double eng_conn_slots(const struct eng *e);
@@ -470,8 +490,7 @@ void eng_totals(struct res_totals *t, const struct stats_hist *h, double bytes, 
  * jobs); 0 when no job of st stays inside the client (client_only.c). */
 int eng_client_only(const struct scenario *s, const struct workload_step *st, struct run_result *out);
 
-/* Client side and background actors (engine.c). */
-void eng_client_copy_main(int argc, char **argv);
+/* Background actors (engine.c). */
 void eng_op_main(int argc, char **argv);
 void eng_faults_main(int argc, char **argv);
 /* Before a connection sends (up: client->NAS): while its member is dead

@@ -1,9 +1,11 @@
 /* engine.c - the engine's core: thread accounting and occupancy, request
  * queues, the storage event source and its hooks, the client jobs (issue,
- * complete, flush) and background operations.  Fault injection and the
- * LACP bond's failover are in faults.c, the daemons in daemon.c, the way
- * into the storage stack in submit.c, setting up and collecting a run in
- * run.c, the measured window's meters and end in window.c. */
+ * complete) and background operations.  The client's page cache (its
+ * write-back, the close that waits for it, read-ahead) is in
+ * client_cache.c, fault injection and the LACP bond's failover in
+ * faults.c, the daemons in daemon.c, the way into the storage stack in
+ * submit.c, setting up and collecting a run in run.c, the measured
+ * window's meters and end in window.c. */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <simgrid/actor.h>
@@ -431,7 +433,7 @@ int eng_precondition(struct eng *e)
 /* ---- client jobs --------------------------------------------------------- */
 
 /* May the job issue another I/O now? */
-static int eng_may_issue(const struct eng_job *j)
+int eng_may_issue(const struct eng_job *j)
 {
   return simgrid_get_clock() < j->t_end && workgen_more(&j->gen);
 }
@@ -458,7 +460,7 @@ static struct eng_req *eng_make_req(struct eng_job *j)
 /* The close of job j's pass over its file, made by the client OS
  * (clients.flush_on_close): the protocol's close after writes or after
  * reads at the file's start, no data, not a client I/O (flush). */
-static struct eng_req *eng_close_new(struct eng_job *j)
+struct eng_req *eng_close_new(struct eng_job *j)
 {
   struct eng_req *r = eng_req_new(j->e);
   r->job = j;
@@ -474,7 +476,7 @@ static struct eng_req *eng_close_new(struct eng_job *j)
 
 /* A completion of job j at `now` counts in the step's figures: a
  * measured job's, the prep jobs done, inside the window. */
-static int eng_counts_at(const struct eng_job *j, double now)
+int eng_counts_at(const struct eng_job *j, double now)
 {
   const struct eng *e = j->e;
   return !j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s;
@@ -489,7 +491,7 @@ static int eng_is_writeback(const struct eng_job *j, const struct eng_req *r)
 }
 
 /* Which connection carries the next request of job j. */
-static int eng_pick_conn(struct eng_job *j, double bytes)
+int eng_pick_conn(struct eng_job *j, double bytes)
 {
   if (j->nconns == 1)
     return 0;
@@ -503,7 +505,7 @@ static int eng_pick_conn(struct eng_job *j, double bytes)
 
 /* A protocol request onto its connection's socket from the actor of lane
  * `self`, or handed to the lane's sender when another actor picks it. */
-static void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self)
+void eng_send_rpc(struct eng_job *j, struct eng_req *r, int self)
 {
   if (r->conn != self)
     eng_queue_push(&j->sendq[r->conn], r);
@@ -535,8 +537,6 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
   eng_send_rpc(j, p, self);
 }
 
-static void eng_writeback(struct eng_job *j, int self);
-static void eng_count_link(struct eng *e, const struct eng_req *r);
 
 /* A tool that opens its file before it starts its timer (job open_untimed:
  * IOZone): the I/O that waited for the open starts when its data goes, and
@@ -555,61 +555,6 @@ static void eng_open_timer(struct eng_job *j, struct eng_req *a)
   e->timer_started = 1;
   if (now > e->ramp_s)
     e->ramp_s = now;
-}
-
-/* The client's memory copy of r, a write into its page cache or a read
- * out of it, then r goes to its job as a reply would: over the client's
- * memory bus where the client has a cache (clients.ram, copy_rate), at
- * once otherwise. */
-static void eng_client_copy(struct eng *e, struct eng_req *r)
-{
-  struct eng_job *j = r->job;
-  if (e->clients[j->client].cache)
-    eng_queue_push(&e->conns[j->conn0 + r->conn].cacheq, r);
-  else
-    eng_chan_deliver(e, &j->reply[r->conn], r);
-}
-
-/* The client OS's READs of the read-ahead units due on job j's open file
- * (submit.c eng_client_fetch), from the actor of lane `self`: each a
- * protocol read of its unit, sent without waiting for the others (the
- * transport's request slots hold the rest), not a client I/O. */
-static void eng_readahead(struct eng_job *j, int self)
-{
-  struct eng *e = j->e;
-  uint64_t off, len;
-  while (eng_client_next_unit(j, &off, &len)) {
-    struct eng_req *p = eng_req_new(e);
-    p->job = j;
-    p->conn = eng_pick_conn(j, (double)len);
-    p->fetch = 1;
-    p->offset_bytes = off;
-    p->len_bytes = len;
-    p->rec = -1;
-    p->t_issue_s = simgrid_get_clock();
-    if (j->mpio)
-      mpio_start_io(j->mpio, p->conn, (double)len);
-    eng_send_rpc(j, p, self);
-  }
-}
-
-/* Read-ahead unit f of job j is answered: its bytes on the route counted,
- * and the reads that waited for it get their copy. */
-static void eng_fetched(struct eng_job *j, struct eng_req *f)
-{
-  struct eng *e = j->e;
-  double now = simgrid_get_clock();
-  if (j->mpio)
-    mpio_end_io(j->mpio, f->conn, (double)f->len_bytes);
-  if (eng_counts_at(j, now))
-    eng_count_link(e, f);
-  struct eng_req *r = eng_client_fetched(j, f);
-  eng_req_free(e, f);
-  while (r) {
-    struct eng_req *next = r->next;
-    eng_client_copy(e, r);
-    r = next;
-  }
 }
 
 /* Application I/O r's data (or, without data, r itself: a trim, a
@@ -662,7 +607,7 @@ static void eng_send_data(struct eng_job *j, struct eng_req *r, int self)
  * lane's sender).  A file operation goes as its protocol requests, one
  * after another (eng_fop_requests), then its data if it has any; one of
  * no request (an NFS close after reads) the client answers itself. */
-static void eng_send(struct eng_job *j, struct eng_req *r, int self)
+void eng_send(struct eng_job *j, struct eng_req *r, int self)
 {
   struct eng *e = j->e;
   eng_warm_issue(e, r, j->issued < (uint64_t)j->depth);
@@ -695,83 +640,11 @@ static void eng_send(struct eng_job *j, struct eng_req *r, int self)
 /* The client OS writes a file's dirty pages back at its close and waits
  * for them (clients.flush_on_close), for a closed-loop job on a share (a
  * timed job's passes close as the others', with the next pass's open). */
-static int eng_closes_itself(const struct eng_job *j)
+int eng_closes_itself(const struct eng_job *j)
 {
   const struct eng *e = j->e;
   return e->s->client.flush_on_close > 0.0 && !e->local && !e->net_only && e->ops->opens_files &&
          !workgen_timed(j->spec);
-}
-
-/* Write the client's dirty pages back, from job j (the actor of lane
- * `self`), while it has reason to: a close of j's waits for them once
- * j's I/Os are answered (clients.flush_on_close: nfs_file_flush ->
- * nfs_wb_all), or j issues nothing more and they are done (the job's
- * end: its file is closed), or a writer waits at the dirty limit, or the
- * dirty bytes pass the background limit (Linux's flusher; it stops once
- * below).  Each a WRITE of the protocol's largest size (a contiguous
- * dirty run, oldest first: pcache_take_dirty), sent without waiting for
- * the others, as the kernel's write-back hands all its pages to the RPC
- * layer: as many in flight as the transport's request slots
- * (clients.rpc_slots: the RPC slot table, the rest waiting in its
- * backlog), the job's depth without one.  Write-backs are not client
- * I/Os; the time until the last is answered is in the job's. */
-static void eng_writeback(struct eng_job *j, int self)
-{
-  struct eng *e = j->e;
-  struct eng_client *cl = &e->clients[j->client];
-  if (!cl->cache)
-    return;
-  double slots = eng_conn_slots(e);
-  int window = slots > 0.0 ? (int)slots : j->depth;
-  int closing = j->outstanding == 0 && (j->close_req || !eng_may_issue(j)); /* its I/Os answered */
-  uint64_t off, len;
-  while (j->wb_outstanding < window &&
-         (closing || cl->wait_head ||
-          (cl->dirty_bg_bytes > 0 && pcache_dirty_bytes(cl->cache) > cl->dirty_bg_bytes)) &&
-         pcache_take_dirty(cl->cache, cl->flush_chunk_bytes, &off, &len)) {
-    struct eng_req *r = eng_req_new(e);
-    r->job = j;
-    r->write = 1;
-    r->flush = 1;
-    r->offset_bytes = off;
-    r->len_bytes = len;
-    r->t_issue_s = simgrid_get_clock();
-    cl->writeback_bytes += len;
-    j->wb_outstanding++;
-    eng_send(j, r, self);
-  }
-}
-
-/* Write-back r of job j is answered: its bytes leave the ones under
- * write-back, and the writers waiting at the dirty limit that now fit go
- * into the cache (their memory copy next). */
-static void eng_writeback_done(struct eng_job *j, const struct eng_req *r)
-{
-  struct eng *e = j->e;
-  struct eng_client *cl = &e->clients[j->client];
-  cl->writeback_bytes -= r->len_bytes;
-  j->wb_outstanding--;
-  struct eng_req *w;
-  while ((w = eng_client_unblock(cl)) != NULL)
-    eng_queue_push(&e->conns[w->job->conn0 + w->conn].cacheq, w);
-}
-
-/* The close of job j's file goes on (from the actor of lane `self`): at
- * the job's end a pass still open gets its close; a close waiting goes
- * once j's I/Os are answered and the client holds no dirty page
- * (eng_writeback wrote them back), as close() returns only after
- * nfs_wb_all: its protocol requests then (NFSv3 after writes: the
- * COMMIT), answered before the next pass opens (eng_done). */
-static void eng_close_step(struct eng_job *j, int self)
-{
-  const struct eng_client *cl = &j->e->clients[j->client];
-  if (!j->close_req && j->file_open && !eng_may_issue(j) && j->outstanding == 0 && eng_closes_itself(j))
-    j->close_req = eng_close_new(j);
-  if (!j->close_req || j->close_sent || j->outstanding > 0 || j->wb_outstanding > 0 ||
-      (cl->cache && pcache_dirty_bytes(cl->cache) > 0))
-    return;
-  j->close_sent = 1;
-  eng_send(j, j->close_req, self);
 }
 
 /* Issue the job's next I/O.  A file copy's I/O that opens the next file
@@ -824,7 +697,7 @@ static void eng_refill(struct eng_job *j, int self)
  * operation's requests, then its data's (none of an operation without
  * data, of a write the client's cache took, or of an operation the
  * client answered itself). */
-static void eng_count_link(struct eng *e, const struct eng_req *r)
+void eng_count_link(struct eng *e, const struct eng_req *r)
 {
   int data_msgs = r->no_wire || r->absorbed || (r->fop_reqs > 0 && r->meta != JOB_META_NONE) ? 0
                   : r->nrpcs > 1                                                           ? r->nrpcs
@@ -1058,22 +931,6 @@ static void eng_lane_tx_main(int argc, char **argv)
   for (;;) {
     struct eng_req *r = eng_queue_pop(&j->sendq[l->conn]);
     eng_wire_push(e, &e->conns[j->conn0 + l->conn], r);
-  }
-}
-
-/* The client cache's copy of an absorbed write: done after the copy over
- * the client's memory bus, then handed to the job like a reply. */
-void eng_client_copy_main(int argc, char **argv)
-{
-  (void)argc;
-  (void)argv;
-  struct eng_conn *c = sg_actor_self_get_data();
-  for (;;) {
-    struct eng_req *r = eng_queue_pop(&c->cacheq);
-    eng_follow_route(c);
-    struct eng_client *cl = &r->job->e->clients[r->job->client];
-    sg_actor_sleep_until(accel_submit(&cl->bus, simgrid_get_clock(), (double)r->len_bytes));
-    eng_chan_deliver(r->job->e, &r->job->reply[r->conn], r);
   }
 }
 

@@ -1,15 +1,12 @@
 /* submit.c - a client request's way into the NAS storage stack: the
  * block it becomes (a metadata operation's own filesystem block, its
- * direction; a trim's discard), the sync and direct flags of its job, and whether the
- * client's page cache takes a buffered write, or serves a small read from
- * the units it read ahead, instead (engine.c sends, daemon.c submits),
- * and how many I/Os its job may have outstanding. */
+ * direction; a trim's discard), the sync and direct flags of its job
+ * (engine.c sends, daemon.c submits; the client's page cache, which may
+ * take a buffered write or serve a small read instead, is
+ * client_cache.c), and how many I/Os its job may have outstanding. */
 #include <math.h>
 #include <simgrid/engine.h>
-#include <stdlib.h>
-#include <xbt/asserts.h>
 
-#include "models/storage/pcache.h"
 #include "sim/engine/eng_impl.h"
 
 /* A job's writes are stable before they complete (O_SYNC/FUA, or an NFS
@@ -71,7 +68,7 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
     return 0;
   if (r->meta == JOB_META_NONE)
     return proto_file_requests(p, PROTO_FOP_OPEN) +
-           (cl->flush_on_close > 0.0 ? 0 /* its own close, after the pass (engine.c eng_close) */
+           (cl->flush_on_close > 0.0 ? 0 /* its own close, after the pass (client_cache.c eng_close_step) */
                                      : proto_file_requests(p, r->write ? PROTO_FOP_CLOSE_WRITTEN : PROTO_FOP_CLOSE));
   double tool = !r->job->spec->file_handles       ? 0.0
                 : r->fop == PROTO_FOP_OPEN   ? cl->copy_source_requests
@@ -90,26 +87,13 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
  * Nothing on a backward, strided or random read (Linux's
  * ondemand_readahead and Windows' read-ahead detect forward sequential
  * streams only), on O_DIRECT, on a write, or without the network. */
-static int eng_client_reads_ahead(const struct eng_job *j)
+int eng_client_reads_ahead(const struct eng_job *j)
 {
   const struct job *sp = j->spec;
   const struct client_params *cl = &j->e->s->client;
   return cl->readahead_requests > 0.0 && !sp->direct && sp->read_frac >= 1.0 && sp->access == JOB_SEQ &&
          !sp->net_only && !j->e->local && sp->bs_bytes[0] > 0.0 &&
          (double)j->file_reads >= cl->readahead_history;
-}
-
-/* The unit of the client's page cache while job j reads ahead in the
- * protocol's read size on a file protocol (Linux: an NFS mount's ra_pages
- * = rsize pages x NFS_MAX_READAHEAD, filled by nfs_readpages in rsize
- * READs) (bytes), else 0. */
-static double eng_client_page_unit(const struct eng_job *j)
-{
-  double unit = 0.0;
-  if (j->e->s->client.readahead_unit != CLIENT_RA_PROTOCOL || !j->e->ops->opens_files || !eng_client_reads_ahead(j))
-    return 0.0;
-  proto_split(&j->e->s->proto, 0, 1e15, &unit); /* the protocol's largest read */
-  return unit;
 }
 
 /* The client OS's read-ahead on job j as application reads in flight
@@ -148,7 +132,7 @@ static int eng_client_readahead(const struct eng_job *j)
 int eng_job_window(const struct eng_job *j)
 {
   if (j->close_req || j->close_next || j->opening)
-    return j->outstanding; /* its file closes (engine.c eng_close_step) or opens: nothing more
+    return j->outstanding; /* its file closes (client_cache.c eng_close_step) or opens: nothing more
                               until then */
   if (j->outstanding > 0 && workgen_waits(&j->gen))
     return j->outstanding; /* a file's I/O drains before it closes and the next opens */
@@ -213,168 +197,4 @@ void eng_slot_free(struct eng *e, struct eng_conn *c, struct eng_req *r)
   struct eng_req *w = eng_req_take(&c->slot_head, &c->slot_tail);
   if (w)
     eng_wire_push(e, c, w);
-}
-
-/* Write r fits under cl's dirty limit: the dirty bytes and those under
- * write-back with it stay within dirty_ratio x RAM (Linux 2.6.32
- * balance_dirty_pages: nr_reclaimable + nr_writeback <= dirty_thresh), or
- * nothing else is held (a write alone above the limit still goes). */
-static int eng_client_fits(const struct eng_client *cl, const struct eng_req *r)
-{
-  uint64_t held = pcache_dirty_bytes(cl->cache) + cl->writeback_bytes;
-  return held == 0 || held + r->len_bytes <= cl->dirty_limit_bytes;
-}
-
-/* A buffered write into the client's page cache: it completes after a
- * memory copy, on the client.  Below the dirty limit the page cache
- * takes it at once; past it the writer waits, in order behind any other
- * waiting one, until the write-back has made room (eng_client_unblock:
- * balance_dirty_pages sleeps while the limit is passed, the write-back
- * going on).  A write larger than the limit, or one the cache cannot
- * hold, goes to the NAS itself. */
-enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r)
-{
-  struct eng_client *cl = &j->e->clients[j->client];
-  if (!cl->cache || j->spec->direct || !r->write || r->flush || r->meta != JOB_META_NONE ||
-      r->len_bytes > cl->dirty_limit_bytes)
-    return ENG_ABSORB_NONE;
-  if (cl->wait_head || !eng_client_fits(cl, r)) {
-    eng_req_append(&cl->wait_head, &cl->wait_tail, r);
-    return ENG_ABSORB_WAITS;
-  }
-  if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
-    return ENG_ABSORB_NONE;
-  r->absorbed = 1;
-  return ENG_ABSORB_TAKEN;
-}
-
-struct eng_req *eng_client_unblock(struct eng_client *cl)
-{
-  if (!cl->wait_head || !eng_client_fits(cl, cl->wait_head))
-    return NULL;
-  struct eng_req *r = eng_req_take(&cl->wait_head, &cl->wait_tail);
-  /* dirty + under write-back <= the limit <= the RAM: the insert evicts
-   * clean pages only, so it always finds room */
-  pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock());
-  r->absorbed = 1;
-  return r;
-}
-
-/* Unit u of the open file is in the page cache. */
-static int eng_ra_in(const struct eng_ra *ra, uint64_t u)
-{
-  return u < ra->lo || (u < ra->next && ra->done[u % ra->cap]);
-}
-
-/* Read r's first and last unit of the open file. */
-static void eng_ra_span(const struct eng_ra *ra, const struct eng_req *r, uint64_t *u0, uint64_t *u1)
-{
-  *u0 = (r->offset_bytes - ra->file_start) / ra->unit_bytes;
-  *u1 = (r->offset_bytes + r->len_bytes - 1 - ra->file_start) / ra->unit_bytes;
-}
-
-static int eng_ra_has(const struct eng_ra *ra, const struct eng_req *r)
-{
-  uint64_t u0, u1;
-  eng_ra_span(ra, r, &u0, &u1);
-  for (uint64_t u = u0; u <= u1; u++)
-    if (!eng_ra_in(ra, u))
-      return 0;
-  return 1;
-}
-
-void eng_client_reopen(struct eng_job *j)
-{
-  j->ra.fresh = 1;
-}
-
-/* A buffered sequential read smaller than the protocol's read on a
- * client that reads ahead in its units (Linux NFS: the page cache is
- * filled by nfs_readpages in rsize READs, read() copies from it): the
- * client fetches the rsize-aligned units of the file covering r and the
- * readahead_requests units after them (none past the file's end), each
- * once, and r completes once its units are in.  The units count from the
- * file's start (a file of a copy: its file_bytes slice of the region,
- * else the job's region).  A read that starts a new stream (the file
- * opened again: the passes of the reviews' IOZone re-read as slowly as
- * they read; a reader that went back, as a time-based job at its
- * region's end, or jumped past the units) drops the pages and starts
- * over from it, or, while the last stream's units are in flight, goes
- * as its own READ. */
-enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r)
-{
-  struct eng_ra *ra = &j->ra;
-  double unit = eng_client_page_unit(j);
-  if (r->write || r->flush || r->trim || r->meta != JOB_META_NONE || r->len_bytes == 0 ||
-      !((double)r->len_bytes < unit))
-    return ENG_ABSORB_NONE;
-  double start = j->region_start, end = j->region_start + j->region_bytes;
-  double file = j->spec->file_bytes;
-  if (file > 0.0) {
-    start += floor(((double)r->offset_bytes - j->region_start) / file) * file;
-    end = fmin(start + file, end);
-  }
-  uint64_t u0 = (uint64_t)(((double)r->offset_bytes - start) / unit);
-  if (ra->fresh || ra->unit_bytes != (uint64_t)unit || ra->file_start != (uint64_t)start ||
-      ra->file_end != (uint64_t)end || u0 < ra->pos || u0 > ra->next) { /* a new stream */
-    if (ra->lo != ra->next || ra->wait_head)
-      return ENG_ABSORB_NONE; /* the last one's units still in flight: this read goes as its own */
-    ra->fresh = 0;
-    ra->unit_bytes = (uint64_t)unit;
-    ra->file_start = (uint64_t)start;
-    ra->file_end = (uint64_t)end;
-    ra->lo = ra->next = ra->ahead = u0;
-  }
-  ra->pos = u0;
-  uint64_t u1, units = (ra->file_end - ra->file_start + ra->unit_bytes - 1) / ra->unit_bytes;
-  eng_ra_span(ra, r, &u0, &u1);
-  uint64_t ahead = u1 + 1 + (uint64_t)j->e->s->client.readahead_requests;
-  if (ahead > units)
-    ahead = units;
-  if (ahead > ra->ahead)
-    ra->ahead = ahead;
-  r->absorbed = 1;
-  if (eng_ra_has(ra, r))
-    return ENG_ABSORB_TAKEN;
-  eng_req_append(&ra->wait_head, &ra->wait_tail, r);
-  return ENG_ABSORB_WAITS;
-}
-
-int eng_client_next_unit(struct eng_job *j, uint64_t *offset_bytes, uint64_t *len_bytes)
-{
-  struct eng_ra *ra = &j->ra;
-  if (ra->next >= ra->ahead)
-    return 0;
-  if (ra->next - ra->lo >= ra->cap) { /* the ring grows: its flags by their new index */
-    uint64_t cap = ra->cap ? 2 * ra->cap : 32;
-    unsigned char *done = calloc((size_t)cap, 1);
-    if (!done)
-      xbt_die("out of memory");
-    for (uint64_t u = ra->lo; u < ra->next; u++)
-      done[u % cap] = ra->done[u % ra->cap];
-    free(ra->done);
-    ra->done = done;
-    ra->cap = cap;
-  }
-  ra->done[ra->next % ra->cap] = 0;
-  *offset_bytes = ra->file_start + ra->next * ra->unit_bytes;
-  *len_bytes = ra->file_end - *offset_bytes < ra->unit_bytes ? ra->file_end - *offset_bytes : ra->unit_bytes;
-  ra->next++;
-  return 1;
-}
-
-struct eng_req *eng_client_fetched(struct eng_job *j, const struct eng_req *f)
-{
-  struct eng_ra *ra = &j->ra;
-  ra->done[(f->offset_bytes - ra->file_start) / ra->unit_bytes % ra->cap] = 1;
-  while (ra->lo < ra->next && ra->done[ra->lo % ra->cap])
-    ra->lo++;
-  struct eng_req *head = NULL, *tail = NULL, *keep_head = NULL, *keep_tail = NULL, *r;
-  while ((r = eng_req_take(&ra->wait_head, &ra->wait_tail)) != NULL) {
-    int in = eng_ra_has(ra, r);
-    eng_req_append(in ? &head : &keep_head, in ? &tail : &keep_tail, r);
-  }
-  ra->wait_head = keep_head;
-  ra->wait_tail = keep_tail;
-  return head;
 }
