@@ -1186,11 +1186,13 @@ START_TEST(test_ci_bad_file)
       {"kinds:\n  - {kind: IOPS, points: 8, rank: 9, q_log: 0.5}\n", "6:35",
        "intervals: kind 'IOPS': 8 points give no 90 % interval (9 needed): 'rank' not allowed"},
       {"kinds:\n  - {kind: IOPS, points: many}\n", "6:26",
-       "intervals: kinds: points 'many': expected a whole number from 1 to 1000000"},
+       "intervals: kinds.points: 'many' is not allowed: must be a whole number between 1 and 1000000 inclusive"},
       {"kinds:\n  - {kind: IOPS, points: 19, rank: 18, q: 0.5}\n", "6:40",
-       "intervals: kinds: unknown key 'q'; allowed: kind, points, rank, q_log"},
-      {"kinds: []\nkindz: []\n", "6:1",
-       "intervals: unknown key 'kindz'; allowed: version, calibration, calibration_fnv1a64, provenance, coverage, kinds"},
+       "intervals: kinds: unknown key 'q'; valid keys: kind, points, rank, q_log"},
+      {"kinds: []\nextra: []\n", "6:1",
+       "intervals: unknown key 'extra'; valid keys: version, calibration, calibration_fnv1a64, provenance, coverage, "
+       "kinds"},
+      {"kinds: []\nkindz: []\n", "6:1", "intervals: unknown key 'kindz' (did you mean 'kinds'?)"},
       {"kinds: [\n", "6:1", "YAML syntax: did not find expected node content"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -232,6 +232,14 @@ int cfg_unknown_key(const struct ynode *map, int i, const char *where,
   return cfg_key_fail(err, map, i, msg);
 }
 
+int cfg_only_keys(const struct ynode *map, const char *where, const char *const *allowed, struct nw_err *err)
+{
+  for (int i = 0; i < map->n; i++)
+    if (!cfg_in_list(allowed, map->keys[i]))
+      return cfg_unknown_key(map, i, where, NULL, 0, allowed, err);
+  return 0;
+}
+
 static void cfg_choices(const char *const *choices, char *buf, size_t len)
 {
   size_t used = 0;
@@ -248,9 +256,8 @@ int cfg_value(const struct ynode *v, const char *where, const struct param_desc 
   const struct ynode *fit = NULL;
   if (v->kind == YNODE_MAP) {
     static const char *const meta[] = {"value", "source", "fit", "note", NULL};
-    for (int i = 0; i < v->n; i++)
-      if (!cfg_in_list(meta, v->keys[i]))
-        return cfg_unknown_key(v, i, where, NULL, 0, meta, err);
+    if (cfg_only_keys(v, where, meta, err) < 0)
+      return -1;
     val = ytree_get(v, "value");
     if (!val)
       return nw_fail(err, v->file, v->line, v->col, "%s.%s: a catalogue value needs 'value:'",
@@ -515,9 +522,8 @@ static int cfg_drive(const struct cfg_catalog *cat, const struct ynode *ref, con
   const struct ynode *p = ytree_get(e, "params");
   static const char *const entry_keys[] = {"model",  "description", "params", "source",
                                            "seek_curve", "zones",     NULL};
-  for (int i = 0; i < e->n; i++)
-    if (!cfg_in_list(entry_keys, e->keys[i]))
-      return cfg_unknown_key(e, i, name, NULL, 0, entry_keys, err);
+  if (cfg_only_keys(e, name, entry_keys, err) < 0)
+    return -1;
   char sect[96];
   snprintf(sect, sizeof sect, "drive %s", name);
   if (cfg_fill(p, sect, d->model->params, d->model->nparams, d->params, NULL, s, where, err) < 0)

@@ -91,9 +91,8 @@ int cfg_resolve_faults(const struct ynode *R, struct scenario *s, struct nw_err 
       const struct ynode *f = fl->kids[i];
       if (f->kind != YNODE_MAP)
         return cfg_at(err, f, "faults: each fault is a map {kind, target, at}, got %s", ytree_kind_name(f));
-      for (int k = 0; k < f->n; k++)
-        if (!cfg_in_list(fkeys, f->keys[k]))
-          return cfg_unknown_key(f, k, "faults", NULL, 0, fkeys, err);
+      if (cfg_only_keys(f, "faults", fkeys, err) < 0)
+        return -1;
       const char *k = NULL;
       const struct ynode *kn = NULL;
       if (cfg_word(f, "faults", "kind", 1, &k, &kn, err) < 0)

@@ -16,9 +16,8 @@ int cfg_resolve_operation(const struct ynode *R, struct scenario *s, struct nw_e
     if (on->kind != YNODE_MAP)
       return cfg_at(err, on, "operation: expected a map, got %s", ytree_kind_name(on));
     static const char *const okeys[] = {"kind", "from_members", "from_level", "with_workload", NULL};
-    for (int i = 0; i < on->n; i++)
-      if (!cfg_in_list(okeys, on->keys[i]))
-        return cfg_unknown_key(on, i, "operation", NULL, 0, okeys, err);
+    if (cfg_only_keys(on, "operation", okeys, err) < 0)
+      return -1;
     const char *k = NULL;
     const struct ynode *kn = NULL;
     if (cfg_word(on, "operation", "kind", 1, &k, &kn, err) < 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/file.h"
+#include "sim/config/config_impl.h"
 #include "sim/config/ytree.h"
 #include "sim/study/calibrate.h"
 
@@ -124,52 +125,6 @@ int calib_ci_write(const struct calib_opts *o, const char *calibration, const st
 
 /* ---- reading ---- */
 
-/* key of map not among allowed (NULL-terminated): an error naming it and them. */
-static int calib_ci_keys(const struct ynode *map, const char *where, const char *const *allowed, struct nw_err *err)
-{
-  for (int i = 0; i < map->n; i++) {
-    int ok = 0;
-    for (int a = 0; allowed[a] && !ok; a++)
-      ok = !strcmp(map->keys[i], allowed[a]);
-    if (ok)
-      continue;
-    char list[256];
-    size_t used = 0;
-    list[0] = 0;
-    for (int a = 0; allowed[a] && used < sizeof list; a++)
-      used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", a ? ", " : "", allowed[a]);
-    return nw_fail(err, map->file, map->key_line[i], map->key_col[i], "%s: unknown key '%s'; allowed: %s", where,
-                   map->keys[i], list);
-  }
-  return 0;
-}
-
-/* The scalar under key of map, or an error naming what it should be. */
-static const struct ynode *calib_ci_scalar(const struct ynode *map, const char *where, const char *key,
-                                           const char *expect, struct nw_err *err)
-{
-  const struct ynode *n = ytree_get(map, key);
-  if (!n)
-    nw_fail(err, map->file, map->line, map->col, "%s: missing '%s' (%s)", where, key, expect);
-  else if (n->kind != YNODE_SCALAR)
-    nw_fail(err, n->file, n->line, n->col, "%s: %s: expected %s, got %s", where, key, expect, ytree_kind_name(n));
-  return n && n->kind == YNODE_SCALAR ? n : NULL;
-}
-
-/* A whole number in [lo, hi], or -1 with err. */
-static int calib_ci_int(const struct ynode *n, const char *where, const char *key, long lo, long hi, int *out,
-                        struct nw_err *err)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(n->scalar, &end, 10);
-  if (errno || end == n->scalar || *end || v < lo || v > hi)
-    return nw_fail(err, n->file, n->line, n->col, "%s: %s '%s': expected a whole number from %ld to %ld", where, key,
-                   n->scalar, lo, hi);
-  *out = (int)v;
-  return 0;
-}
-
 /* One `kinds` item into ci->kind[].  seen[k]: the kind's item so far. */
 static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsigned char *seen, struct nw_err *err)
 {
@@ -177,10 +132,11 @@ static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsig
   if (it->kind != YNODE_MAP)
     return nw_fail(err, it->file, it->line, it->col, "intervals: kinds: expected a map {kind, points, rank, q_log}, got %s",
                    ytree_kind_name(it));
-  if (calib_ci_keys(it, "intervals: kinds", keys, err) < 0)
-    return -1;
-  const struct ynode *kn = calib_ci_scalar(it, "intervals: kinds", "kind", "a metric kind", err);
-  if (!kn)
+  const char *text;
+  const struct ynode *kn;
+  long v;
+  if (cfg_only_keys(it, "intervals: kinds", keys, err) < 0 ||
+      cfg_word(it, "intervals: kinds", "kind", 1, &text, &kn, err) < 0)
     return -1;
   int k = 0;
   while (k < VAL_NKINDS && strcmp(kn->scalar, val_kind_names[k]))
@@ -196,9 +152,9 @@ static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsig
     return nw_fail(err, kn->file, kn->line, kn->col, "intervals: kind '%s' appears twice", kn->scalar);
   seen[k] = 1;
   struct calib_ci_kind *x = &ci->kind[k];
-  const struct ynode *pn = calib_ci_scalar(it, "intervals: kinds", "points", "a count", err);
-  if (!pn || calib_ci_int(pn, "intervals: kinds", "points", 1, 1000000, &x->n, err) < 0)
+  if (cfg_int(it, "intervals: kinds", "points", 1, 1000000, 1, 0, &v, err) < 0)
     return -1;
+  x->n = (int)v;
   const struct ynode *rn = ytree_get(it, "rank"), *qn = ytree_get(it, "q_log");
   int want = calib_ci_rank(x->n);
   if (want > x->n) { /* too few points: no rank, no quantile */
@@ -210,9 +166,9 @@ static int calib_ci_kind_item(const struct ynode *it, struct calib_ci *ci, unsig
     x->q_log = NAN;
     return 0;
   }
-  if (!(rn = calib_ci_scalar(it, "intervals: kinds", "rank", "the quantile's rank", err)) ||
-      calib_ci_int(rn, "intervals: kinds", "rank", 1, x->n, &x->rank, err) < 0)
+  if (cfg_int(it, "intervals: kinds", "rank", 1, x->n, 1, 0, &v, err) < 0)
     return -1;
+  x->rank = (int)v;
   if (x->rank != want)
     return nw_fail(err, rn->file, rn->line, rn->col,
                    "intervals: kind '%s': rank %d: %d points need rank ceil((%d + 1) x 0.9) = %d", kn->scalar,
@@ -243,29 +199,27 @@ static int calib_ci_parse(const struct ynode *root, struct calib_ci *ci, char ha
   if (root->kind != YNODE_MAP)
     return nw_fail(err, root->file, root->line, root->col, "intervals: expected a map, got %s",
                    ytree_kind_name(root));
-  if (calib_ci_keys(root, "intervals", top, err) < 0)
-    return -1;
-  const struct ynode *n = calib_ci_scalar(root, "intervals", "version", "1", err);
-  if (!n)
+  const char *text;
+  const struct ynode *n;
+  if (cfg_only_keys(root, "intervals", top, err) < 0 || cfg_word(root, "intervals", "version", 1, &text, &n, err) < 0)
     return -1;
   if (strcmp(n->scalar, "1"))
     return nw_fail(err, n->file, n->line, n->col, "intervals: version '%s': allowed: 1", n->scalar);
-  if (!calib_ci_scalar(root, "intervals", "calibration", "the calibration's file name", err))
-    return -1;
-  if (!(n = calib_ci_scalar(root, "intervals", "calibration_fnv1a64", "16 hex digits", err)))
+  if (cfg_word(root, "intervals", "calibration", 1, &text, NULL, err) < 0 ||
+      cfg_word(root, "intervals", "calibration_fnv1a64", 1, &text, &n, err) < 0)
     return -1;
   if (strlen(n->scalar) != 16 || strspn(n->scalar, "0123456789abcdef") != 16)
     return nw_fail(err, n->file, n->line, n->col, "intervals: calibration_fnv1a64 '%s': expected 16 hex digits (0-9, a-f)",
                    n->scalar);
   memcpy(hash, n->scalar, 17);
-  if (!(n = calib_ci_scalar(root, "intervals", "coverage", "0.9", err)))
+  if (cfg_word(root, "intervals", "coverage", 1, &text, &n, err) < 0)
     return -1;
   if (strcmp(n->scalar, "0.9"))
     return nw_fail(err, n->file, n->line, n->col, "intervals: coverage '%s': allowed: 0.9", n->scalar);
   const struct ynode *p = ytree_get(root, "provenance");
   if (p && p->kind != YNODE_MAP)
     return nw_fail(err, p->file, p->line, p->col, "intervals: provenance: expected a map, got %s", ytree_kind_name(p));
-  if (p && calib_ci_keys(p, "intervals: provenance", prov, err) < 0)
+  if (p && cfg_only_keys(p, "intervals: provenance", prov, err) < 0)
     return -1;
   for (int i = 0; p && i < p->n; i++)
     if (p->kids[i]->kind != YNODE_SCALAR)
