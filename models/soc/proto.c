@@ -20,10 +20,11 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
  * operation (path look-up, permission check, inode allocation), its
  * protocol requests apart: 1e3..1e7.  Requests per file operation: a few
  * per protocol message flow, 0..16. */
-/* A file operation's protocol requests (count, whole: proto_check); the
- * default, one, stands for a protocol whose catalogue entry names none. */
-#define PROTO_FOP_ENTRY(OFF, field, what) \
-    {.key = #field, .dim = UNITS_NUMBER, .offset = OFF(field), .min = 0, .max = 16, .optional = 1, \
+/* File operation op's protocol requests (count, whole: proto_check): the
+ * catalogue's key `name`, read into costs.fop_requests[op]; the default,
+ * one, stands for a protocol whose catalogue entry names none. */
+#define PROTO_FOP_ENTRY(OFF, op, name, what) \
+    {.key = name, .dim = UNITS_NUMBER, .offset = OFF(fop_requests[op]), .min = 0, .max = 16, .optional = 1, \
      .def = 1, .help = "protocol requests (count) of " what ", each answered before the next"},
 /* The cost entries, with OFF choosing the struct they are relative to; the
  * defaults are mid-range placeholders (the catalogue supplies fits). */
@@ -65,12 +66,13 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
      .min = 0, .max = 2e6, .optional = 1, .def = 0, \
      .help = "reference cycles of a synchronous pread()/pwrite() in smbd's process (a read or " \
              "write below Samba's aio read/write size): the file system's call, sleep and wake-up"}, \
-    PROTO_FOP_ENTRY(OFF, open_requests, "opening an existing file to read it") \
-    PROTO_FOP_ENTRY(OFF, create_requests, "creating a file to write it") \
-    PROTO_FOP_ENTRY(OFF, stat_requests, "reading a file's attributes by its path") \
-    PROTO_FOP_ENTRY(OFF, close_requests, "closing a file only read") \
-    PROTO_FOP_ENTRY(OFF, close_written_requests, "closing a file written through the handle") \
-    PROTO_FOP_ENTRY(OFF, delete_requests, "removing a file by its path")
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_OPEN, "open_requests", "opening an existing file to read it") \
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_CREATE, "create_requests", "creating a file to write it") \
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_STAT, "stat_requests", "reading a file's attributes by its path") \
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_CLOSE, "close_requests", "closing a file only read") \
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_CLOSE_WRITTEN, "close_written_requests", \
+                    "closing a file written through the handle") \
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_DELETE, "delete_requests", "removing a file by its path")
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -223,12 +225,12 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"checksum_offload", PROTO_OFF(checksum_offload)},
       {"tso", PROTO_OFF(tso)},
       {"gro", PROTO_OFF(gro)},
-      {"open_requests", PROTO_PCOST_OFF(open_requests)},
-      {"create_requests", PROTO_PCOST_OFF(create_requests)},
-      {"stat_requests", PROTO_PCOST_OFF(stat_requests)},
-      {"close_requests", PROTO_PCOST_OFF(close_requests)},
-      {"close_written_requests", PROTO_PCOST_OFF(close_written_requests)},
-      {"delete_requests", PROTO_PCOST_OFF(delete_requests)},
+      {"open_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_OPEN])},
+      {"create_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CREATE])},
+      {"stat_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_STAT])},
+      {"close_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE])},
+      {"close_written_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE_WRITTEN])},
+      {"delete_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_DELETE])},
   };
   for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
     double v = *(const double *)((const char *)p + proto_whole[i].offset);
@@ -376,26 +378,7 @@ double proto_open_cycles(const struct proto_params *p)
 
 int proto_file_requests(const struct proto_params *p, enum proto_fop op)
 {
-  const struct proto_costs *c = &p->costs;
-  if (!proto_ops_of(p)->opens_files)
-    return 0;
-  switch (op) {
-  case PROTO_FOP_OPEN:
-    return (int)c->open_requests;
-  case PROTO_FOP_CREATE:
-    return (int)c->create_requests;
-  case PROTO_FOP_STAT:
-    return (int)c->stat_requests;
-  case PROTO_FOP_CLOSE:
-    return (int)c->close_requests;
-  case PROTO_FOP_CLOSE_WRITTEN:
-    return (int)c->close_written_requests;
-  case PROTO_FOP_DELETE:
-    return (int)c->delete_requests;
-  case PROTO_FOP_NONE:
-    break;
-  }
-  return 0;
+  return op != PROTO_FOP_NONE && proto_ops_of(p)->opens_files ? (int)p->costs.fop_requests[op] : 0;
 }
 
 int proto_file_op_opens(enum proto_fop op)

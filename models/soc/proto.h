@@ -75,6 +75,19 @@ extern const char *const proto_lun_names[];  /* "block", "file", "thin", NULL */
 /* SMB2 credit charge unit (bytes; MS-SMB2 3.1.5.2: one credit per 64 KiB). */
 #define PROTO_SMB_CREDIT_BYTES 65536.0
 
+/* A file operation a client makes on a file protocol's share. */
+enum proto_fop {
+  PROTO_FOP_NONE = 0,
+  PROTO_FOP_OPEN,         /* open an existing file to read it */
+  PROTO_FOP_CREATE,       /* create (or replace) a file to write it */
+  PROTO_FOP_STAT,         /* a file's attributes by its path */
+  PROTO_FOP_CLOSE,        /* close a file only read */
+  PROTO_FOP_CLOSE_WRITTEN, /* close a file written through the handle */
+  PROTO_FOP_DELETE        /* remove a file by its path */
+};
+/* Entries of an array indexed by enum proto_fop. */
+#define PROTO_NFOPS (PROTO_FOP_DELETE + 1)
+
 struct proto_costs {
   double cycles_per_request;
   double cycles_per_byte;
@@ -95,13 +108,10 @@ struct proto_costs {
   double sync_call_cycles;             /* smbd: a synchronous pread()/pwrite() (below Samba's
                                           aio read/write size): the file system's call and the
                                           process's sleep and wake-up around it, in its process */
-  /* Protocol requests one file operation is (count, whole; proto_file_requests): */
-  double open_requests;                /* open an existing file (to read it) */
-  double create_requests;              /* create a file (to write it) */
-  double stat_requests;                /* read a file's attributes by its path */
-  double close_requests;               /* close a file only read */
-  double close_written_requests;       /* close a file written through this handle */
-  double delete_requests;              /* remove a file by its path */
+  /* Protocol requests each file operation is (count, whole; proto_file_requests), by
+   * enum proto_fop (the catalogue's open_requests, create_requests, stat_requests,
+   * close_requests, close_written_requests, delete_requests; PROTO_FOP_NONE's unused): */
+  double fop_requests[PROTO_NFOPS];
 };
 
 struct proto_params {
@@ -300,17 +310,6 @@ uint64_t proto_stream_segments(const struct proto_params *p, int write, double b
  * charged once, with its first request; 0 for iSCSI and local (the
  * client's own filesystem opens files). */
 double proto_open_cycles(const struct proto_params *p);
-
-/* A file operation a client makes on a file protocol's share. */
-enum proto_fop {
-  PROTO_FOP_NONE = 0,
-  PROTO_FOP_OPEN,         /* open an existing file to read it */
-  PROTO_FOP_CREATE,       /* create (or replace) a file to write it */
-  PROTO_FOP_STAT,         /* a file's attributes by its path */
-  PROTO_FOP_CLOSE,        /* close a file only read */
-  PROTO_FOP_CLOSE_WRITTEN, /* close a file written through the handle */
-  PROTO_FOP_DELETE        /* remove a file by its path */
-};
 
 /* The protocol requests file operation op is (count), each a message of
  * its own with no data, answered before the client sends the next (the
