@@ -117,8 +117,7 @@ struct stk_op {
   int sb_pending;        /* reshape: the superblock update in flight */
   uint64_t safe_bytes;   /* reshape: logical progress recorded in the superblocks (reshape_safe) */
   double checkpoint_s;   /* reshape: time of the last superblock update */
-  struct stk_req *held;  /* reshape: the window's writes, waiting for its reads */
-  int parts;             /* reshape: requests of the window's write phase still running */
+  int parts;             /* reshape: requests of the window in flight still running */
   uint64_t unit_windows; /* reshape: md windows in the unit in flight (> 1: a batch) */
   double unit_issue_s;   /* reshape: issue time of the unit in flight */
   int unit_plain;        /* reshape: the unit in flight is one plain window (see stk_reshape_batch) */

@@ -151,9 +151,9 @@ static void stk_op_window(struct stack *s, struct stk_op *op, struct stk_req *r,
  * layout) and the source stripe_heads of the old rows they consume
  * (D_new/D_old per new row); raid5_get_active_stripe blocks once the stripe
  * cache is used up, so the cache bounds the reshape's work in flight.  We
- * move it as one window: read the sources, compute, write, then the next
- * (md keeps no other buffer between old and new layout).  At least one
- * chunk: md never splits one. */
+ * move it as one window whose reads, raid5d work and writes run together
+ * (stk_op_issue), then the next.  At least one chunk: md never splits
+ * one. */
 static uint64_t stk_reshape_window_bytes(const struct stack *s, const struct stk_op *op)
 {
   double per_row = 1.0 + (double)op->newg.data_members / (double)s->g.data_members;
@@ -201,8 +201,7 @@ static int stk_reshape_need_checkpoint(const struct stack *s, const struct stk_o
  * member is ~10^7 md windows; identical consecutive windows are batched:
  * the unit reads the old rows of all of them and writes their new rows,
  * and stk_op_window_done holds the next unit back until each window has
- * taken the duration window_s that the last lone plain window took (its
- * read phase, then its write phase: md's serialisation).  Windows are
+ * taken the duration window_s that the last lone plain window took.  Windows are
  * identical when the members are idle, the window is full, all of them
  * read old data or none does, and no superblock checkpoint falls between
  * them (the period and the safety rule are checked per window here; the
@@ -318,13 +317,19 @@ static uint64_t stk_op_idle_window(const struct stack *s, double rate, double t)
   return w & ~(uint64_t)0xfffff; /* whole MiBs */
 }
 
-/* Issue a unit of `units` progress (a reshape: its read phase first, the
- * rest waiting in op->held); the next may go at next_s.  0, or -1 without
- * memory. */
+/* Issue a unit of `units` progress; the next may go at next_s.  0, or -1
+ * without memory.  A reshape unit runs as three requests at once: its
+ * reads, raid5d's walk of its stripe_heads (and the parity), its writes.
+ * md keeps its stripe cache full (md_do_sync calls reshape_request chunk
+ * after chunk until raid5_get_active_stripe blocks) and raid5d handles
+ * each stripe as its reads land, so reads, handling and writes of
+ * different stripes overlap and a window moves at its slowest resource's
+ * pace (the fluid limit of that pipeline: a stripe's own read -> handle ->
+ * write latency is ~1 % of a window's). */
 static int stk_op_issue(struct stack *s, struct stk_op *op, uint64_t units, int reshape,
                         double next_s, double t)
 {
-  struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1);
+  struct stk_req *r = stk_req_new(s, RQ_BG, 0, 0, 1), *rd = NULL, *c = NULL;
   if (r == NULL)
     return -1;
   stk_op_window(s, op, r, units);
@@ -333,23 +338,38 @@ static int stk_op_issue(struct stack *s, struct stk_op *op, uint64_t units, int 
   r->planned = 1;
   r->step = ST_READS;
   if (reshape) {
-    struct stk_req *rd = stk_req_new(s, RQ_BG, 0, 0, 0);
-    if (rd == NULL) {
+    rd = stk_req_new(s, RQ_BG, 0, 0, 0);
+    c = stk_req_new(s, RQ_BG, 0, 0, 0);
+    if (rd == NULL || c == NULL) {
       stk_req_free(s, r);
+      if (rd != NULL)
+        stk_req_free(s, rd);
+      if (c != NULL)
+        stk_req_free(s, c);
       return -1;
     }
     struct raid_ext_list tmp = rd->plan.reads;
     rd->plan.reads = r->plan.reads;
     r->plan.reads = tmp;
-    rd->planned = 1;
+    rd->planned = c->planned = 1;
     rd->step = ST_READS;
-    rd->op_index = r->op_index;
-    op->held = r;
-    r = rd;
+    rd->op_index = c->op_index = r->op_index;
+    c->plan.p_bytes = r->plan.p_bytes;
+    c->plan.q_bytes = r->plan.q_bytes;
+    c->stripe_heads = r->stripe_heads;
+    r->plan.p_bytes = r->plan.q_bytes = 0;
+    r->stripe_heads = 0;
+    c->step = ST_PARITY;
+    r->step = ST_WRITES;
+    op->parts = 3;
   }
   op->issued += units;
   op->inflight++;
   op->next_issue_s = next_s;
+  if (reshape) {
+    stk_run(s, rd, t);
+    stk_run(s, c, t);
+  }
   stk_run(s, r, t);
   return 0;
 }
@@ -524,28 +544,6 @@ void stk_op_window_done(struct stack *s, struct stk_req *r, double t)
   struct stk_op *op = stk_op_running(s);
   if (op == NULL)
     return;
-  if (op->held != NULL) {
-    /* reads done: md handles the stripes one by one, so parity (and the
-     * raid5d walk) of a stripe overlaps the writes of those before it; we
-     * run the window's compute beside its writes */
-    struct stk_req *w = op->held, *c = stk_req_new(s, RQ_BG, 0, 0, 1);
-    op->held = NULL;
-    op->parts = c != NULL ? 2 : 1;
-    w->step = ST_WRITES;
-    if (c != NULL) {
-      c->op_index = w->op_index;
-      c->plan.p_bytes = w->plan.p_bytes;
-      c->plan.q_bytes = w->plan.q_bytes;
-      c->stripe_heads = w->stripe_heads;
-      w->plan.p_bytes = w->plan.q_bytes = 0;
-      w->stripe_heads = 0;
-      c->planned = 1;
-      c->step = ST_PARITY;
-      stk_run(s, c, t);
-    }
-    stk_run(s, w, t);
-    return;
-  }
   op->done += r->op_units;
   if (op->parts > 0 && --op->parts > 0)
     return;
