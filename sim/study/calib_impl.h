@@ -47,6 +47,7 @@ struct calib {
   int np;
   struct calib_param par[CALIB_MAX_PARAMS];
   unsigned char *reach;   /* ntasks x np: parameter j reaches task t */
+  unsigned char *decl;    /* ntasks x np: the declared reach (before the reach tests) */
   double *w;              /* weight per point (0: excluded) */
   int *fitpts, nfit;      /* points of the current fit */
   int *freep, nfree;      /* parameters of the current fit */

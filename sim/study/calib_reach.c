@@ -252,26 +252,24 @@ static int reach_by_scenario(struct calib *c, struct reach_state *st, const unsi
 {
   size_t nt = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1), nm = nt * (size_t)(c->np > 0 ? c->np : 1);
   int *lead = malloc(nt * sizeof *lead);
-  unsigned char *decl = malloc(nm), *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
-  int rc = lead && decl && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
+  unsigned char *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
+  int rc = lead && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
   if (rc == 0) {
-    memcpy(decl, c->reach, nm);
     reach_leads(c, need, lead);
     if (calib_reach_record_read(c, hyp, rec, nrec, err) < 0)
       rc = -2;
     for (int t = 0; t < c->v.ntasks; t++)
       *nlead += lead[t] == t && !rec[t];
   }
-  struct reach_hyp h = {.lead = lead, .decl = decl, .rec = rec, .hyp = hyp};
+  struct reach_hyp h = {.lead = lead, .decl = c->decl, .rec = rec, .hyp = hyp};
   if (rc == 0 && (reach_seed_scenario(c, st, &h, 0, par) < 0 || (r0 = reach_rounds(c, st, 0)) < 0))
     rc = -1;
   int g0 = st->ng;
   if (rc == 0 && (reach_seed_scenario(c, st, &h, 1, par) < 0 || (r1 = reach_rounds(c, st, g0)) < 0))
     rc = -1;
-  if (rc == 0 && calib_reach_record_write(c, decl, need, err) < 0)
+  if (rc == 0 && calib_reach_record_write(c, c->decl, need, err) < 0)
     rc = -2;
   free(lead);
-  free(decl);
   free(hyp);
   free(rec);
   return rc < 0 ? rc : r0 + r1;

@@ -445,6 +445,10 @@ static int calib_setup(struct calib *c, struct nw_err *err)
     }
   }
   free(power);
+  c->decl = malloc((size_t)(v->ntasks > 0 ? v->ntasks : 1) * (size_t)(c->np > 0 ? c->np : 1));
+  if (!c->decl)
+    return nw_fail(err, "calibrate", 0, 0, "out of memory");
+  memcpy(c->decl, c->reach, (size_t)v->ntasks * (size_t)c->np);
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     /* A max or stddev of latency is set by rare events over the review's
@@ -492,6 +496,7 @@ void calib_release(struct calib *c)
   gsl_vector_free(c->uprev);
   gsl_vector_free(c->fprev);
   free(c->reach);
+  free(c->decl);
   free(c->w);
   free(c->fitpts);
   free(c->freep);
