@@ -622,6 +622,39 @@ START_TEST(test_reach_tested_same)
 }
 END_TEST
 
+/* A partial refit (--start, --params drives/teaching-fixed) where the
+ * screen finds a selected value without effect (golden-fit-inert.yaml's
+ * write rate under reads): it keeps the start's value and record in the
+ * written file, as one outside --params does, instead of falling back to
+ * the catalogue's 100 MB/s when the file is applied. */
+START_TEST(test_start_keeps_inert)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_keepXXXXXX", args[8192], data[1100], start[1100], cal[1100];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
+  snprintf(start, sizeof start, "%s/start.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  tc_write_file(start, "version: 1\nparameters:\n"
+                       "  - {entry: \"drives/teaching-fixed\", key: write_rate, value: \"80000000B/s\", "
+                       "stderr: \"1000000B/s\", sensitivity: 0.5}\n");
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/inert-points.yaml' --start '%s' --params drives/teaching-fixed "
+           "--max-iter 6 --quiet -j 2 --out '%s'",
+           data, src, start, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "  drives/teaching-fixed.write_rate\n") != NULL, "write_rate not without effect:\n%s", out);
+  char *a = tc_slurp(cal);
+  ck_assert_msg(a && strstr(a, "key: write_rate, value: \"80000000B/s\"") && strstr(a, "stderr: \"1000000B/s\"") &&
+                    strstr(a, "free_parameters: 2\n"),
+                "write_rate not written back as the start has it:\n%s", a ? a : "(no file)");
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* The coloured Jacobian against the per-parameter one on a small case:
  * synthetic-a reaches only the drive latency (golden-fit.yaml),
  * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
@@ -1305,6 +1338,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
   tcase_add_test(t, test_start_pins_the_rest);
+  tcase_add_test(t, test_start_keeps_inert);
   tcase_add_test(t, test_reach_tested_same);
   tcase_add_test(t, test_reach_scenario_same);
   suite_add_tcase(s, t);

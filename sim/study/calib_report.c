@@ -177,7 +177,9 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];
-    if (!q->free_ && !(q->discrete && q->npoints > 0) && !(q->pinned && q->in_start))
+    /* one --start named and this fit left alone (outside --params, or
+     * changing no prediction here) keeps the start's value */
+    if (!q->free_ && !(q->discrete && q->npoints > 0) && !q->in_start)
       continue;
     char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
     calib_value_text(q->value, q->dim, v, sizeof v);

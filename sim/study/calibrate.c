@@ -648,7 +648,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
-    q->at_bound = (q->free_ || q->discrete || (q->pinned && q->in_start)) &&
+    q->at_bound = (q->free_ || q->discrete || q->in_start) &&
                   (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];
