@@ -228,11 +228,14 @@ int calib_add(struct calib *c, int t, const double *x)
   return c->ncache++;
 }
 
-/* After the reach changed: every entry's key again (its values are whole), the index rebuilt. */
+/* After the reach changed: every entry's key again (its values are whole;
+ * a dropped entry, task -1, keeps its key and is found no more), the
+ * index rebuilt. */
 int calib_rekey(struct calib *c)
 {
   for (int i = 0; i < c->ncache; i++)
-    c->cache[i].key = calib_key(c, c->cache[i].task, c->cache[i].vals);
+    if (c->cache[i].task >= 0)
+      c->cache[i].key = calib_key(c, c->cache[i].task, c->cache[i].vals);
   return c->hcap ? calib_rehash(c, c->hcap) : 0;
 }
 
