@@ -622,6 +622,82 @@ START_TEST(test_reach_tested_same)
 }
 END_TEST
 
+/* A partial refit (--start, --params drives/teaching-fixed) where the
+ * screen finds a selected value without effect (golden-fit-inert.yaml's
+ * write rate under reads): it keeps the start's value and record in the
+ * written file, as one outside --params does, instead of falling back to
+ * the catalogue's 100 MB/s when the file is applied. */
+START_TEST(test_start_keeps_inert)
+{
+  const char *src = tc_src();
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_keepXXXXXX", args[8192], data[1100], start[1100], cal[1100];
+  tc_synthetic_data(dir, data, sizeof data, "test_calibrate (simulated at 2.3 ms)", 1, out);
+  snprintf(start, sizeof start, "%s/start.yaml", dir);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  tc_write_file(start, "version: 1\nparameters:\n"
+                       "  - {entry: \"drives/teaching-fixed\", key: write_rate, value: \"80000000B/s\", "
+                       "stderr: \"1000000B/s\", sensitivity: 0.5}\n");
+  snprintf(args, sizeof args,
+           "calibrate --data '%s' --points '%s/tests/calib/inert-points.yaml' --start '%s' --params drives/teaching-fixed "
+           "--max-iter 6 --quiet -j 2 --out '%s'",
+           data, src, start, cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "  drives/teaching-fixed.write_rate\n") != NULL, "write_rate not without effect:\n%s", out);
+  char *a = tc_slurp(cal);
+  ck_assert_msg(a && strstr(a, "key: write_rate, value: \"80000000B/s\"") && strstr(a, "stderr: \"1000000B/s\"") &&
+                    strstr(a, "free_parameters: 2\n"),
+                "write_rate not written back as the start has it:\n%s", a ? a : "(no file)");
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
+/* A parameter inert at the start and binding after the fit: from the
+ * catalogue, the Samsung PM810's local writes are bound by the die
+ * program limit (write_latency 600 us), so the screen finds write_rate
+ * without effect; the fit lowers write_latency until the writes sit at
+ * write_rate's 220 MB/s (the reviews: 252-261 MB/s).  The re-screen after
+ * the fit frees write_rate and the fit goes on: the writes reach the
+ * reviews.  Same inputs, same bytes (the run lines aside). */
+START_TEST(test_rescreen_frees_bound)
+{
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_rescrXXXXXX", args[4096], cal[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  snprintf(args, sizeof args,
+           "calibrate --only pm810-local-baseline --params drives/samsung-pm810-256 --quiet -j 2 --out '%s'", cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "screening Jacobian: ") && strstr(out, "  drives/samsung-pm810-256.write_rate\n") &&
+                    strstr(out, "freed (without effect at the start, a fit point moves with it now): "
+                                "drives/samsung-pm810-256.write_rate\n"),
+                "write_rate not inert at the start and freed by the re-screen:\n%s", out);
+  char *a = tc_slurp(cal);
+  ck_assert(a != NULL);
+  double rate = tc_param(a, "write_rate");
+  ck_assert_msg(rate > 240e6 && rate < 280e6, "write_rate %.6g B/s: not fitted to the reviews' 252-261 MB/s:\n%s",
+                rate, a);
+  const char *fr = strstr(a, "  freed_by_rescreen: ");
+  ck_assert_msg(fr && atoi(fr + strlen("  freed_by_rescreen: ")) == 1, "no re-screen in the provenance:\n%s", a);
+  snprintf(args, sizeof args, "validate --calibrated '%s' --only pm810-local-baseline --json", cal);
+  ck_assert_int_eq(tc_run(args, out, TC_OUT_MAX), 0);
+  int nw = 0;
+  for (const char *p = strstr(out, "\"write_MBps\""); p; p = strstr(p + 1, "\"write_MBps\"")) {
+    double e = tc_json_num(p, "", "error");
+    ck_assert_msg(fabs(e) < 0.03, "a PM810 write point off by %+.1f %% after the fit:\n%.2000s", 100 * e, out);
+    nw++;
+  }
+  ck_assert_msg(nw == 2, "expected the two PM810 write points, found %d:\n%.2000s", nw, out);
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* The coloured Jacobian against the per-parameter one on a small case:
  * synthetic-a reaches only the drive latency (golden-fit.yaml),
  * synthetic-b only the read rate (golden-fit-rate.yaml), so both move in
@@ -1307,8 +1383,13 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_robust_outlier);
   tcase_add_test(t, test_observation_constraint);
   tcase_add_test(t, test_start_pins_the_rest);
+  tcase_add_test(t, test_start_keeps_inert);
   tcase_add_test(t, test_reach_tested_same);
   tcase_add_test(t, test_reach_scenario_same);
+  suite_add_tcase(s, t);
+  t = tcase_create("rescreen");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_rescreen_frees_bound);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

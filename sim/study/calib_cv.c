@@ -203,15 +203,16 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
     }
     chosen[j] = 1;
     c->par[j].in_start = 1;
-    if (c->par[j].pinned) { /* its record is written back as the start has it */
-      double se = NAN;
-      const char *st = calib_scalar(r, "stderr"), *pts = calib_scalar(r, "points"), *sens = calib_scalar(r, "sensitivity");
-      if (st && units_parse(st, c->par[j].dim, &se, msg, sizeof msg) != 0)
-        se = NAN;
-      c->par[j].se = se;
+    /* its record is written back as the start has it unless this fit frees
+     * it (then the fit's error and the screen's sensitivity replace these) */
+    double se = NAN;
+    const char *st = calib_scalar(r, "stderr"), *pts = calib_scalar(r, "points"), *sens = calib_scalar(r, "sensitivity");
+    if (st && units_parse(st, c->par[j].dim, &se, msg, sizeof msg) != 0)
+      se = NAN;
+    c->par[j].se = se;
+    c->par[j].sensitivity = sens ? atof(sens) : 0.0;
+    if (c->par[j].pinned)
       c->par[j].npoints = pts ? atoi(pts) : 0;
-      c->par[j].sensitivity = sens ? atof(sens) : 0.0;
-    }
     c->x[j] = c->xref[j] = x;
     c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
   }

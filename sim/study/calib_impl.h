@@ -47,6 +47,7 @@ struct calib {
   int np;
   struct calib_param par[CALIB_MAX_PARAMS];
   unsigned char *reach;   /* ntasks x np: parameter j reaches task t */
+  unsigned char *decl;    /* ntasks x np: the declared reach (before the reach tests) */
   double *w;              /* weight per point (0: excluded) */
   int *fitpts, nfit;      /* points of the current fit */
   int *freep, nfree;      /* parameters of the current fit */
@@ -64,6 +65,9 @@ struct calib {
   gsl_vector *uprev, *fprev;
   long nsims;
   int evals;
+  int rescreens;          /* re-screens after a fit (calib_reach_retest) */
+  int rescreen_freed;     /* parameters they freed */
+  int rescreen_pairs;     /* set-aside pairs they put back into the reach */
   double sumsq_screen;    /* sum of squares at the screening point */
   struct timespec t0;
   /* The last fit's Jacobian (nfit x nfree, row i = fitpts[i], column k =
@@ -113,6 +117,13 @@ int calib_pts_need(const struct calib *c, const int *pts, int npts, unsigned cha
  * fit's simulations; c->reach loses the pairs that do not.  0, 1 (out of
  * memory) or 2 (a bad reach record), err filled. */
 int calib_reach_refine(struct calib *c, FILE *out, struct nw_err *err);
+/* calib_reach.c: after a fit, the pairs set aside at the start (out of
+ * the reach, or a parameter's the screen found without effect) tested
+ * again at c->x as groups; those that move join the reach (*nrestored:
+ * how many were out of it), and a parameter without effect whose
+ * perturbation now moves a fit point is freed (no_effect cleared).  The
+ * number freed, or -1 out of memory.  Its summary goes to out. */
+int calib_reach_retest(struct calib *c, int *nrestored, FILE *out);
 /* calib_reachrec.c: the recorded reach beside o->out.  Its path (-1: no
  * output); write the pairs of the needed tasks that are free, declared
  * (decl) and out of c->reach (0 or -1 with err); read a record: rec[t] = 1

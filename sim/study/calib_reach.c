@@ -18,7 +18,10 @@
  * them nor sets them (the catalogue value stands, which by the test does
  * not matter there), and the cache is keyed again on the finer reach.
  * As for the screening's no_effect, "inert" is measured at the start
- * point: a threshold the fit later crosses would go unseen.
+ * point, and a threshold the fit later crosses (a limit that bound first
+ * there, released by the fit) would go unseen: after the fit,
+ * calib_reach_retest tests the pairs set aside that way again at the
+ * fitted values, as groups again.
  *
  * Per task (--reach tested) the inert pairs are scattered inside the
  * groups, and the splitting costs more than it saves.  Per scenario
@@ -28,6 +31,7 @@
  * simulations); every other task of that file tests the pairs that were
  * inert at the lead as one group (split as above when it moves) and the
  * others as singles. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +50,7 @@ struct reach_state {
   int *pool;
   int npool, cappool;
   long tests, inert_pairs, pairs;
+  const char *what;       /* the progress lines' name of the tests */
 };
 
 /* A group of pool[first .. first + n) (already in the pool). */
@@ -192,8 +197,8 @@ static int reach_round_run(struct calib *c, struct reach_state *st, int g0, int 
   }
   st->tests += n;
   if (rc == 0 && n > 0 && !c->o->quiet)
-    fprintf(stderr, "calibrate: reach: %d groups, %d simulations to run (%ld so far, %.0f s, %.0f s CPU)\n", g1 - g0, n,
-            c->nsims, calib_elapsed_s(c), calib_cpu_s());
+    fprintf(stderr, "calibrate: %s: %d groups, %d simulations to run (%ld so far, %.0f s, %.0f s CPU)\n",
+            st->what ? st->what : "reach", g1 - g0, n, c->nsims, calib_elapsed_s(c), calib_cpu_s());
   if (rc == 0 && n > 0)
     rc = calib_run_pending(c, idx, n);
   free(x);
@@ -252,26 +257,24 @@ static int reach_by_scenario(struct calib *c, struct reach_state *st, const unsi
 {
   size_t nt = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1), nm = nt * (size_t)(c->np > 0 ? c->np : 1);
   int *lead = malloc(nt * sizeof *lead);
-  unsigned char *decl = malloc(nm), *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
-  int rc = lead && decl && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
+  unsigned char *hyp = calloc(nm, 1), *rec = calloc(nt, 1);
+  int rc = lead && hyp && rec ? 0 : -1, r0 = 0, r1 = 0;
   if (rc == 0) {
-    memcpy(decl, c->reach, nm);
     reach_leads(c, need, lead);
     if (calib_reach_record_read(c, hyp, rec, nrec, err) < 0)
       rc = -2;
     for (int t = 0; t < c->v.ntasks; t++)
       *nlead += lead[t] == t && !rec[t];
   }
-  struct reach_hyp h = {.lead = lead, .decl = decl, .rec = rec, .hyp = hyp};
+  struct reach_hyp h = {.lead = lead, .decl = c->decl, .rec = rec, .hyp = hyp};
   if (rc == 0 && (reach_seed_scenario(c, st, &h, 0, par) < 0 || (r0 = reach_rounds(c, st, 0)) < 0))
     rc = -1;
   int g0 = st->ng;
   if (rc == 0 && (reach_seed_scenario(c, st, &h, 1, par) < 0 || (r1 = reach_rounds(c, st, g0)) < 0))
     rc = -1;
-  if (rc == 0 && calib_reach_record_write(c, decl, need, err) < 0)
+  if (rc == 0 && calib_reach_record_write(c, c->decl, need, err) < 0)
     rc = -2;
   free(lead);
-  free(decl);
   free(hyp);
   free(rec);
   return rc < 0 ? rc : r0 + r1;
@@ -313,4 +316,138 @@ int calib_reach_refine(struct calib *c, FILE *out, struct nw_err *err)
   if (rc == -1)
     nw_fail(err, "calibrate", 0, 0, "reach tests failed (out of memory)");
   return rc >= 0 ? 0 : rc == -1 ? 1 : 2;
+}
+
+/* A pair the start point set aside, tested again after the fit: a needed
+ * task's declared pair of a parameter the fit frees or the screen found
+ * without effect, out of the reach (the reach tests) or, without effect,
+ * in it (the screen).  1 out of the reach, 2 in it, 0 not set aside. */
+static int reach_set_aside(const struct calib *c, const unsigned char *need, int t, int j)
+{
+  size_t k = (size_t)t * (size_t)c->np + (size_t)j;
+  const struct calib_param *q = &c->par[j];
+  if (!need[t] || !c->decl[k] || !(q->free_ || q->no_effect))
+    return 0;
+  return !c->reach[k] ? 1 : q->no_effect ? 2 : 0;
+}
+
+/* A cache entry of a task whose set-aside pair (t, j) joins the reach
+ * again was simulated at the start's value of j (calib_task_sets) or, the
+ * pair still in the reach then, at its own; keyed now on its own value,
+ * it is dropped (its task -1: found no more) unless the two agree. */
+static void reach_drop_stale(struct calib *c, const unsigned char *cand)
+{
+  for (int i = 0; i < c->ncache; i++) {
+    struct calib_cached *e = &c->cache[i];
+    for (int j = 0; e->task >= 0 && j < c->np; j++)
+      if (cand[(size_t)e->task * (size_t)c->np + (size_t)j] == 1 && e->vals[j] != c->xstart[j])
+        e->task = -1;
+  }
+}
+
+/* Does moving parameter j alone by the Jacobian's step from c->x change
+ * a fit point it reaches?  Its simulations are the single tests'
+ * (cached).  1, 0, or -1 out of memory. */
+static int reach_moves_point(struct calib *c, int j, double *xp, double *pred)
+{
+  memcpy(xp, c->x, (size_t)c->np * sizeof *xp);
+  xp[j] = calib_x_of_u(c->uref[j] + CALIB_DU, c->par[j].lo, c->par[j].hi);
+  const double *xs[2] = {c->x, xp};
+  if (calib_simulate(c, 2, xs, c->fitpts, c->nfit) < 0)
+    return -1;
+  for (int v = 0; v < 2; v++) {
+    calib_score_at(c, xs[v], c->fitpts, c->nfit);
+    for (int i = 0; i < c->nfit; i++) {
+      const struct val_point *p = &c->v.pts[c->fitpts[i]];
+      double y = p->status == VAL_OK ? p->predicted : NAN;
+      if (v == 0)
+        pred[i] = y;
+      else if (calib_reaches(c, j, c->fitpts[i]) && memcmp(&y, &pred[i], sizeof y))
+        return 1;
+    }
+  }
+  return 0;
+}
+
+int calib_reach_retest(struct calib *c, int *nrestored, FILE *out)
+{
+  size_t nt = (size_t)(c->v.ntasks > 0 ? c->v.ntasks : 1), np = (size_t)(c->np > 0 ? c->np : 1);
+  unsigned char *need = malloc(nt), *cand = calloc(nt * np, 1);
+  int *par = malloc(np * sizeof *par), nfreed = 0, rc = 0;
+  double *xp = malloc(np * sizeof *xp), *pred = malloc((size_t)(c->nfit > 0 ? c->nfit : 1) * sizeof *pred);
+  struct reach_state st = {.what = "re-screen"};
+  st.base = malloc(nt * sizeof *st.base);
+  *nrestored = 0;
+  if (!need || !cand || !par || !xp || !pred || !st.base) {
+    rc = -1;
+    goto done;
+  }
+  calib_pts_need(c, c->fitpts, c->nfit, need);
+  for (int t = 0; t < c->v.ntasks; t++)
+    for (int j = 0; j < c->np; j++)
+      cand[(size_t)t * np + (size_t)j] = (unsigned char)reach_set_aside(c, need, t, j);
+  reach_drop_stale(c, cand);
+  for (size_t k = 0; k < (size_t)c->v.ntasks * (size_t)c->np; k++)
+    c->reach[k] |= cand[k] != 0;
+  const double *xs[1] = {c->x};
+  if (calib_rekey(c) < 0 || calib_simulate(c, 1, xs, c->fitpts, c->nfit) < 0) {
+    rc = -1;
+    goto done;
+  }
+  for (int t = 0; t < c->v.ntasks; t++) {
+    const struct calib_cached *b = need[t] ? calib_find(c, t, c->x) : NULL;
+    st.base[t] = b ? (int)(b - c->cache) : -1;
+    int n = 0;
+    for (int j = 0; j < c->np; j++)
+      if (cand[(size_t)t * np + (size_t)j])
+        par[n++] = j;
+    st.pairs += n;
+    if (n > 0 && reach_seed_group(&st, t, par, n) < 0) {
+      rc = -1;
+      goto done;
+    }
+  }
+  if (reach_rounds(c, &st, 0) < 0) {
+    rc = -1;
+    goto done;
+  }
+  /* the pairs that move now: one out of the reach joins it; one in it
+   * (the screen's) stays there whatever the verdict */
+  for (size_t k = 0; k < (size_t)c->v.ntasks * (size_t)c->np; k++) {
+    *nrestored += cand[k] == 1 && c->reach[k];
+    c->reach[k] |= cand[k] == 2;
+  }
+  if (calib_rekey(c) < 0) {
+    rc = -1;
+    goto done;
+  }
+  fprintf(out, "re-screen at the fitted values: %ld pairs set aside at the start tested (%ld group simulations), "
+               "%ld move the simulation now (%d out of the reach join it)\n",
+          st.pairs, st.tests, st.pairs - st.inert_pairs, *nrestored);
+  for (int j = 0; j < c->np; j++) {
+    int moves = 0;
+    for (int t = 0; c->par[j].no_effect && !moves && t < c->v.ntasks; t++)
+      moves = cand[(size_t)t * np + (size_t)j] && c->reach[(size_t)t * np + (size_t)j];
+    int m = moves ? reach_moves_point(c, j, xp, pred) : 0;
+    if (m < 0) {
+      rc = -1;
+      goto done;
+    }
+    if (m) {
+      c->par[j].no_effect = 0;
+      nfreed++;
+      fprintf(out, "  freed (without effect at the start, a fit point moves with it now): %s.%s\n", c->par[j].entry,
+              c->par[j].key);
+    }
+  }
+done:
+  free(st.base);
+  free(st.g);
+  free(st.pool);
+  free(need);
+  free(cand);
+  free(par);
+  free(xp);
+  free(pred);
+  return rc < 0 ? rc : nfreed;
 }

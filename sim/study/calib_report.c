@@ -153,6 +153,8 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
     fprintf(f, "  source: \"%s\"\n", o->source);
   fprintf(f, "  only: \"%s\"\n  params: \"%s\"\n", o->only ? o->only : "all", o->params ? o->params : "all");
   fprintf(f, "  residuals: %d\n  excluded_points: %d\n  free_parameters: %d\n", c->nfit, nexcl, c->nfree);
+  fprintf(f, "  rescreens: %d\n  freed_by_rescreen: %d\n  pairs_restored_by_rescreen: %d\n", c->rescreens,
+          c->rescreen_freed, c->rescreen_pairs);
   fprintf(f, "  prior_weight: %g\n  robust_scale: %g\n", o->prior, o->robust);
   fprintf(f, "  objective_before: %.6g\n  objective_after: %.6g\n", fr->sumsq0, fr->sumsq1);
   fprintf(f, "  sum_of_squares_before: %.6g\n  sum_of_squares_after: %.6g\n", fr->raw0, fr->raw1);
@@ -177,7 +179,9 @@ int calib_write(const struct calib *c, const struct calib_fitres *fr, int nexcl,
   fprintf(f, "parameters:\n");
   for (int j = 0; j < c->np; j++) {
     const struct calib_param *q = &c->par[j];
-    if (!q->free_ && !(q->discrete && q->npoints > 0) && !(q->pinned && q->in_start))
+    /* one --start named and this fit left alone (outside --params, or
+     * changing no prediction here) keeps the start's value */
+    if (!q->free_ && !(q->discrete && q->npoints > 0) && !q->in_start)
       continue;
     char v[64], v0[64], lo[64], hi[64], se[64], rd[64];
     calib_value_text(q->value, q->dim, v, sizeof v);

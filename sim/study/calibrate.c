@@ -341,6 +341,52 @@ int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   return rc;
 }
 
+/* Re-screens after the fit: at most this many, each followed by a refit
+ * when it changed the free set or the reach. */
+#define CALIB_RESCREENS 2
+
+/* The screen and the reach tests judge "inert" at the start: a parameter
+ * whose mechanism a limit hid there (the PM810's write_rate behind the die
+ * program limit) is never freed, though the fit may lift that limit.
+ * After the fit, the pairs set aside are tested again at the fitted
+ * values (calib_reach_retest); what moves now joins the fit, which goes on
+ * from where it stopped.  fr keeps the first fit's starting sums and
+ * counts every iteration.  0, or -1 (err filled). */
+static int calib_rescreen_fit(struct calib *c, int max_iter, struct calib_fitres *fr, FILE *out, struct nw_err *err)
+{
+  unsigned char was_inert[CALIB_MAX_PARAMS];
+  for (int r = 0; r < CALIB_RESCREENS && max_iter > 0; r++) {
+    for (int j = 0; j < c->np; j++)
+      was_inert[j] = (unsigned char)c->par[j].no_effect;
+    int restored = 0, nfreed = calib_reach_retest(c, &restored, out);
+    if (nfreed < 0)
+      return nw_fail(err, "calibrate", 0, 0, "re-screen failed (out of memory)");
+    c->rescreens++;
+    c->rescreen_freed += nfreed;
+    c->rescreen_pairs += restored;
+    if (nfreed == 0 && restored == 0)
+      break;
+    calib_pick_free(c);
+    struct calib_fitres more;
+    if (calib_fit(c, max_iter, &more) < 0)
+      return nw_fail(err, "calibrate", 0, 0, "fit after the re-screen failed: %s (%d residuals, %d parameters)",
+                     more.stop, c->nfit, c->nfree);
+    fprintf(out, "refit with %d free parameters: %d iterations (%s), objective %.4g -> %.4g\n", c->nfree,
+            more.iterations, more.stop, more.sumsq0, more.sumsq1);
+    /* a freed parameter's sensitivity: its |column| in the refit's Jacobian (the screen's was 0) */
+    for (int k = 0; c->jac && k < c->nfree; k++)
+      if (was_inert[c->freep[k]]) {
+        gsl_vector_const_view col = gsl_matrix_const_column(c->jac, (size_t)k);
+        c->par[c->freep[k]].sensitivity = gsl_blas_dnrm2(&col.vector);
+      }
+    more.iterations += fr->iterations;
+    more.sumsq0 = fr->sumsq0;
+    more.raw0 = fr->raw0;
+    *fr = more;
+  }
+  return 0;
+}
+
 /* A parameter of the power model only: it turns busy times into watts
  * after the run (models/soc/soc.c's voltage scaling, the PSU efficiency
  * in sim/engine/run.c) and changes no timing, so it reaches only the
@@ -445,6 +491,10 @@ static int calib_setup(struct calib *c, struct nw_err *err)
     }
   }
   free(power);
+  c->decl = malloc((size_t)(v->ntasks > 0 ? v->ntasks : 1) * (size_t)(c->np > 0 ? c->np : 1));
+  if (!c->decl)
+    return nw_fail(err, "calibrate", 0, 0, "out of memory");
+  memcpy(c->decl, c->reach, (size_t)v->ntasks * (size_t)c->np);
   for (int i = 0; i < v->npoints; i++) {
     const struct val_point *p = &v->pts[i];
     /* A max or stddev of latency is set by rare events over the review's
@@ -492,6 +542,7 @@ void calib_release(struct calib *c)
   gsl_vector_free(c->uprev);
   gsl_vector_free(c->fprev);
   free(c->reach);
+  free(c->decl);
   free(c->w);
   free(c->fitpts);
   free(c->freep);
@@ -633,6 +684,10 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     rc = 1;
     goto done;
   }
+  if (calib_rescreen_fit(c, o->max_iter, &fr, out, err) < 0) {
+    rc = 1;
+    goto done;
+  }
   if (calib_counts(c, o->max_iter, &fr, out) < 0) {
     nw_fail(err, "calibrate", 0, 0, "count profile failed (out of memory)");
     rc = 1;
@@ -643,7 +698,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
-    q->at_bound = (q->free_ || q->discrete || (q->pinned && q->in_start)) &&
+    q->at_bound = (q->free_ || q->discrete || q->in_start) &&
                   (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];

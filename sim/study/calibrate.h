@@ -52,7 +52,7 @@ struct calib_param {
   int pick;            /* chosen: 1 for the first pick, 2 the next, ...; 0: not chosen */
   int discrete;        /* 1: a count (whole values), fitted by calib_counts' profile, not by gradient */
   int pinned;          /* 1: outside --params with --start: held at the start's value, never free */
-  int in_start;        /* 1: --start named it (its value, and for a pinned one its record, are the start's) */
+  int in_start;        /* 1: --start named it (its value, and its record unless this fit frees it, are the start's) */
 };
 
 /* --reach: every declared pair, or group tests (before the screen) drop
