@@ -103,7 +103,7 @@ struct fo_step {
 };
 
 static void fo_copy(const char *kind, const char *latency, const char *file_size, const char *extra_set,
-                    struct fo_step *wr, struct fo_step *rd)
+                    const char *extra_set2, struct fo_step *wr, struct fo_step *rd)
 {
   char ks[64], ls[64], fs[64];
   snprintf(ks, sizeof ks, "protocol.kind=%s", kind);
@@ -113,7 +113,8 @@ static void fo_copy(const char *kind, const char *latency, const char *file_size
   cli_source_path(FO_SCENARIO, path, sizeof path);
   const char *args[] = {"run", "--json", "--no-ci", "--uncalibrated", path, "--set", "workload.sets=photos",
                         "--set", "workload.folder_size=4MiB", "--set", fs, "--set", "clients.file_gap=0s",
-                        "--set", ks, "--set", ls, extra_set ? "--set" : NULL, extra_set, NULL};
+                        "--set", ks, "--set", ls, extra_set ? "--set" : NULL, extra_set,
+                        extra_set2 ? "--set" : NULL, extra_set2, NULL};
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -130,9 +131,10 @@ static void fo_copy(const char *kind, const char *latency, const char *file_size
 }
 
 /* A many-small-file copy over SMB from a Windows client: 64 files of 64
- * KiB (one chunk each).  Written, each file is CREATE + SET_INFO (the
- * copy tool's destination flow) + WRITE + CLOSE = 4 requests through
- * smbd; read back, CREATE + READ + CLOSE = 3.  The client counts three
+ * KiB (one chunk each).  Written, each file is CREATE + SET_INFO end of
+ * file (the copy tool's destination flow) + WRITE + SET_INFO basic
+ * information (the source's times) + CLOSE (its close flow) = 5
+ * requests through smbd; read back, CREATE + READ + CLOSE = 3.  The client counts three
  * I/Os per file either way (its open, its chunk, its close).  Over NFS
  * with the protocol's own flows (no copy tool's): LOOKUP + ACCESS + READ
  * (a close after reads sends nothing) = 3 requests and still three I/Os. */
@@ -140,14 +142,14 @@ START_TEST(test_small_file_copy_requests)
 {
   const double files = 64;
   struct fo_step wr, rd;
-  fo_copy("smb", "10us", "64KiB", NULL, &wr, &rd);
-  ck_assert_msg(wr.requests == 4 * files && wr.ios == 3 * files,
+  fo_copy("smb", "10us", "64KiB", NULL, NULL, &wr, &rd);
+  ck_assert_msg(wr.requests == 5 * files && wr.ios == 3 * files,
                 "SMB write: %.0f requests through smbd, %.0f I/Os; want %.0f and %.0f", wr.requests, wr.ios,
-                4 * files, 3 * files);
+                5 * files, 3 * files);
   ck_assert_msg(rd.requests == 3 * files && rd.ios == 3 * files,
                 "SMB read: %.0f requests through smbd, %.0f I/Os; want %.0f and %.0f", rd.requests, rd.ios,
                 3 * files, 3 * files);
-  fo_copy("nfs", "10us", "64KiB", "clients.copy_source_requests=0", &wr, &rd);
+  fo_copy("nfs", "10us", "64KiB", "clients.copy_source_requests=0", NULL, &wr, &rd);
   ck_assert_msg(rd.requests == 3 * files && rd.ios == 3 * files,
                 "NFS read: %.0f requests through knfsd, %.0f I/Os; want %.0f and %.0f", rd.requests, rd.ios,
                 3 * files, 3 * files);
@@ -158,24 +160,24 @@ END_TEST
  * costs its requests x the added round trip more.  The route crosses the
  * client's and the NAS's link each way, so a round trip grows by 400 us;
  * the iSCSI copy of the same files (the client's own file system opens
- * them: one READ or WRITE per file) measures it.  SMB: 4 requests per
+ * them: one READ or WRITE per file) measures it.  SMB: 5 requests per
  * written file, 3 per read one. */
 START_TEST(test_per_file_time_follows_rtt)
 {
   const double files = 64, added_rtt_s = 4 * 100e-6;
   struct fo_step w0, r0, w1, r1, iw0, ir0, iw1, ir1;
-  fo_copy("smb", "10us", "64KiB", NULL, &w0, &r0);
-  fo_copy("smb", "110us", "64KiB", NULL, &w1, &r1);
-  fo_copy("iscsi", "10us", "64KiB", NULL, &iw0, &ir0);
-  fo_copy("iscsi", "110us", "64KiB", NULL, &iw1, &ir1);
+  fo_copy("smb", "10us", "64KiB", NULL, NULL, &w0, &r0);
+  fo_copy("smb", "110us", "64KiB", NULL, NULL, &w1, &r1);
+  fo_copy("iscsi", "10us", "64KiB", NULL, NULL, &iw0, &ir0);
+  fo_copy("iscsi", "110us", "64KiB", NULL, NULL, &iw1, &ir1);
   double iscsi_w = (iw1.window_s - iw0.window_s) / files, iscsi_r = (ir1.window_s - ir0.window_s) / files;
   ck_assert_msg(fabs(iscsi_w / added_rtt_s - 1.0) < 0.05 && fabs(iscsi_r / added_rtt_s - 1.0) < 0.05,
                 "iSCSI, one request per file: +%.1f us written, +%.1f us read per file; want +%.0f us",
                 iscsi_w * 1e6, iscsi_r * 1e6, added_rtt_s * 1e6);
   double smb_w = (w1.window_s - w0.window_s) / files, smb_r = (r1.window_s - r0.window_s) / files;
-  ck_assert_msg(fabs(smb_w / (4 * added_rtt_s) - 1.0) < 0.05,
-                "SMB write: +%.1f us per file; want 4 requests x %.0f us = %.0f us", smb_w * 1e6,
-                added_rtt_s * 1e6, 4 * added_rtt_s * 1e6);
+  ck_assert_msg(fabs(smb_w / (5 * added_rtt_s) - 1.0) < 0.05,
+                "SMB write: +%.1f us per file; want 5 requests x %.0f us = %.0f us", smb_w * 1e6,
+                added_rtt_s * 1e6, 5 * added_rtt_s * 1e6);
   ck_assert_msg(fabs(smb_r / (3 * added_rtt_s) - 1.0) < 0.05,
                 "SMB read: +%.1f us per file; want 3 requests x %.0f us = %.0f us", smb_r * 1e6,
                 added_rtt_s * 1e6, 3 * added_rtt_s * 1e6);

@@ -57,7 +57,8 @@ int eng_req_stores(const struct eng_req *r)
  * catalogue's message flows): a copy tool that opens its source or
  * creates its destination with a flow of its own says so
  * (clients.copy_source_requests / copy_dest_requests: CopyFileEx's CREATE
- * + SET_INFO end-of-file); a data I/O that opens its file (IOZone's,
+ * + SET_INFO end-of-file; copy_dest_close_requests: its SET_INFO of the
+ * source's times + CLOSE); a data I/O that opens its file (IOZone's,
  * CrystalDiskMark's and ATTO's passes over their file) goes after the
  * file's open and the close of its previous pass, the same requests per
  * pass as a close after the last I/O would be; where the client OS
@@ -76,6 +77,7 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
   double tool = !r->job->spec->file_handles       ? 0.0
                 : r->fop == PROTO_FOP_OPEN   ? cl->copy_source_requests
                 : r->fop == PROTO_FOP_CREATE ? cl->copy_dest_requests
+                : r->fop == PROTO_FOP_CLOSE_WRITTEN ? cl->copy_dest_close_requests
                                              : 0.0;
   return tool > 0.0 ? (int)tool : proto_file_requests(p, r->fop);
 }
