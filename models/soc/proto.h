@@ -102,6 +102,9 @@ struct proto_costs {
   double close_requests;               /* close a file only read */
   double close_written_requests;       /* close a file written through this handle */
   double delete_requests;              /* remove a file by its path */
+  double close_written_writeback;      /* 1: closing a written file starts the write-back of
+                                          its dirty pages in the closing thread (the file
+                                          system's, not a request; proto_close_starts_writeback) */
 };
 
 struct proto_params {
@@ -319,6 +322,13 @@ enum proto_fop {
  * read = 0); 0 for PROTO_FOP_NONE and for a protocol without files
  * (iSCSI, local). */
 int proto_file_requests(const struct proto_params *p, enum proto_fop op);
+
+/* 1 if the server, closing a file written through the handle, submits the
+ * file's dirty pages for write-back itself, in the thread that serves the
+ * close (the catalogue's close_written_writeback: Samba on ext4, whose
+ * auto_da_alloc allocates and submits a file's delayed blocks at its
+ * release); 0 when its flusher alone writes them back. */
+int proto_close_starts_writeback(const struct proto_params *p);
 
 /* 1 when op looks a path up on the server's file system (open, create,
  * stat, delete: proto_open_cycles once, with its first request), 0 for a

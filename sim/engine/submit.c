@@ -82,6 +82,23 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
   return tool > 0.0 ? (int)tool : proto_file_requests(p, r->fop);
 }
 
+/* The write-back the close of a written file starts on the NAS (the
+ * protocol's close_written_writeback: Samba on ext4, whose auto_da_alloc
+ * allocates and submits a file's delayed blocks as the file is released):
+ * the file's pages still dirty in the NAS page cache go to the disks now,
+ * submitted by the thread that serves the close, which does not wait for
+ * them.  Returns that thread's CPU work for it (reference cycles). */
+double eng_close_writeback(struct eng *e, const struct eng_req *r)
+{
+  if (!r->close_writeback || e->local || e->net_only)
+    return 0.0;
+  const struct eng_job *j = r->job;
+  double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
+  double cycles = stack_start_writeback(e->stack, simgrid_get_clock(), r->offset_bytes, (uint64_t)file_bytes);
+  eng_wake_storage(e);
+  return cycles;
+}
+
 /* The client OS reads ahead on job j now (reads beyond the
  * application's own), one mechanism for every client OS (clients.os,
  * catalog/protocols.yaml client_os): on a buffered forward-sequential
