@@ -102,8 +102,9 @@ struct fo_step {
   double window_s, ios, requests;
 };
 
-static void fo_copy(const char *kind, const char *latency, const char *file_size, const char *extra_set,
-                    const char *extra_set2, struct fo_step *wr, struct fo_step *rd)
+/* extra: NULL-ended --set overrides after the copy's own, or NULL */
+static void fo_copy(const char *kind, const char *latency, const char *file_size, const char *const *extra,
+                    struct fo_step *wr, struct fo_step *rd)
 {
   char ks[64], ls[64], fs[64];
   snprintf(ks, sizeof ks, "protocol.kind=%s", kind);
@@ -111,10 +112,10 @@ static void fo_copy(const char *kind, const char *latency, const char *file_size
   snprintf(fs, sizeof fs, "workload.photo_file_size=%s", file_size);
   char path[1024];
   cli_source_path(FO_SCENARIO, path, sizeof path);
-  const char *args[] = {"run", "--json", "--no-ci", "--uncalibrated", path, "--set", "workload.sets=photos",
-                        "--set", "workload.folder_size=4MiB", "--set", fs, "--set", "clients.file_gap=0s",
-                        "--set", ks, "--set", ls, extra_set ? "--set" : NULL, extra_set,
-                        extra_set2 ? "--set" : NULL, extra_set2, NULL};
+  const char *args[40] = {"run", "--json", "--no-ci", "--uncalibrated", path};
+  const char *const own[] = {"workload.sets=photos", "workload.folder_size=4MiB", fs, "clients.file_gap=0s", ks, ls,
+                             NULL};
+  cli_add_sets(args, cli_add_sets(args, 5, 40, own), 40, extra);
   struct cli_out r;
   ck_assert_int_eq(cli_exec(NULL, args, &r), 0);
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -142,14 +143,14 @@ START_TEST(test_small_file_copy_requests)
 {
   const double files = 64;
   struct fo_step wr, rd;
-  fo_copy("smb", "10us", "64KiB", NULL, NULL, &wr, &rd);
+  fo_copy("smb", "10us", "64KiB", NULL, &wr, &rd);
   ck_assert_msg(wr.requests == 5 * files && wr.ios == 3 * files,
                 "SMB write: %.0f requests through smbd, %.0f I/Os; want %.0f and %.0f", wr.requests, wr.ios,
                 5 * files, 3 * files);
   ck_assert_msg(rd.requests == 3 * files && rd.ios == 3 * files,
                 "SMB read: %.0f requests through smbd, %.0f I/Os; want %.0f and %.0f", rd.requests, rd.ios,
                 3 * files, 3 * files);
-  fo_copy("nfs", "10us", "64KiB", "clients.copy_source_requests=0", NULL, &wr, &rd);
+  fo_copy("nfs", "10us", "64KiB", (const char *const[]){"clients.copy_source_requests=0", NULL}, &wr, &rd);
   ck_assert_msg(rd.requests == 3 * files && rd.ios == 3 * files,
                 "NFS read: %.0f requests through knfsd, %.0f I/Os; want %.0f and %.0f", rd.requests, rd.ios,
                 3 * files, 3 * files);
@@ -166,10 +167,10 @@ START_TEST(test_per_file_time_follows_rtt)
 {
   const double files = 64, added_rtt_s = 4 * 100e-6;
   struct fo_step w0, r0, w1, r1, iw0, ir0, iw1, ir1;
-  fo_copy("smb", "10us", "64KiB", NULL, NULL, &w0, &r0);
-  fo_copy("smb", "110us", "64KiB", NULL, NULL, &w1, &r1);
-  fo_copy("iscsi", "10us", "64KiB", NULL, NULL, &iw0, &ir0);
-  fo_copy("iscsi", "110us", "64KiB", NULL, NULL, &iw1, &ir1);
+  fo_copy("smb", "10us", "64KiB", NULL, &w0, &r0);
+  fo_copy("smb", "110us", "64KiB", NULL, &w1, &r1);
+  fo_copy("iscsi", "10us", "64KiB", NULL, &iw0, &ir0);
+  fo_copy("iscsi", "110us", "64KiB", NULL, &iw1, &ir1);
   double iscsi_w = (iw1.window_s - iw0.window_s) / files, iscsi_r = (ir1.window_s - ir0.window_s) / files;
   ck_assert_msg(fabs(iscsi_w / added_rtt_s - 1.0) < 0.05 && fabs(iscsi_r / added_rtt_s - 1.0) < 0.05,
                 "iSCSI, one request per file: +%.1f us written, +%.1f us read per file; want +%.0f us",
@@ -200,8 +201,8 @@ START_TEST(test_written_close_starts_writeback)
   char pb[64];
   snprintf(pb, sizeof pb, "page_cache.flush_cycles_per_byte=%g", per_byte);
   struct fo_step w0, r0, w1, r1;
-  fo_copy("smb", "10us", "64KiB", "protocol.close_written_writeback=0", pb, &w0, &r0);
-  fo_copy("smb", "10us", "64KiB", pb, NULL, &w1, &r1);
+  fo_copy("smb", "10us", "64KiB", (const char *const[]){"protocol.close_written_writeback=0", pb, NULL}, &w0, &r0);
+  fo_copy("smb", "10us", "64KiB", (const char *const[]){pb, NULL}, &w1, &r1);
   double want = (per_request + file_bytes * per_byte) / speed, got = (w1.window_s - w0.window_s) / files;
   ck_assert_msg(fabs(got / want - 1.0) < 0.05, "written close: +%.2f us per file, want +%.2f us", got * 1e6,
                 want * 1e6);
