@@ -511,6 +511,32 @@ START_TEST(test_dirty_sweep_order)
 }
 END_TEST
 
+/* A file's close writes back that file's dirty pages only, in runs in
+ * ascending order cut at a clean page and at max_bytes (filemap_flush over
+ * the file's range), from inside a block and across blocks; the pages
+ * outside the range stay dirty for the flusher. */
+START_TEST(test_dirty_take_in_range)
+{
+  struct pcache *pc = pcache_create(64 * 65536, 65536);
+  ck_assert_int_eq(pcache_set_unit(pc, 4096), 0);
+  pcache_insert(pc, 0, 65536, 1, 0.0);              /* block 0: another file */
+  pcache_insert(pc, 65536 + 8192, 120 * 1024, 1, 1.0); /* the file: block 1 from page 2 into block 2 */
+  pcache_insert(pc, 65536 + 200 * 1024, 4096, 1, 2.0); /* ... and a page after a clean gap */
+  uint64_t off, len;
+  ck_assert(pcache_take_dirty_in(pc, 65536, 4 * 65536, 1 << 20, &off, &len));
+  ck_assert_msg(off == 65536 + 8192 && len == 120 * 1024, "run %llu+%llu, want %d+%d", (unsigned long long)off,
+                (unsigned long long)len, 65536 + 8192, 120 * 1024);
+  ck_assert(pcache_take_dirty_in(pc, 65536, 4 * 65536, 8192, &off, &len)); /* at most one page here */
+  ck_assert_msg(off == 65536 + 200 * 1024 && len == 4096, "run %llu+%llu", (unsigned long long)off,
+                (unsigned long long)len);
+  ck_assert(!pcache_take_dirty_in(pc, 65536, 4 * 65536, 1 << 20, &off, &len));
+  ck_assert_uint_eq(pcache_dirty_bytes(pc), 65536); /* the other file's block */
+  ck_assert_uint_eq(pcache_dirty_bytes_in(pc, 0, 65536), 65536);
+  ck_assert(!pcache_take_dirty_in(pc, 65536, 0, 1 << 20, &off, &len));
+  pcache_destroy(pc);
+}
+END_TEST
+
 /* Random 4 KiB writes through the page cache: the flusher writes back
  * each scattered page as its own request, so its CPU is exactly
  * pages x (per request + 4096 x per byte). */
@@ -821,6 +847,7 @@ int main(void)
   tcase_add_test(tc, test_present_eviction);
   tcase_add_test(tc, test_unit_is_block);
   tcase_add_test(tc, test_dirty_sweep_order);
+  tcase_add_test(tc, test_dirty_take_in_range);
   tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);
   tcase_add_test(tc, test_readahead_hits);

@@ -72,7 +72,12 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
     PROTO_FOP_ENTRY(OFF, PROTO_FOP_CLOSE, "close_requests", "closing a file only read") \
     PROTO_FOP_ENTRY(OFF, PROTO_FOP_CLOSE_WRITTEN, "close_written_requests", \
                     "closing a file written through the handle") \
-    PROTO_FOP_ENTRY(OFF, PROTO_FOP_DELETE, "delete_requests", "removing a file by its path")
+    PROTO_FOP_ENTRY(OFF, PROTO_FOP_DELETE, "delete_requests", "removing a file by its path") \
+    {.key = "close_written_writeback", .dim = UNITS_NUMBER, .offset = OFF(close_written_writeback), \
+     .min = 0, .max = 1, .optional = 1, .def = 0, \
+     .help = "1: the server's file system starts the write-back of a written file's dirty pages " \
+             "when the file is closed, in the closing thread (ext4 auto_da_alloc), 0: its flusher " \
+             "alone writes them back"}
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -231,6 +236,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"close_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE])},
       {"close_written_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE_WRITTEN])},
       {"delete_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_DELETE])},
+      {"close_written_writeback", PROTO_PCOST_OFF(close_written_writeback)},
   };
   for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
     double v = *(const double *)((const char *)p + proto_whole[i].offset);
@@ -374,6 +380,11 @@ int proto_read_blocks(const struct proto_params *p, double bytes)
 double proto_open_cycles(const struct proto_params *p)
 {
   return proto_ops_of(p)->opens_files ? p->costs.cycles_per_open : 0.0;
+}
+
+int proto_close_starts_writeback(const struct proto_params *p)
+{
+  return proto_ops_of(p)->opens_files && p->costs.close_written_writeback > 0.0;
 }
 
 int proto_file_requests(const struct proto_params *p, enum proto_fop op)

@@ -112,6 +112,9 @@ struct proto_costs {
    * enum proto_fop (the catalogue's open_requests, create_requests, stat_requests,
    * close_requests, close_written_requests, delete_requests; PROTO_FOP_NONE's unused): */
   double fop_requests[PROTO_NFOPS];
+  double close_written_writeback;      /* 1: closing a written file starts the write-back of
+                                          its dirty pages in the closing thread (the file
+                                          system's, not a request; proto_close_starts_writeback) */
 };
 
 struct proto_params {
@@ -318,6 +321,13 @@ double proto_open_cycles(const struct proto_params *p);
  * read = 0); 0 for PROTO_FOP_NONE and for a protocol without files
  * (iSCSI, local). */
 int proto_file_requests(const struct proto_params *p, enum proto_fop op);
+
+/* 1 if the server, closing a file written through the handle, submits the
+ * file's dirty pages for write-back itself, in the thread that serves the
+ * close (the catalogue's close_written_writeback: Samba on ext4, whose
+ * auto_da_alloc allocates and submits a file's delayed blocks at its
+ * release); 0 when its flusher alone writes them back. */
+int proto_close_starts_writeback(const struct proto_params *p);
 
 /* 1 when op looks a path up on the server's file system (open, create,
  * stat, delete: proto_open_cycles once, with its first request), 0 for a

@@ -467,6 +467,43 @@ int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint6
   return 1;
 }
 
+int pcache_take_dirty_in(struct pcache *c, uint64_t off, uint64_t len, uint64_t max_bytes,
+                         uint64_t *run_off, uint64_t *run_len)
+{
+  if (len == 0 || c->dirty_head == PCACHE_NIL)
+    return 0;
+  uint64_t unit = c->unit_bytes, upb = c->units_per_block;
+  uint64_t maxu = max_bytes / unit > 0 ? max_bytes / unit : 1;
+  uint64_t gu = off / unit, end = (off + len + unit - 1) / unit, first = 0, taken = 0;
+  while (gu < end && taken < maxu) {
+    uint64_t b = gu / upb, u = gu % upb;
+    uint32_t x = pcache_get(c, b);
+    if (x == PCACHE_NIL || !c->node[x].dirty || !(c->node[x].dirty_mask >> u & 1u)) {
+      if (taken > 0)
+        break; /* the run ends */
+      gu = x == PCACHE_NIL || !c->node[x].dirty ? (b + 1) * upb : gu + 1;
+      continue;
+    }
+    struct pcache_node *n = &c->node[x];
+    if (taken == 0)
+      first = gu;
+    n->dirty_mask &= ~(1ULL << u);
+    c->ndirty--;
+    taken++;
+    gu++;
+    if (n->dirty_mask == 0) { /* clean now: most recently used */
+      pcache_unlink(c, x);
+      n->dirty = 0;
+      pcache_link(c, x);
+    }
+  }
+  if (taken == 0)
+    return 0;
+  *run_off = first * unit;
+  *run_len = taken * unit;
+  return 1;
+}
+
 static int pcache_u64_cmp(const void *a, const void *b)
 {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -88,6 +88,14 @@ double pcache_oldest_dirty_s(const struct pcache *c);
  * the oldest. */
 int pcache_take_dirty(struct pcache *c, uint64_t max_bytes, uint64_t *off, uint64_t *len);
 
+/* As pcache_take_dirty, but the first run of dirty units inside [off,
+ * off+len), in ascending order (up to max_bytes, at least one unit), as a
+ * write-back of one file's pages walks them by index (filemap_flush ->
+ * write_cache_pages over the file's range); 0 when none of the range is
+ * dirty.  Walks the range's blocks. */
+int pcache_take_dirty_in(struct pcache *c, uint64_t off, uint64_t len, uint64_t max_bytes,
+                         uint64_t *run_off, uint64_t *run_len);
+
 /* As pcache_take_dirty, but in ascending block order from a cursor, as the
  * kernel's background write-back walks a file's dirty pages by index from
  * its writeback_index and wraps (write_cache_pages, range_cyclic): a pass

@@ -236,6 +236,15 @@ void stack_submit(struct stack *s, double now_s, const struct stack_io *io);
  * not touch the LRU or the hit statistics.  A daemon that reads with a
  * blocking pread() asks this to know whether it would sleep. */
 int stack_read_cached(struct stack *s, uint64_t offset_bytes, uint64_t len_bytes);
+/* Start the write-back of the dirty pages of [offset_bytes, +len_bytes)
+ * now, as a file's close does when its file system allocates and submits
+ * the file's delayed blocks then (ext4 auto_da_alloc: ext4_release_file ->
+ * ext4_alloc_da_blocks -> filemap_flush): the flusher's write-back
+ * requests, without waiting for them.  Returns the CPU work (reference
+ * cycles: the page cache's flush_cycles_per_request per run + per byte)
+ * that the closing thread spends submitting them; 0 without a page cache,
+ * on a failed volume, or when none of the range is dirty. */
+double stack_start_writeback(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes);
 double stack_next_event_s(const struct stack *s);
 void stack_advance(struct stack *s, double now_s);
 void stack_cpu_done(struct stack *s, double now_s, uint64_t token);

@@ -91,6 +91,24 @@ void stk_flush_kick(struct stack *s, double t)
   }
 }
 
+double stack_start_writeback(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes)
+{
+  double cycles = 0.0;
+  uint64_t off, len;
+  if (s->pc == NULL || s->vol_failed)
+    return 0.0;
+  while (pcache_take_dirty_in(s->pc, offset_bytes, len_bytes, STK_FLUSH_MAX_BYTES, &off, &len)) {
+    struct stk_req *r = stk_req_new(s, RQ_FLUSH, off, len, 1);
+    if (r == NULL)
+      break;
+    /* the same work as the flusher's (stk_flush_kick), on the caller's thread */
+    cycles += s->cfg.pcache.flush_cycles_per_request + (double)len * s->cfg.pcache.flush_cycles_per_byte;
+    s->flush_inflight_bytes += len;
+    stk_lower(s, r, now_s);
+  }
+  return cycles;
+}
+
 /* 1 if the page holding byte x is cached (no LRU touch). */
 static int stk_page_cached(struct stack *s, uint64_t x)
 {

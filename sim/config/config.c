@@ -132,6 +132,11 @@ const struct param_desc client_param_table[] = {
      .def = 0,
      .help = "protocol requests of a file copy's create of each destination file on the share (count; "
              "0 = the protocol's create_requests)"},
+    {.key = "copy_dest_close_requests", .dim = UNITS_NUMBER,
+     .offset = offsetof(struct client_params, copy_dest_close_requests), .min = 0, .max = 16,
+     .optional = 1, .def = 0,
+     .help = "protocol requests of a file copy's close of each destination file it wrote on the share "
+             "(count; 0 = the protocol's close_written_requests)"},
 };
 const size_t client_param_count = PARAM_COUNT(client_param_table);
 
@@ -773,8 +778,8 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client,
                (const char *const[]){"count", "os", NULL}, s, "clients", err) < 0)
     return -1;
-  static const char *const whole[] = {"copy_source_requests", "copy_dest_requests"};
-  for (int i = 0; i < 2; i++) {
+  static const char *const whole[] = {"copy_source_requests", "copy_dest_requests", "copy_dest_close_requests"};
+  for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
     double v = *(const double *)((const char *)&s->client +
                                  params_find(client_param_table, client_param_count, whole[i])->offset);
     const struct ynode *at = ytree_get(cl, whole[i]);

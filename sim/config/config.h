@@ -93,6 +93,8 @@ struct client_params {
                                 requests (count; 0 = the protocol's open_requests) */
   double copy_dest_requests;   /* ... of a destination file it creates (count; 0 = the
                                 protocol's create_requests) */
+  double copy_dest_close_requests; /* ... of its close of a destination file it wrote (count;
+                                0 = the protocol's close_written_requests) */
 };
 enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
 extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */

@@ -534,7 +534,8 @@ static void eng_daemon_main(int argc, char **argv)
     eng_hold(d->t);
     if (r->write && r->nsegs > 1 && d->work != ENG_WORK_TX) /* the receiving thread's */
       eng_stream_request(d, r);
-    eng_exec(d->e, d->t, eng_daemon_cycles(d, r));
+    double close_wb = d->work == ENG_WORK_TX || d->work == ENG_WORK_STREAM ? 0.0 : eng_close_writeback(d->e, r);
+    eng_exec(d->e, d->t, eng_daemon_cycles(d, r) + close_wb);
     eng_daemon_handoff(d, r);
     eng_release(d->e, d->t);
   }

@@ -61,6 +61,9 @@ struct eng_req {
   int fop_sent;       /* ... those sent so far */
   int fop_part;       /* one of those requests (app: its I/O): no data; the file system's
                          work only with the first, else answered by the daemon at once */
+  int close_writeback; /* the first request of a written file's close where the server's
+                          file system then starts the file's write-back (submit.c
+                          eng_close_writeback) */
   int no_wire;        /* a file operation of no request (an NFS close after reads): the
                          client answers it itself */
   enum job_meta meta; /* a metadata operation (no data on the wire): submit.c */
@@ -407,6 +410,7 @@ uint64_t eng_rpc_split(const struct eng *e, const struct eng_req *r, double *chu
  * a data I/O that opens its file adds the close of its last pass unless
  * the client OS closes each pass itself (clients.flush_on_close). */
 int eng_fop_requests(const struct eng *e, const struct eng_req *r);
+double eng_close_writeback(struct eng *e, const struct eng_req *r);
 /* 1 when request r goes into the storage stack once its daemon has done
  * its CPU work; 0 when it has no file system block (a file operation's
  * request other than a metadata operation's first: QUERY_INFO, CLOSE,

@@ -531,6 +531,9 @@ static void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
   p->meta = first && p->opens ? r->meta : JOB_META_NONE;
   p->fop = r->fop;
   p->fop_part = 1;
+  /* the close proper, the flow's last request (after a SET_INFO of the times) */
+  p->close_writeback = r->fop_sent == r->fop_reqs && r->fop == PROTO_FOP_CLOSE_WRITTEN &&
+                       proto_close_starts_writeback(&j->e->s->proto);
   p->rec = -1;
   p->t_issue_s = r->t_issue_s;
   p->app = r;

@@ -54,7 +54,8 @@ int eng_req_stores(const struct eng_req *r)
  * catalogue's message flows): a copy tool that opens its source or
  * creates its destination with a flow of its own says so
  * (clients.copy_source_requests / copy_dest_requests: CopyFileEx's CREATE
- * + SET_INFO end-of-file); a data I/O that opens its file (IOZone's,
+ * + SET_INFO end-of-file; copy_dest_close_requests: its SET_INFO of the
+ * source's times + CLOSE); a data I/O that opens its file (IOZone's,
  * CrystalDiskMark's and ATTO's passes over their file) goes after the
  * file's open and the close of its previous pass, the same requests per
  * pass as a close after the last I/O would be; where the client OS
@@ -73,8 +74,26 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
   double tool = !r->job->spec->file_handles       ? 0.0
                 : r->fop == PROTO_FOP_OPEN   ? cl->copy_source_requests
                 : r->fop == PROTO_FOP_CREATE ? cl->copy_dest_requests
+                : r->fop == PROTO_FOP_CLOSE_WRITTEN ? cl->copy_dest_close_requests
                                              : 0.0;
   return tool > 0.0 ? (int)tool : proto_file_requests(p, r->fop);
+}
+
+/* The write-back the close of a written file starts on the NAS (the
+ * protocol's close_written_writeback: Samba on ext4, whose auto_da_alloc
+ * allocates and submits a file's delayed blocks as the file is released):
+ * the file's pages still dirty in the NAS page cache go to the disks now,
+ * submitted by the thread that serves the close, which does not wait for
+ * them.  Returns that thread's CPU work for it (reference cycles). */
+double eng_close_writeback(struct eng *e, const struct eng_req *r)
+{
+  if (!r->close_writeback || e->local || e->net_only)
+    return 0.0;
+  const struct eng_job *j = r->job;
+  double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
+  double cycles = stack_start_writeback(e->stack, simgrid_get_clock(), r->offset_bytes, (uint64_t)file_bytes);
+  eng_wake_storage(e);
+  return cycles;
 }
 
 /* The client OS reads ahead on job j now (reads beyond the
