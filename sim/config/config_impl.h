@@ -1,12 +1,13 @@
 /* config_impl.h - what the scenario's section readers share: config.c
  * loads the scenario and the catalogue and reads the hardware sections;
- * config_faults.c reads `faults:`, config_operation.c `operation:`,
- * config_workload.c `workload:`.  Outside sim/config/, a reader of
- * another of nastwin's YAML files (sim/study/calib_ci.c: a calibration's
- * intervals) uses the same key and scalar checks, so its errors read as
- * the scenario's.  Each reader returns 0, or -1 with err at the
- * offending node (file:line:column, the key, the value and what is
- * allowed). */
+ * config_keys.c holds the key and value checks declared first below
+ * (cfg_at .. cfg_word), which every reader uses; config_faults.c reads
+ * `faults:`, config_operation.c `operation:`, config_workload.c
+ * `workload:`.  Outside sim/config/, a reader of another of nastwin's
+ * YAML files (sim/study/calib_ci.c: a calibration's intervals) uses the
+ * same key and scalar checks, so its errors read as the scenario's.
+ * Each reader returns 0, or -1 with err at the offending node
+ * (file:line:column, the key, the value and what is allowed). */
 #ifndef NASTWIN_CONFIG_IMPL_H
 #define NASTWIN_CONFIG_IMPL_H
 
@@ -25,6 +26,14 @@ int cfg_unknown_key(const struct ynode *map, int i, const char *where, const str
 /* Every key of map is in allowed (NULL-terminated): 0, or -1 with err
  * at the first that is not (cfg_unknown_key). */
 int cfg_only_keys(const struct ynode *map, const char *where, const char *const *allowed, struct nw_err *err);
+/* Every required key of table (not optional, not in skip: NULL-terminated,
+ * NULL empty) is in at least one of the nmaps maps (a NULL map is empty):
+ * 0, or -1 with err at where_node naming the first that is missing. */
+int cfg_require_skip(const struct ynode *const *maps, int nmaps, const struct ynode *where_node, const char *where,
+                     const struct param_desc *table, size_t n, const char *const *skip, struct nw_err *err);
+/* cfg_require_skip with nothing skipped. */
+int cfg_require(const struct ynode *const *maps, int nmaps, const struct ynode *where_node, const char *where,
+                const struct param_desc *table, size_t n, struct nw_err *err);
 /* One parameter d's value node (a scalar, or a catalogue map {value,
  * source|fit}) into *out: its unit, its range; a fit recorded in s under
  * prefix (s NULL: none). */
