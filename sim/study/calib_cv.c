@@ -99,6 +99,16 @@ static const char *calib_cv_group(const struct calib *c, int i)
   return c->o->cv_by_system ? c->v.pts[i].system : c->v.pts[i].experiment;
 }
 
+/* 1 when allpts[i] is the first point of its group in allpts: the
+ * point that opens the group's fold. */
+static int calib_cv_opens_fold(const struct calib *c, const int *allpts, int i)
+{
+  for (int k = 0; k < i; k++)
+    if (!strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])))
+      return 0;
+  return 1;
+}
+
 #define CALIB_CV_BEGIN "<!-- cross-validation table, leave one %s out: written by nastwin calibrate --cv-readme; do not edit -->\n"
 #define CALIB_CV_END "<!-- end of the cross-validation table, leave one %s out -->\n"
 
@@ -242,10 +252,7 @@ static void calib_cv_plan(const struct calib *c, const int *allpts, int nall, FI
       jac += need[t] && c->reach[(size_t)t * (size_t)c->np + (size_t)j];
   int nfolds = 0;
   for (int i = 0; i < nall; i++) {
-    int first = 1;
-    for (int k = 0; k < i && first; k++)
-      first = strcmp(calib_cv_group(c, allpts[k]), calib_cv_group(c, allpts[i])) != 0;
-    if (!first)
+    if (!calib_cv_opens_fold(c, allpts, i))
       continue;
     int n = 0;
     for (int k = 0; k < nall; k++)
@@ -296,29 +303,67 @@ int calib_cv_from(struct calib *c, int *allpts, int nall, FILE *out, struct nw_e
   return rc;
 }
 
-int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
+/* The working state of a cross-validation: the full fit the folds start
+ * from, its Jacobian's rows and columns (the one-step folds reuse them),
+ * the current fold's points, and what the folds found per review point
+ * (arrays of v->npoints, indexed like v->pts). */
+struct calib_cv_run {
+  const double *xfull, *ufull; /* the full fit's values, in x and in u (per parameter) */
+  int onestep;                 /* one damped step per fold (--cv-iter 0), else a refit */
+  int nrows, ncols;            /* the full fit's fit points and free parameters ... */
+  int *rows, *cols;            /* ... their indices (into v->pts, into c->par) */
+  unsigned char *left_out;     /* per row: in the current fold's left-out group */
+  double *du;                  /* the current one-step fold's step in u, per column */
+  int *test;                   /* the current fold's left-out points */
+  double *cverr, *fullerr;     /* relative error held out, and at the full fit */
+  double *cvlog;               /* |ln(predicted/measured)| held out; +inf: failed */
+  int *has;                    /* cverr is set: the point simulated */
+  unsigned char *held;         /* a review point predicted by a fold (constraints are not) */
+  double *e;                   /* scratch: one kind's errors */
+};
+
+static void calib_cv_free(struct calib_cv_run *r)
 {
-  struct val_set *v = &c->v;
-  size_t np1 = (size_t)(v->npoints > 0 ? v->npoints : 1);
-  /* the full fit's rows and columns, for the one-step folds */
-  int nrows = c->nfit, ncols = c->nfree;
-  int onestep = c->o->cv_iter == 0, rc = -1;
-  double *cverr = calloc(np1, sizeof *cverr), *fullerr = calloc(np1, sizeof *fullerr), *e = malloc(np1 * sizeof *e);
-  double *cvlog = malloc(np1 * sizeof *cvlog); /* |ln(predicted/measured)| held out; +inf: failed */
-  int *has = calloc(np1, sizeof *has), *test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *test);
-  unsigned char *held = calloc(np1, 1); /* a review point predicted by a fold (constraints are not) */
-  int *rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *rows);
-  int *cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *cols);
-  unsigned char *left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
-  double *du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *du);
-  if (!cverr || !fullerr || !e || !cvlog || !has || !held || !test || !rows || !cols || !left_out || !du ||
-      (onestep && (!c->jac || !c->res)))
-    goto out;
-  calib_score_at(c, xfull, allpts, nall);
-  for (int i = 0; i < nall; i++)
-    fullerr[allpts[i]] = v->pts[allpts[i]].error;
-  memcpy(rows, c->fitpts, (size_t)nrows * sizeof *rows);
-  memcpy(cols, c->freep, (size_t)ncols * sizeof *cols);
+  free(r->cvlog);
+  free(r->held);
+  free(r->e);
+  free(r->rows);
+  free(r->cols);
+  free(r->left_out);
+  free(r->du);
+  free(r->cverr);
+  free(r->fullerr);
+  free(r->has);
+  free(r->test);
+}
+
+/* Allocate r's arrays for c's full fit (its nfit rows and nfree
+ * columns) and nall points.  0, or -1 (out of memory; calib_cv_free
+ * frees what was allocated). */
+static int calib_cv_alloc(const struct calib *c, int nall, struct calib_cv_run *r)
+{
+  size_t np1 = (size_t)(c->v.npoints > 0 ? c->v.npoints : 1);
+  int nrows = r->nrows = c->nfit, ncols = r->ncols = c->nfree;
+  r->cverr = calloc(np1, sizeof *r->cverr);
+  r->fullerr = calloc(np1, sizeof *r->fullerr);
+  r->e = malloc(np1 * sizeof *r->e);
+  r->cvlog = malloc(np1 * sizeof *r->cvlog);
+  r->has = calloc(np1, sizeof *r->has);
+  r->test = malloc((size_t)(nall > 0 ? nall : 1) * sizeof *r->test);
+  r->held = calloc(np1, 1);
+  r->rows = malloc((size_t)(nrows > 0 ? nrows : 1) * sizeof *r->rows);
+  r->cols = malloc((size_t)(ncols > 0 ? ncols : 1) * sizeof *r->cols);
+  r->left_out = calloc((size_t)(nrows > 0 ? nrows : 1), 1);
+  r->du = calloc((size_t)(ncols > 0 ? ncols : 1), sizeof *r->du);
+  return r->cverr && r->fullerr && r->e && r->cvlog && r->has && r->held && r->test && r->rows && r->cols &&
+                 r->left_out && r->du
+             ? 0
+             : -1;
+}
+
+/* The heading of the folds' table: how a fold's values are found. */
+static void calib_cv_heading(const struct calib *c, int onestep, FILE *out)
+{
   if (onestep)
     fprintf(out, "\nleave-one-%s-out, one step: for each %s, one damped Gauss-Newton step from the\n"
                  "full fit over the other rows of its Jacobian (no new Jacobian), then the left-out\n"
@@ -329,105 +374,148 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
                  "parameters reaching only the left-out experiment return to their catalogue values):\n",
             c->o->cv_iter);
   fprintf(out, "  %-40s %6s %5s %14s %14s  %s\n", "left out", "points", "free", "full-fit |err|", "CV |err|", "stop");
-  for (int i = 0; i < nall; i++) {
-    const char *exp = calib_cv_group(c, allpts[i]);
-    int first = 1;
-    for (int k = 0; k < i; k++)
-      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
-        first = 0;
-    if (!first)
-      continue;
-    int ntest = 0;
-    c->nfit = 0;
-    for (int k = 0; k < nall; k++) {
-      if (!strcmp(calib_cv_group(c, allpts[k]), exp))
-        test[ntest++] = allpts[k];
-      else
-        c->fitpts[c->nfit++] = allpts[k];
+}
+
+/* A one-step fold's values in c->x: one damped Gauss-Newton step from
+ * the full fit over the rows not in group (calib_cv_step).  The fold
+ * keeps the full fit's free set; a parameter none of the kept points
+ * (c->fitpts) reaches goes back to its catalogue value.  fr->stop says
+ * whether the step was solved. */
+static void calib_cv_step_values(struct calib *c, struct calib_cv_run *r, const char *group, struct calib_fitres *fr)
+{
+  for (int i = 0; i < r->nrows; i++)
+    r->left_out[i] = !strcmp(calib_cv_group(c, r->rows[i]), group);
+  for (int j = 0; j < c->np; j++)
+    c->x[j] = r->xfull[j];
+  if (calib_cv_step(c, r->left_out, r->nrows, r->ncols, r->du) < 0) {
+    snprintf(fr->stop, sizeof fr->stop, "step failed");
+  } else {
+    snprintf(fr->stop, sizeof fr->stop, "one step");
+    for (int k = 0; k < r->ncols; k++) {
+      int j = r->cols[k], kept = 0;
+      for (int i = 0; i < c->nfit && !kept; i++)
+        kept = calib_reaches(c, j, c->fitpts[i]);
+      const struct calib_param *q = &c->par[j];
+      c->x[j] = kept ? calib_x_of_u(r->ufull[j] + r->du[k], q->lo, q->hi) : q->value0;
     }
-    struct calib_fitres fr;
-    memset(&fr, 0, sizeof fr);
-    if (onestep) {
-      /* the fold keeps the full fit's free set; a parameter none of the
-       * kept rows reaches goes back to its catalogue value */
-      for (int r = 0; r < nrows; r++)
-        left_out[r] = !strcmp(calib_cv_group(c, rows[r]), exp);
-      for (int j = 0; j < c->np; j++)
-        c->x[j] = xfull[j];
-      if (calib_cv_step(c, left_out, nrows, ncols, du) < 0) {
-        snprintf(fr.stop, sizeof fr.stop, "step failed");
-      } else {
-        snprintf(fr.stop, sizeof fr.stop, "one step");
-        for (int k = 0; k < ncols; k++) {
-          int j = cols[k], kept = 0;
-          for (int i = 0; i < c->nfit && !kept; i++)
-            kept = calib_reaches(c, j, c->fitpts[i]);
-          const struct calib_param *q = &c->par[j];
-          c->x[j] = kept ? calib_x_of_u(ufull[j] + du[k], q->lo, q->hi) : q->value0;
-        }
-      }
-      c->nfree = ncols;
-    } else {
-      calib_pick_free(c);
-      for (int j = 0; j < c->np; j++) {
-        int keep = c->par[j].free_ || c->par[j].pinned; /* a pinned value is the start's, in every fold */
-        c->x[j] = c->xref[j] = keep ? xfull[j] : c->par[j].value0;
-        c->uref[j] = keep ? ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
-      }
-      calib_fit(c, c->o->cv_iter, &fr);
-    }
-    const double *xs[1] = {c->x};
-    calib_simulate(c, 1, xs, test, ntest);
-    calib_score_at(c, c->x, test, ntest);
-    double *a = malloc((size_t)ntest * 2 * sizeof *a);
-    int na = 0;
-    for (int k = 0; k < ntest; k++) {
-      const struct val_point *p = &v->pts[test[k]];
-      held[test[k]] = !p->bound;
-      cvlog[test[k]] = p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted)
-                           ? fabs(log(p->predicted / p->measured))
-                           : INFINITY;
-      if (p->status == VAL_OK) {
-        cverr[test[k]] = p->error;
-        has[test[k]] = 1;
-        if (a) {
-          a[na] = fabs(p->error);
-          a[ntest + na] = fabs(fullerr[test[k]]);
-          na++;
-        }
-      }
-    }
-    double mcv = a ? calib_quantile(a, na, 0.5) : 0, mfull = a ? calib_quantile(a + ntest, na, 0.5) : 0;
-    fprintf(out, "  %-40s %6d %5d %13.1f%% %13.1f%%  %s\n", exp, ntest, c->nfree, 100 * mfull, 100 * mcv, fr.stop);
-    free(a);
   }
+  c->nfree = r->ncols;
+}
+
+/* A refit fold's values in c->x: the free set picked again for the kept
+ * points (c->fitpts), then at most --cv-iter iterations from the full
+ * fit's values (a parameter neither free nor pinned starts at its
+ * catalogue value).  fr: how the fit stopped. */
+static void calib_cv_refit_values(struct calib *c, const struct calib_cv_run *r, struct calib_fitres *fr)
+{
+  calib_pick_free(c);
+  for (int j = 0; j < c->np; j++) {
+    int keep = c->par[j].free_ || c->par[j].pinned; /* a pinned value is the start's, in every fold */
+    c->x[j] = c->xref[j] = keep ? r->xfull[j] : c->par[j].value0;
+    c->uref[j] = keep ? r->ufull[j] : calib_u_of_x(c->par[j].value0, c->par[j].lo, c->par[j].hi);
+  }
+  calib_fit(c, c->o->cv_iter, fr);
+}
+
+/* Simulate the fold's left-out points (r->test, ntest of them) at c->x,
+ * record their held-out errors in r, and print the fold's row: the
+ * median |err| of its points at the full fit and held out (stop: how
+ * the fold's values were found). */
+static void calib_cv_score_fold(struct calib *c, struct calib_cv_run *r, int ntest, const char *group,
+                                const char *stop, FILE *out)
+{
+  const int *test = r->test;
+  const double *xs[1] = {c->x};
+  calib_simulate(c, 1, xs, test, ntest);
+  calib_score_at(c, c->x, test, ntest);
+  double *a = malloc((size_t)ntest * 2 * sizeof *a);
+  int na = 0;
+  for (int k = 0; k < ntest; k++) {
+    const struct val_point *p = &c->v.pts[test[k]];
+    r->held[test[k]] = !p->bound;
+    r->cvlog[test[k]] = p->status == VAL_OK && p->predicted > 0 && isfinite(p->predicted)
+                            ? fabs(log(p->predicted / p->measured))
+                            : INFINITY;
+    if (p->status == VAL_OK) {
+      r->cverr[test[k]] = p->error;
+      r->has[test[k]] = 1;
+      if (a) {
+        a[na] = fabs(p->error);
+        a[ntest + na] = fabs(r->fullerr[test[k]]);
+        na++;
+      }
+    }
+  }
+  double mcv = a ? calib_quantile(a, na, 0.5) : 0, mfull = a ? calib_quantile(a + ntest, na, 0.5) : 0;
+  fprintf(out, "  %-40s %6d %5d %13.1f%% %13.1f%%  %s\n", group, ntest, c->nfree, 100 * mfull, 100 * mcv, stop);
+  free(a);
+}
+
+/* The fold that leaves out group: its points in r->test, the others
+ * kept in c->fitpts; its values found (one step or a refit), then its
+ * left-out points scored and its row printed. */
+static void calib_cv_fold(struct calib *c, struct calib_cv_run *r, const int *allpts, int nall, const char *group,
+                          FILE *out)
+{
+  int ntest = 0;
+  c->nfit = 0;
+  for (int k = 0; k < nall; k++) {
+    if (!strcmp(calib_cv_group(c, allpts[k]), group))
+      r->test[ntest++] = allpts[k];
+    else
+      c->fitpts[c->nfit++] = allpts[k];
+  }
+  struct calib_fitres fr;
+  memset(&fr, 0, sizeof fr);
+  if (r->onestep)
+    calib_cv_step_values(c, r, group, &fr);
+  else
+    calib_cv_refit_values(c, r, &fr);
+  calib_cv_score_fold(c, r, ntest, group, fr.stop, out);
+}
+
+/* Per metric kind, from the folds' held-out review points: the median
+ * and p90 |err| printed and as a row of the README's markdown table
+ * (table, table_len bytes), and kinds[k], the split-conformal quantile
+ * of their |ln(predicted/measured)| (calib_ci_quantile). */
+static void calib_cv_kinds(const struct calib *c, const struct calib_cv_run *r, struct calib_ci_kind kinds[VAL_NKINDS],
+                           char *table, size_t table_len, FILE *out)
+{
+  const struct val_set *v = &c->v;
+  double *e = r->e;
   fprintf(out, "\ncross-validated |predicted/measured - 1| per metric kind:\n  %-14s %6s %10s %10s\n", "kind", "points",
           "median", "p90");
-  char table[4096];
-  int used = snprintf(table, sizeof table, "| kind | points | median CV error | p90 CV error |\n|------|-------:|-------:|-------:|\n");
-  struct calib_ci_kind kinds[VAL_NKINDS];
-  memset(kinds, 0, sizeof kinds);
+  int used = snprintf(table, table_len, "| kind | points | median CV error | p90 CV error |\n|------|-------:|-------:|-------:|\n");
+  memset(kinds, 0, VAL_NKINDS * sizeof *kinds);
   for (int k = 0; k < VAL_NKINDS; k++) {
     /* the split-conformal quantile of the kind's held-out review points */
     struct calib_ci_kind *x = &kinds[k];
     for (int i = 0; i < v->npoints; i++)
-      if (held[i] && v->pts[i].kind == (enum val_kind)k)
-        e[x->n++] = cvlog[i];
+      if (r->held[i] && v->pts[i].kind == (enum val_kind)k)
+        e[x->n++] = r->cvlog[i];
     x->q_log = NAN;
     x->rank = calib_ci_quantile(e, x->n, &x->q_log);
     int n = 0;
     for (int i = 0; i < v->npoints; i++)
-      if (has[i] && held[i] && v->pts[i].kind == (enum val_kind)k)
-        e[n++] = fabs(cverr[i]);
+      if (r->has[i] && r->held[i] && v->pts[i].kind == (enum val_kind)k)
+        e[n++] = fabs(r->cverr[i]);
     if (n == 0)
       continue;
     double med = calib_quantile(e, n, 0.5), p90 = calib_quantile(e, n, 0.9);
     fprintf(out, "  %-14s %6d %9.1f%% %9.1f%%\n", val_kind_names[k], n, 100 * med, 100 * p90);
-    if (used < (int)sizeof table)
-      used += snprintf(table + used, sizeof table - (size_t)used, "| %s | %d | %.1f %% | %.1f %% |\n", val_kind_names[k], n,
+    if (used < (int)table_len)
+      used += snprintf(table + used, table_len - (size_t)used, "| %s | %d | %.1f %% | %.1f %% |\n", val_kind_names[k], n,
                        100 * med, 100 * p90);
   }
-  rc = 0;
+}
+
+/* What the cross-validation writes: the table into --cv-readme's file
+ * (when given), then the intervals file.  Both are tried; 0, or -1 with
+ * each error printed on stderr. */
+static int calib_cv_write(const struct calib *c, const char *table, const struct calib_ci_kind kinds[VAL_NKINDS],
+                          FILE *out)
+{
+  int rc = 0;
   struct nw_err werr = {0};
   if (c->o->cv_readme && calib_cv_readme(c, table, &werr) != 0) {
     nw_err_print(&werr, stderr);
@@ -437,17 +525,29 @@ int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *all
     nw_err_print(&werr, stderr);
     rc = -1;
   }
+  return rc;
+}
+
+int calib_cv(struct calib *c, const double *xfull, const double *ufull, int *allpts, int nall, FILE *out)
+{
+  struct calib_cv_run r = {.xfull = xfull, .ufull = ufull, .onestep = c->o->cv_iter == 0};
+  int rc = -1;
+  if (calib_cv_alloc(c, nall, &r) != 0 || (r.onestep && (!c->jac || !c->res)))
+    goto out;
+  calib_score_at(c, xfull, allpts, nall);
+  for (int i = 0; i < nall; i++)
+    r.fullerr[allpts[i]] = c->v.pts[allpts[i]].error;
+  memcpy(r.rows, c->fitpts, (size_t)r.nrows * sizeof *r.rows);
+  memcpy(r.cols, c->freep, (size_t)r.ncols * sizeof *r.cols);
+  calib_cv_heading(c, r.onestep, out);
+  for (int i = 0; i < nall; i++)
+    if (calib_cv_opens_fold(c, allpts, i))
+      calib_cv_fold(c, &r, allpts, nall, calib_cv_group(c, allpts[i]), out);
+  char table[4096];
+  struct calib_ci_kind kinds[VAL_NKINDS];
+  calib_cv_kinds(c, &r, kinds, table, sizeof table, out);
+  rc = calib_cv_write(c, table, kinds, out);
 out:
-  free(cvlog);
-  free(held);
-  free(e);
-  free(rows);
-  free(cols);
-  free(left_out);
-  free(du);
-  free(cverr);
-  free(fullerr);
-  free(has);
-  free(test);
+  calib_cv_free(&r);
   return rc;
 }
