@@ -141,6 +141,51 @@ START_TEST(test_validate_table)
 }
 END_TEST
 
+/* A figure the review gives as a limit ("under X"): `upper_bound: true`
+ * scores it against the limit (flag within-limit / limit-exceeded) and
+ * leaves it out of the error statistics; a value other than true/false is
+ * refused with its position.  The made-up limits sit far above and far
+ * below the ATTO read's prediction. */
+static void tv_bound_run(double limit, const char *ub, struct tv_run *r)
+{
+  char data[1024], path[64], points[64], text[2048], args[512];
+  snprintf(data, sizeof data,
+           "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n    source: test\n"
+           "    systems: [ds1511plus, ts859pro]\n    results:\n"
+           "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: %g, note: made-up}\n",
+           limit);
+  tv_write(path, sizeof path, data);
+  const char *src = getenv("NASTWIN_SOURCE_DIR");
+  snprintf(text, sizeof text,
+           "version: 1\npoints:\n"
+           "  - {experiment: ds1511plus-ts859pro-iscsi-single-link, match: {system: ds1511plus, metric: read_MBps, "
+           "tool: ATTO}, scenario: %s/validation/scenarios/ds1511plus-iscsi-atto.yaml, steps: [atto-read-1MiB], "
+           "field: read.MBps, upper_bound: %s}\n",
+           src ? src : ".", ub);
+  tv_write(points, sizeof points, text);
+  snprintf(args, sizeof args, "validate --data %s --points %s", path, points);
+  tv_run(args, r);
+  unlink(path);
+  unlink(points);
+}
+
+START_TEST(test_validate_upper_bound)
+{
+  static struct tv_run r;
+  tv_bound_run(1e6, "true", &r);
+  ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
+  ck_assert_msg(strstr(r.out, "within-limit") && !strstr(r.out, "limit-exceeded"), "limit far above: %s", r.out);
+  ck_assert_msg(strstr(r.out, "throughput          0"), "a limit counted among the errors: %s", r.out);
+  tv_bound_run(1, "true", &r);
+  ck_assert_msg(r.rc == 0 && strstr(r.out, "limit-exceeded"), "limit far below: exit %d, %s", r.rc, r.out);
+  tv_bound_run(1e6, "maybe", &r);
+  ck_assert_msg(r.rc == 2 && strstr(r.err, ":3:") && strstr(r.err, "upper_bound 'maybe'") &&
+                    strstr(r.err, "true, false"),
+                "bad value: exit %d, stderr: %s", r.rc, r.err);
+  ck_assert_msg(r.out[0] == '\0', "bad value: stdout not empty: %s", r.out);
+}
+END_TEST
+
 START_TEST(test_validate_bad_input)
 {
   static const char *const bad[] = {
@@ -210,6 +255,7 @@ static Suite *validate_suite(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("bad_input");
   tcase_add_test(tc, test_validate_bad_input);
+  tcase_add_test(tc, test_validate_upper_bound);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

@@ -409,6 +409,17 @@ static int val_map_point(struct val_set *v, struct val_point *p, const char *mea
     p->cfg = val_get_cfg(v, p->scenario, sets, fio, catalog, extra, nextra, pe, err);
     if (p->cfg < 0)
       return -1;
+    /* A review figure given as a limit ("under 5 ms"): the prediction must
+     * not exceed it.  Scored and fitted as a constraint row of the point's
+     * own weight, outside the kinds' error statistics. */
+    const char *ub = val_scalar(pe, "upper_bound");
+    if (ub && strcmp(ub, "true") && strcmp(ub, "false"))
+      return val_at(err, ytree_get(pe, "upper_bound"), "points: upper_bound '%s' is not allowed; one of: true, false%s",
+                    ub, "");
+    if (val_true(ub)) {
+      p->bound = -1;
+      p->weight = p->approx ? 1.0 / sqrt(2.0) : 1.0;
+    }
     p->status = VAL_OK;
     return val_add_tasks(v, p, pe, err);
   }
@@ -635,7 +646,8 @@ void val_print_table(const struct val_set *v, FILE *out)
     char label[512];
     val_label(p, label, sizeof label);
     char flags[64];
-    snprintf(flags, sizeof flags, "%s%s", p->approx ? "approx " : "", p->skewed[0] ? "skewed " : "");
+    snprintf(flags, sizeof flags, "%s%s%s", p->approx ? "approx " : "", p->skewed[0] ? "skewed " : "",
+             p->bound < 0 ? (p->predicted > p->measured ? "limit-exceeded " : "within-limit ") : "");
     if (p->status == VAL_OK)
       fprintf(out, "%-38s %-24s %-60.60s %12.5g %12.5g %+8.1f%%  %s\n", p->experiment, p->metric, label,
               p->measured, p->predicted, 100.0 * p->error, flags);
