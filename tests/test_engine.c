@@ -748,8 +748,8 @@ static double copy_read_MBps(const char *file_size, const char *ra)
  * Linux 2.6.32 NFS client (clients.os linux-2.6.32: 15 READs of rsize
  * ahead) lifts a QD1 buffered sequential read of 128 KiB records over
  * 1GbE towards the wire (the next READs are in flight while one is on the
- * wire), and a backward read gets none (ondemand_readahead detects
- * forward streams only): the same with and without it. */
+ * wire), and a backward read gets none (ondemand_readahead finds no
+ * stream and no history before it): no faster with it. */
 /* One iozone pass over a 32 MiB file in 128 KiB records on the DS2015xs
  * NFS scenario with one key set (read-ahead, rsize): its MB/s. */
 static double iozone_MBps(const char *test, const char *key, const char *value)
@@ -778,8 +778,14 @@ START_TEST(test_nfs_client_readahead)
   double link = 125.0 * 1448.0 / 1538.0;
   ck_assert_msg(ahead > 1.15 * qd1 && ahead < link * (1.0 + 2.0 / 256.0),
                 "sequential: %.1f MB/s with read-ahead vs %.1f at QD1 (1GbE carries %.1f)", ahead, qd1, link);
+  /* A backward read gets no read-ahead: with it each read is a standalone
+   * one that fetches its own pages only (client_pages.c), the same READs
+   * as without, plus the copy out of the page cache (128 KiB at the
+   * scenario's 5 GB/s: 26 us a record of about 2 ms): no faster, at most
+   * 2 % slower. */
   double back0 = iozone_MBps("backward-read", ra, "0"), back = iozone_MBps("backward-read", ra, "15");
-  ck_assert_msg(back == back0, "backward: %.3f MB/s with read-ahead vs %.3f without", back, back0);
+  ck_assert_msg(back <= back0 && back >= 0.98 * back0, "backward: %.3f MB/s with read-ahead vs %.3f without", back,
+                back0);
 }
 END_TEST
 

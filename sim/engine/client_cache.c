@@ -203,6 +203,7 @@ static int eng_ra_has(const struct eng_ra *ra, const struct eng_req *r)
 void eng_client_reopen(struct eng_job *j)
 {
   j->ra.fresh = 1;
+  j->pgc.fresh = 1;
 }
 
 /* A buffered sequential read smaller than the protocol's read on a
@@ -221,9 +222,12 @@ void eng_client_reopen(struct eng_job *j)
 enum eng_absorb eng_client_fetch(struct eng_job *j, struct eng_req *r)
 {
   struct eng_ra *ra = &j->ra;
+  if (r->write || r->flush || r->trim || r->meta != JOB_META_NONE || r->len_bytes == 0)
+    return ENG_ABSORB_NONE;
+  if (eng_pgc_applies(j))
+    return eng_pgc_read(j, r); /* no stream: the pages one by one (client_pages.c) */
   double unit = eng_client_page_unit(j);
-  if (r->write || r->flush || r->trim || r->meta != JOB_META_NONE || r->len_bytes == 0 ||
-      !((double)r->len_bytes < unit))
+  if (!((double)r->len_bytes < unit))
     return ENG_ABSORB_NONE;
   double start = j->region_start, end = j->region_start + j->region_bytes;
   double file = j->spec->file_bytes;
@@ -308,11 +312,12 @@ void eng_readahead(struct eng_job *j, int self)
 {
   struct eng *e = j->e;
   uint64_t off, len;
+  eng_pgc_send(j, self);
   while (eng_client_next_unit(j, &off, &len)) {
     struct eng_req *p = eng_req_new(e);
     p->job = j;
     p->conn = eng_pick_conn(j, (double)len);
-    p->fetch = 1;
+    p->fetch = ENG_FETCH_UNITS;
     p->offset_bytes = off;
     p->len_bytes = len;
     p->rec = -1;
@@ -333,7 +338,7 @@ void eng_fetched(struct eng_job *j, struct eng_req *f)
     mpio_end_io(j->mpio, f->conn, (double)f->len_bytes);
   if (eng_counts_at(j, now))
     eng_count_link(e, f);
-  struct eng_req *r = eng_client_fetched(j, f);
+  struct eng_req *r = f->fetch == ENG_FETCH_PAGES ? eng_pgc_fetched(j, f) : eng_client_fetched(j, f);
   eng_req_free(e, f);
   while (r) {
     struct eng_req *next = r->next;

@@ -95,8 +95,9 @@ struct eng_req {
   int slot;            /* it holds one of its connection's request slots (clients.rpc_slots) */
   int absorbed;      /* a buffered write taken by the client's page cache, or a read it
                         serves (client_cache.c eng_client_fetch) */
-  int fetch;         /* the client OS's READ of a read-ahead unit into its page cache
-                        (client_cache.c eng_readahead): not a client I/O */
+  int fetch;         /* the client OS's READ into its page cache, not a client I/O: of a
+                        read-ahead unit (ENG_FETCH_UNITS, client_cache.c eng_readahead) or
+                        of a run of pages (ENG_FETCH_PAGES, client_pages.c); 0: neither */
   int flush;         /* the client's own request, not a client I/O (timed with the work):
                         a write-back of its dirty data, or the close of a pass that
                         follows it (eng_job.close_req) */
@@ -180,6 +181,27 @@ struct eng_ra {
   struct eng_req *wait_head, *wait_tail;
 };
 
+/* The open file's pages in the client's page cache, one bit each
+ * (client_pages.c: the Linux client's reads that are not a sequential
+ * stream), and its read-ahead state (struct file_ra_state, in pages). */
+struct eng_pgc {
+  uint64_t file_start, file_end; /* the file's bytes on the volume */
+  uint64_t npages;
+  uint64_t *present;  /* in the cache, up to date or its READ in flight (owns the 3 maps) */
+  uint64_t *uptodate; /* its READ answered */
+  uint64_t *marker;   /* PG_readahead: reaching it starts the next window */
+  uint64_t words;     /* 64-bit words per map */
+  uint64_t ra_start, ra_size, ra_async; /* the last read-ahead window and its async part */
+  uint64_t prev_page;                   /* the last page of the reader's last read (-1: none) */
+  uint64_t rsize_pages, max_pages;      /* pages per READ; the window's limit (ra_pages) */
+  uint64_t run_lo, run_pages;           /* the missing pages being grouped into one READ */
+  uint64_t inflight;                    /* its READs not yet answered */
+  int fresh;                            /* the file was opened again: its pages go at the next
+                                           read that finds no READ in flight */
+  struct eng_req *send_head, *send_tail; /* READs to send (eng_pgc_send) */
+  struct eng_req *wait_head, *wait_tail; /* reads waiting for their pages */
+};
+
 struct eng_job {
   struct eng *e;
   const struct job *spec;
@@ -219,6 +241,7 @@ struct eng_job {
                                  open() and issues nothing else until it returns */
   int wb_outstanding;         /* its write-back requests in flight (eng_writeback) */
   struct eng_ra ra;           /* the open file's pages read ahead in protocol-read units */
+  struct eng_pgc pgc;         /* ... a page at a time, for reads that are no stream */
 };
 
 /* A client's page cache for buffered writes (client_cache.c: write-back
@@ -439,6 +462,15 @@ void eng_client_reopen(struct eng_job *j);
  * one of them, f, answered (from the actor of lane `self`). */
 void eng_readahead(struct eng_job *j, int self);
 void eng_fetched(struct eng_job *j, struct eng_req *f);
+/* The page cache a page at a time (client_pages.c): whether job j reads
+ * through it, read r of j through it (as eng_client_fetch), the READs due
+ * sent (from the actor of lane `self`), and READ f answered (the reads now
+ * served, a list through ->next). */
+enum { ENG_FETCH_UNITS = 1, ENG_FETCH_PAGES = 2 };
+int eng_pgc_applies(const struct eng_job *j);
+enum eng_absorb eng_pgc_read(struct eng_job *j, struct eng_req *r);
+void eng_pgc_send(struct eng_job *j, int self);
+struct eng_req *eng_pgc_fetched(struct eng_job *j, const struct eng_req *f);
 /* The client's write-back of j's dirty pages while it has reason to, one
  * of them, r, answered, and the close that waits for it (from the actor
  * of lane `self`). */

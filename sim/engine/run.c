@@ -347,6 +347,7 @@ static void eng_destroy(struct eng *e)
       gsl_rng_free(e->jobs[i].rng);
     mpio_destroy(e->jobs[i].mpio);
     free(e->jobs[i].ra.done);
+    free(e->jobs[i].pgc.present);
   }
   free(e->jobs);
   free(e->conns);

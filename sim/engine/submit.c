@@ -103,9 +103,11 @@ double eng_close_writeback(struct eng *e, const struct eng_req *r)
  * the open file (Windows keeps each handle's last reads and reads ahead
  * once they show a sequential stream; each file a copy opens starts a
  * new history), so a file of few reads reads as if nothing ran ahead.
- * Nothing on a backward, strided or random read (Linux's
- * ondemand_readahead and Windows' read-ahead detect forward sequential
- * streams only), on O_DIRECT, on a write, or without the network. */
+ * Nothing here on a backward, strided or random read (Windows'
+ * read-ahead detects forward sequential streams only; the Linux NFS
+ * client's page cache reads ahead on those from the pages it holds, a
+ * page at a time: client_pages.c), on O_DIRECT, on a write, or without
+ * the network. */
 int eng_client_reads_ahead(const struct eng_job *j)
 {
   const struct job *sp = j->spec;
