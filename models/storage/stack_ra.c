@@ -19,13 +19,13 @@
  *
  * The maximum is the volume's read-ahead (s->ra_bytes, read_ahead_kb).
  * The pages a window reads are those neither cached nor in flight. */
+#include "models/storage/readahead.h"
 #include "models/storage/stack_impl.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-/* get_init_ra_size (mm/readahead.c), in pages */
-static uint64_t ra_init_pages(uint64_t req, uint64_t max)
+uint64_t linux_ra_init_pages(uint64_t req, uint64_t max)
 {
   uint64_t n = 1;
   while (n < req)
@@ -37,8 +37,7 @@ static uint64_t ra_init_pages(uint64_t req, uint64_t max)
   return max;
 }
 
-/* get_next_ra_size (4.4), in pages */
-static uint64_t ra_next_pages(uint64_t cur, uint64_t max)
+uint64_t linux_ra_next_pages(uint64_t cur, uint64_t max)
 {
   uint64_t n = cur < max / 16 ? 4 * cur : 2 * cur;
   return n < max ? n : max;
@@ -126,7 +125,7 @@ static void ra_readit(struct stack *s, struct stk_ra *st, uint64_t at, uint64_t 
 {
   uint64_t pg = RAID_PAGE_BYTES, max = s->ra_bytes / pg;
   if (at == st->start && st->size == st->async) {
-    st->async = ra_next_pages(st->size, max);
+    st->async = linux_ra_next_pages(st->size, max);
     st->size += st->async;
   }
   st->marked = st->async > 0;
@@ -139,7 +138,7 @@ static void ra_ramp(struct stack *s, struct stk_ra *st)
 {
   uint64_t pg = RAID_PAGE_BYTES;
   st->start += st->size * pg;
-  st->size = ra_next_pages(st->size, s->ra_bytes / pg);
+  st->size = linux_ra_next_pages(st->size, s->ra_bytes / pg);
   st->async = st->size;
 }
 
@@ -180,7 +179,7 @@ void stk_ra_read(struct stack *s, struct stk_ra *st, int seq, uint64_t off, uint
     ra_ramp(s, st);
   } else if (miss_a == 0 || req > max || (seq && miss_a <= off + pg)) {
     st->start = miss_a;
-    st->size = ra_init_pages(req, max);
+    st->size = linux_ra_init_pages(req, max);
     st->async = st->size > req ? st->size - req : st->size;
   } else {
     return; /* a small random read: its own pages only */

@@ -14,6 +14,7 @@
 #include <xbt/asserts.h>
 
 #include "models/net/mpio.h"
+#include "models/storage/readahead.h"
 #include "sim/engine/eng_impl.h"
 
 /* The client's page (bytes): PAGE_CACHE_SIZE on x86 and x86-64 Linux. */
@@ -59,34 +60,6 @@ int eng_pgc_applies(const struct eng_job *j)
   return cl->readahead_unit == CLIENT_RA_PROTOCOL && j->e->ops->opens_files && cl->readahead_requests > 0.0 &&
          !sp->direct && sp->read_frac >= 1.0 && sp->access != JOB_SEQ && !sp->net_only && !j->e->local &&
          sp->bs_bytes[0] > 0.0;
-}
-
-/* roundup_pow_of_two(n) (n >= 1). */
-static uint64_t eng_pgc_pow2(uint64_t n)
-{
-  uint64_t p = 1;
-  while (p < n)
-    p *= 2;
-  return p;
-}
-
-/* mm/readahead.c get_init_ra_size: the first window for a read of `size`
- * pages (pages). */
-static uint64_t eng_pgc_init_size(uint64_t size, uint64_t max)
-{
-  uint64_t n = eng_pgc_pow2(size ? size : 1);
-  if (n <= max / 32)
-    return 4 * n;
-  if (n <= max / 4)
-    return 2 * n;
-  return max;
-}
-
-/* get_next_ra_size: the window after `cur` pages (pages). */
-static uint64_t eng_pgc_next_size(uint64_t cur, uint64_t max)
-{
-  uint64_t n = cur < max / 16 ? 4 * cur : 2 * cur;
-  return n < max ? n : max;
 }
 
 /* The READ of the run of missing pages collected so far, queued to send. */
@@ -152,7 +125,7 @@ static void eng_pgc_ondemand(struct eng_job *j, uint64_t pg, int hit, uint64_t r
     goto initial;
   if (pg == c->ra_start + c->ra_size - c->ra_async || pg == c->ra_start + c->ra_size) { /* the stream's next window */
     c->ra_start += c->ra_size;
-    c->ra_size = eng_pgc_next_size(c->ra_size, max);
+    c->ra_size = linux_ra_next_pages(c->ra_size, max);
     c->ra_async = c->ra_size;
     goto readit;
   }
@@ -163,7 +136,7 @@ static void eng_pgc_ondemand(struct eng_job *j, uint64_t pg, int hit, uint64_t r
     if (start - pg > max)
       return;
     c->ra_start = start;
-    c->ra_size = eng_pgc_next_size(start - pg + req, max);
+    c->ra_size = linux_ra_next_pages(start - pg + req, max);
     c->ra_async = c->ra_size;
     goto readit;
   }
@@ -182,7 +155,7 @@ static void eng_pgc_ondemand(struct eng_job *j, uint64_t pg, int hit, uint64_t r
     if (history >= pg)
       history *= 2; /* from the file's start: a long stream */
     c->ra_start = pg;
-    c->ra_size = eng_pgc_init_size(history + req, max);
+    c->ra_size = linux_ra_init_pages(history + req, max);
     c->ra_async = c->ra_size;
     goto readit;
   }
@@ -190,11 +163,11 @@ static void eng_pgc_ondemand(struct eng_job *j, uint64_t pg, int hit, uint64_t r
   return;
 initial:
   c->ra_start = pg;
-  c->ra_size = eng_pgc_init_size(req, max);
+  c->ra_size = linux_ra_init_pages(req, max);
   c->ra_async = c->ra_size > req ? c->ra_size - req : c->ra_size;
 readit:
   if (pg == c->ra_start && c->ra_size == c->ra_async) { /* its own marker at once: the next window too */
-    c->ra_async = eng_pgc_next_size(c->ra_size, max);
+    c->ra_async = linux_ra_next_pages(c->ra_size, max);
     c->ra_size += c->ra_async;
   }
   eng_pgc_do_ra(j, c->ra_start, c->ra_size, c->ra_async);
