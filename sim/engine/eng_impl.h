@@ -542,7 +542,23 @@ double eng_tcp_window(const struct eng *e);
  * the TCP window. */
 double eng_stream_flight_bytes(const struct eng *e, double piece_bytes);
 int eng_xfer_through(const struct eng_xfer *x);
+/* The client jobs of the step and their actors (jobs.c). 0, or -1 with err. */
 int eng_setup_jobs(struct eng *e, struct nw_err *err);
+/* What the jobs' actors (jobs.c) call into (engine.c): issue up to the
+ * window, issue the next I/O of a closed loop, a completion, the end of a
+ * job, whether a replay waits for each I/O, a file operation's next
+ * request, the timer of a tool that opens untimed, an I/O's data onto its
+ * connection; and the lane's reply actor and its channel pass. */
+void eng_issue(struct eng_job *j, int self);
+void eng_refill(struct eng_job *j, int self);
+void eng_done(struct eng_job *j, struct eng_req *r, int self);
+void eng_maybe_finish(struct eng_job *j);
+int eng_replay_synchronous(const struct eng_job *j);
+void eng_fop_next(struct eng_job *j, struct eng_req *r, int self);
+void eng_open_timer(struct eng_job *j, struct eng_req *a);
+void eng_send_data(struct eng_job *j, struct eng_req *r, int self);
+void eng_reply_main(int argc, char **argv);
+int eng_reply_pass(void *payload);
 /* The client senders of connection c's socket (daemon.c). */
 void eng_wire_start(struct eng *e, struct eng_conn *c);
 /* A lane's reply sender streams read r's pieces as its process copies them (daemon.c). */
