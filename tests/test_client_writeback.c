@@ -4,8 +4,11 @@
  * MTU 1500, wsize 32 KiB): a buffered write lands in the client's RAM,
  * and the file's close writes it back as wsize WRITEs, rpc_slots in
  * flight, then COMMITs and returns (clients.flush_on_close); a writer
- * past the dirty limit waits for the write-back.  Mechanism tests: at
- * the catalogue's values (--uncalibrated). */
+ * past the dirty limit waits for the write-back; the COMMIT is answered
+ * once the NAS has written the file to its disks (protocol
+ * close_written_sync: knfsd's fsync).  The client-side tests turn that
+ * fsync off to see the client alone.  Mechanism tests: at the
+ * catalogue's values (--uncalibrated). */
 #include <check.h>
 #include "ck_run.h"
 #include <math.h>
@@ -25,7 +28,7 @@
  * window (s), the requests the NAS received, the writes' median latency
  * (s). */
 struct wb_pass {
-  double window_s, requests, p50_s;
+  double window_s, requests, p50_s, disk_busy;
 };
 
 static struct wb_pass wb_run(const char *file, const char *const *sets)
@@ -44,7 +47,8 @@ static struct wb_pass wb_run(const char *file, const char *const *sets)
   ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
   struct wb_pass p = {cli_json_number(r.out, "\"step\"", "window_s"),
                       cli_json_number(r.out, "\"step\"", "protocol_requests"),
-                      cli_json_number(r.out, "\"write\": {", "p50") * 1e-3};
+                      cli_json_number(r.out, "\"write\": {", "p50") * 1e-3,
+                      cli_json_number(r.out, "\"resource\": \"disk0\"", "busy")};
   cli_out_free(&r);
   return p;
 }
@@ -59,7 +63,7 @@ static struct wb_pass wb_run(const char *file, const char *const *sets)
 START_TEST(test_close_writes_back_at_link_rate)
 {
   const double bytes = 32.0 * 1048576;
-  const char *none[] = {NULL};
+  const char *none[] = {"protocol.close_written_sync=0", NULL};
   struct wb_pass p = wb_run("32MiB", none);
   double wire_s = bytes / WB_LINK_BYTES_PER_S, copy_s = bytes / WB_COPY_BYTES_PER_S;
   ck_assert_msg(p.window_s > wire_s && p.window_s < 1.05 * wire_s + copy_s,
@@ -79,9 +83,9 @@ END_TEST
 START_TEST(test_one_slot_writes_back_one_round_trip_each)
 {
   const double bytes = 32.0 * 1048576, copy_s = bytes / WB_COPY_BYTES_PER_S;
-  const char *one[] = {"clients.rpc_slots=1", NULL};
-  const char *one_nocache[] = {"clients.rpc_slots=1", "clients.ram=0B", NULL};
-  const char *none[] = {NULL};
+  const char *one[] = {"clients.rpc_slots=1", "protocol.close_written_sync=0", NULL};
+  const char *one_nocache[] = {"clients.rpc_slots=1", "clients.ram=0B", "protocol.close_written_sync=0", NULL};
+  const char *none[] = {"protocol.close_written_sync=0", NULL};
   struct wb_pass cached = wb_run("32MiB", one), direct = wb_run("32MiB", one_nocache), piped = wb_run("32MiB", none);
   double rtt_s = (direct.window_s) / (bytes / WB_WSIZE);
   ck_assert_msg(fabs((cached.window_s - copy_s) / direct.window_s - 1.0) < 0.02,
@@ -104,7 +108,7 @@ END_TEST
 START_TEST(test_writer_throttled_at_dirty_limit)
 {
   const double bytes = 256.0 * 1048576, record = 1048576.0;
-  const char *small[] = {"clients.ram=256MiB", NULL};
+  const char *small[] = {"clients.ram=256MiB", "protocol.close_written_sync=0", NULL};
   struct wb_pass p = wb_run("256MiB", small);
   double wire_s = bytes / WB_LINK_BYTES_PER_S;
   ck_assert_msg(p.window_s > wire_s && p.window_s < 1.05 * wire_s,
@@ -117,6 +121,29 @@ START_TEST(test_writer_throttled_at_dirty_limit)
 }
 END_TEST
 
+/* The COMMIT's fsync: the 32 MiB the client wrote back sit dirty in the
+ * NAS's page cache (well below its limits), so the COMMIT waits while
+ * the NAS writes them to its disks: the pass is longer by at least the
+ * time the eight SSDs take to write the file and its parity at their
+ * sequential rate (write_rate 400 MB/s each, the catalogue's), and the
+ * disks are busy only then (without the fsync the file stays in RAM
+ * within the run).  The requests are the same: the COMMIT either way. */
+START_TEST(test_commit_waits_for_the_server_disks)
+{
+  const double bytes = 32.0 * 1048576, members = 8.0, ssd_write_rate = 400e6;
+  const char *off[] = {"protocol.close_written_sync=0", NULL};
+  const char *on[] = {NULL};
+  struct wb_pass a = wb_run("32MiB", off), b = wb_run("32MiB", on);
+  double disks_s = bytes * members / (members - 1.0) / (members * ssd_write_rate);
+  ck_assert_msg(b.window_s - a.window_s > disks_s,
+                "fsync at COMMIT: %.1f ms vs %.1f ms without; want at least the disks' %.1f ms more",
+                b.window_s * 1e3, a.window_s * 1e3, disks_s * 1e3);
+  ck_assert_msg(a.disk_busy == 0.0 && b.disk_busy > 0.0, "disk0 busy %.3f without the fsync, %.3f with it",
+                a.disk_busy, b.disk_busy);
+  ck_assert_msg(a.requests == b.requests, "requests %.0f vs %.0f", a.requests, b.requests);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("client_writeback");
@@ -124,6 +151,7 @@ int main(void)
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, test_close_writes_back_at_link_rate);
   tcase_add_test(tc, test_one_slot_writes_back_one_round_trip_each);
+  tcase_add_test(tc, test_commit_waits_for_the_server_disks);
   suite_add_tcase(s, tc);
   tc = tcase_create("dirty_limit");
   tcase_set_timeout(tc, 300);

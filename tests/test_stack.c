@@ -561,6 +561,52 @@ START_TEST(test_flush_per_page_cost)
 }
 END_TEST
 
+/* fsync of a file's range (stack_fsync, an NFSv3 COMMIT): it completes
+ * once the range's dirty pages are on the disks and the journal's commit
+ * block after them, leaving the pages outside the range dirty; a range
+ * with nothing dirty completes at once, with no disk I/O. */
+START_TEST(test_fsync_range)
+{
+  struct stack_cfg c;
+  env_volume(&c, RAID_5, (uint64_t)GiB);
+  c.pcache.ram_bytes = 256.0 * 1024 * 1024;
+  struct env *e = env_new(&c, 4, 1e-3, 100e6);
+  const uint64_t file = 8u << 20, other = 64u << 20;
+  for (uint64_t off = 0; off < file; off += 1 << 20) /* the file, then another's pages */
+    env_submit(e, off, 1 << 20, 1, 0);
+  env_submit(e, other, 1 << 20, 1, 0);
+  env_run(e, e->now_s + 1e-3); /* all absorbed, below the background limit */
+  ck_assert_uint_eq(e->ndone, e->nsub);
+  ck_assert_uint_eq(stack_dirty_bytes(e->s), file + (1 << 20));
+  uint64_t tag = e->nsub++, w0 = 0;
+  for (int d = 0; d < e->ndev; d++)
+    w0 += ((struct fake *)e->dev[d]->priv)->write_bytes;
+  e->submit_s[tag] = e->now_s;
+  stack_fsync(e->s, e->now_s, 0, file, tag);
+  env_run(e, e->now_s + 5.0); /* well before the dirty pages expire */
+  ck_assert_msg(e->done[tag] == 1, "the fsync completed %d times", e->done[tag]);
+  uint64_t w1 = 0;
+  for (int d = 0; d < e->ndev; d++)
+    w1 += ((struct fake *)e->dev[d]->priv)->write_bytes;
+  /* RAID-5 on 4 members: the file and its parity (4/3), and the journal
+   * block with its parity (a read-modify-write: 2 blocks written) */
+  double want = (double)file * 4.0 / 3.0 + 2 * 4096.0;
+  ck_assert_msg(fabs((double)(w1 - w0) - want) < 0.01 * want, "fsync wrote %llu bytes to the members, want %.0f",
+                (unsigned long long)(w1 - w0), want);
+  /* the file's 8 MiB at 3 x 100 MB/s of data members at least */
+  double took = e->done_s[tag] - e->submit_s[tag];
+  ck_assert_msg(took > (double)file / 300e6, "fsync took %.2f ms", took * 1e3);
+  ck_assert_uint_eq(stack_dirty_bytes(e->s), 1 << 20); /* the other file's page stays dirty */
+  tag = e->nsub++;
+  e->submit_s[tag] = e->now_s;
+  stack_fsync(e->s, e->now_s, 0, file, tag); /* nothing dirty left in the range */
+  env_run(e, e->now_s + 1e-3);
+  ck_assert_msg(e->done[tag] == 1 && e->done_s[tag] - e->submit_s[tag] < 1e-3,
+                "a clean range's fsync: done %d after %.3f ms", e->done[tag], (e->done_s[tag] - e->submit_s[tag]) * 1e3);
+  env_free(e);
+}
+END_TEST
+
 START_TEST(test_dirty_threshold)
 {
   struct stack_cfg c;
@@ -850,6 +896,7 @@ int main(void)
   tcase_add_test(tc, test_dirty_take_in_range);
   tcase_add_test(tc, test_flush_per_page_cost);
   tcase_add_test(tc, test_dirty_threshold);
+  tcase_add_test(tc, test_fsync_range);
   tcase_add_test(tc, test_readahead_hits);
   tcase_add_test(tc, test_encryption_cost);
   tcase_add_test(tc, test_decrypt_cost);

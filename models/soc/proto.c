@@ -77,7 +77,12 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
      .min = 0, .max = 1, .optional = 1, .def = 0, \
      .help = "1: the server's file system starts the write-back of a written file's dirty pages " \
              "when the file is closed, in the closing thread (ext4 auto_da_alloc), 0: its flusher " \
-             "alone writes them back"}
+             "alone writes them back"}, \
+    {.key = "close_written_sync", .dim = UNITS_NUMBER, .offset = OFF(close_written_sync), \
+     .min = 0, .max = 1, .optional = 1, .def = 0, \
+     .help = "1: the last request of a written file's close makes the server fsync the file " \
+             "(its dirty pages written back and waited for, then its journal commit) before it " \
+             "is answered (an NFSv3 COMMIT), 0: it is answered without"}
 
 /* Sizes: SMB2 READ/WRITE 64 KiB (SMB 2.0) to 8 MiB (Samba smb2 max read);
  * NFS 4 KiB..1 MiB (RPCSVC_MAXPAYLOAD); iSCSI segment/burst 512 B ..
@@ -237,6 +242,7 @@ int proto_check(const struct proto_params *p, struct nw_err *err)
       {"close_written_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE_WRITTEN])},
       {"delete_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_DELETE])},
       {"close_written_writeback", PROTO_PCOST_OFF(close_written_writeback)},
+      {"close_written_sync", PROTO_PCOST_OFF(close_written_sync)},
   };
   for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
     double v = *(const double *)((const char *)p + proto_whole[i].offset);
@@ -385,6 +391,11 @@ double proto_open_cycles(const struct proto_params *p)
 int proto_close_starts_writeback(const struct proto_params *p)
 {
   return proto_ops_of(p)->opens_files && p->costs.close_written_writeback > 0.0;
+}
+
+int proto_close_syncs(const struct proto_params *p)
+{
+  return proto_ops_of(p)->opens_files && p->costs.close_written_sync > 0.0;
 }
 
 int proto_file_requests(const struct proto_params *p, enum proto_fop op)

@@ -115,6 +115,8 @@ struct proto_costs {
   double close_written_writeback;      /* 1: closing a written file starts the write-back of
                                           its dirty pages in the closing thread (the file
                                           system's, not a request; proto_close_starts_writeback) */
+  double close_written_sync;           /* 1: the close's last request of a written file fsyncs
+                                          it on the server before its answer (proto_close_syncs) */
 };
 
 struct proto_params {
@@ -328,6 +330,12 @@ int proto_file_requests(const struct proto_params *p, enum proto_fop op);
  * auto_da_alloc allocates and submits a file's delayed blocks at its
  * release); 0 when its flusher alone writes them back. */
 int proto_close_starts_writeback(const struct proto_params *p);
+
+/* 1 if the last request of a written file's close is answered only once
+ * the server has fsynced the file (the catalogue's close_written_sync: an
+ * NFSv3 COMMIT, nfsd_commit -> vfs_fsync_range: the file's dirty pages
+ * written back and waited for, then the journal commit); 0 otherwise. */
+int proto_close_syncs(const struct proto_params *p);
 
 /* 1 when op looks a path up on the server's file system (open, create,
  * stat, delete: proto_open_cycles once, with its first request), 0 for a

@@ -245,6 +245,22 @@ void stk_lower(struct stack *s, struct stk_req *r, double t)
   stk_run(s, r, t);
 }
 
+/* The requests waiting for r (reads for a read-ahead bio's pages, an
+ * fsync for a write-back) that now wait for nothing more go on. */
+static void stk_release_waiters(struct stack *s, struct stk_req *r, double t)
+{
+  while (r->waiters != NULL) {
+    struct stk_wait *n = r->waiters;
+    struct stk_req *w = n->r;
+    r->waiters = n->next;
+    free(n);
+    if (--w->waits == 0 && w->parked) {
+      w->parked = 0;
+      stk_run(s, w, t);
+    }
+  }
+}
+
 static void stk_finish(struct stack *s, struct stk_req *r, double t)
 {
   r->step = ST_DONE;
@@ -255,19 +271,11 @@ static void stk_finish(struct stack *s, struct stk_req *r, double t)
       pcache_insert(s->pc, r->off, r->len, 0, t);
     stk_ra_landed(s, r);
     stk_client_done(s, r, t);
-    while (r->waiters != NULL) {
-      struct stk_wait *n = r->waiters;
-      struct stk_req *w = n->r;
-      r->waiters = n->next;
-      free(n);
-      if (--w->waits == 0 && w->parked) {
-        w->parked = 0;
-        stk_run(s, w, t);
-      }
-    }
+    stk_release_waiters(s, r, t);
     break;
   case RQ_FLUSH:
     s->flush_inflight_bytes -= r->len;
+    stk_release_waiters(s, r, t); /* an fsync waiting for this write-back (stack_fsync) */
     stk_unblock(s, t);
     stk_flush_kick(s, t);
     break;

@@ -245,6 +245,17 @@ int stack_read_cached(struct stack *s, uint64_t offset_bytes, uint64_t len_bytes
  * that the closing thread spends submitting them; 0 without a page cache,
  * on a failed volume, or when none of the range is dirty. */
 double stack_start_writeback(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes);
+/* fsync(2) of the file range [offset_bytes, +len_bytes), as knfsd serves
+ * an NFSv3 COMMIT (nfsd_commit -> vfs_fsync_range -> ext4_sync_file):
+ * the range's dirty pages written back now and waited for, with those of
+ * it already under write-back (filemap_write_and_wait_range), then the
+ * journal commit of the file's changed metadata (jbd2: a synchronous
+ * write of a block of the journal, which mke2fs puts mid-volume).
+ * Completes through hooks io_done(tag) (io_error on a failed volume); at
+ * once when none of the range is dirty or under write-back, or without a
+ * page cache.  Returns the CPU work of submitting the write-back, on the
+ * caller's thread (reference cycles, as stack_start_writeback). */
+double stack_fsync(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes, uint64_t tag);
 double stack_next_event_s(const struct stack *s);
 void stack_advance(struct stack *s, double now_s);
 void stack_cpu_done(struct stack *s, double now_s, uint64_t token);

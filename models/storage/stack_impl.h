@@ -250,6 +250,8 @@ void stk_ra_landed(struct stack *s, const struct stk_req *r);
 struct stk_ra *stk_ra_stream(struct stack *s, uint64_t off, uint64_t len, int *seq);
 void stk_ra_read(struct stack *s, struct stk_ra *st, int seq, uint64_t off, uint64_t end,
                  uint64_t miss_a, uint64_t miss_b, double t);
+#define STK_JOURNAL_BLOCK_BYTES 4096u /* the journal commit an fsync of written data writes (jbd2's
+                                         commit block; mke2fs puts the journal mid-volume) */
 #define STK_TRIM_WAITS 16 /* read-ahead bios one read waits for at most */
 int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wait);
 

@@ -64,6 +64,8 @@ struct eng_req {
   int close_writeback; /* the first request of a written file's close where the server's
                           file system then starts the file's write-back (submit.c
                           eng_close_writeback) */
+  int close_sync;     /* the last request of a written file's close that the server answers
+                         once the file is fsynced (an NFSv3 COMMIT; submit.c eng_submit) */
   int no_wire;        /* a file operation of no request (an NFS close after reads): the
                          client answers it itself */
   enum job_meta meta; /* a metadata operation (no data on the wire): submit.c */

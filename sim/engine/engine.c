@@ -533,8 +533,9 @@ void eng_fop_next(struct eng_job *j, struct eng_req *r, int self)
   p->fop = r->fop;
   p->fop_part = 1;
   /* the close proper, the flow's last request (after a SET_INFO of the times) */
-  p->close_writeback = r->fop_sent == r->fop_reqs && r->fop == PROTO_FOP_CLOSE_WRITTEN &&
-                       proto_close_starts_writeback(&j->e->s->proto);
+  int last_close = r->fop_sent == r->fop_reqs && r->fop == PROTO_FOP_CLOSE_WRITTEN;
+  p->close_writeback = last_close && proto_close_starts_writeback(&j->e->s->proto);
+  p->close_sync = last_close && proto_close_syncs(&j->e->s->proto);
   p->rec = -1;
   p->t_issue_s = r->t_issue_s;
   p->app = r;

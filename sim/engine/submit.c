@@ -25,6 +25,13 @@ int eng_job_direct(const struct eng *e, const struct job *spec)
 
 void eng_submit(struct eng *e, struct eng_req *r)
 {
+  if (r->close_sync) { /* the file's fsync (eng_close_writeback started its write-back) */
+    const struct eng_job *j = r->job;
+    double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
+    stack_fsync(e->stack, simgrid_get_clock(), r->offset_bytes, (uint64_t)file_bytes, (uint64_t)(uintptr_t)r);
+    eng_wake_storage(e);
+    return;
+  }
   struct stack_io io = {.offset_bytes = r->offset_bytes, .len_bytes = r->len_bytes,
                         .write = r->write, .tag = (uint64_t)(uintptr_t)r};
   /* a trace's discard replayed on a share: the file's hole punch, as falloc's */
@@ -47,7 +54,7 @@ void eng_submit(struct eng *e, struct eng_req *r)
 
 int eng_req_stores(const struct eng_req *r)
 {
-  return !r->fop_part || r->meta != JOB_META_NONE;
+  return !r->fop_part || r->meta != JOB_META_NONE || r->close_sync;
 }
 
 /* A file operation's protocol requests (proto_file_requests, the
@@ -81,13 +88,14 @@ int eng_fop_requests(const struct eng *e, const struct eng_req *r)
 
 /* The write-back the close of a written file starts on the NAS (the
  * protocol's close_written_writeback: Samba on ext4, whose auto_da_alloc
- * allocates and submits a file's delayed blocks as the file is released):
- * the file's pages still dirty in the NAS page cache go to the disks now,
- * submitted by the thread that serves the close, which does not wait for
- * them.  Returns that thread's CPU work for it (reference cycles). */
+ * allocates and submits a file's delayed blocks as the file is released;
+ * close_written_sync: the fsync of an NFSv3 COMMIT, which then waits for
+ * them in eng_submit): the file's pages still dirty in the NAS page cache
+ * go to the disks now, submitted by the thread that serves the close.
+ * Returns that thread's CPU work for it (reference cycles). */
 double eng_close_writeback(struct eng *e, const struct eng_req *r)
 {
-  if (!r->close_writeback || e->local || e->net_only)
+  if (!(r->close_writeback || r->close_sync) || e->local || e->net_only)
     return 0.0;
   const struct eng_job *j = r->job;
   double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
