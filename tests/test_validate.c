@@ -186,6 +186,46 @@ START_TEST(test_validate_upper_bound)
 }
 END_TEST
 
+/* A point whose step's window is a transient (TS-859 Pro's file LUN: the
+ * NAS page cache still absorbing an ATTO write in the scenario's 2 s) or
+ * rests on too few I/Os says so (flags transient, few-ios; JSON
+ * "transient", "few_ios"); the same step run to the file's end (30 s: the
+ * 2 GB file at the link's rate) says neither. */
+START_TEST(test_validate_flags_transients)
+{
+  char path[64], points[64], text[2048], args[512];
+  tv_write(path, sizeof path,
+           "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n    source: test\n"
+           "    systems: [ds1511plus, ts859pro]\n    results:\n"
+           "      - {system: ts859pro, metric: write_MBps, tool: short, value: 100, note: made-up}\n"
+           "      - {system: ts859pro, metric: write_MBps, tool: long, value: 100, note: made-up}\n");
+  const char *src = getenv("NASTWIN_SOURCE_DIR");
+  snprintf(text, sizeof text,
+           "version: 1\npoints:\n"
+           "  - {experiment: ds1511plus-ts859pro-iscsi-single-link, match: {system: ts859pro, metric: write_MBps, "
+           "tool: short}, scenario: %s/validation/scenarios/ts859pro-iscsi-atto.yaml, steps: [atto-write-1MiB], "
+           "field: write.MBps}\n"
+           "  - {experiment: ds1511plus-ts859pro-iscsi-single-link, match: {system: ts859pro, metric: write_MBps, "
+           "tool: long}, scenario: %s/validation/scenarios/ts859pro-iscsi-atto.yaml, set: [time=30s], "
+           "steps: [atto-write-1MiB], field: write.MBps}\n",
+           src ? src : ".", src ? src : ".");
+  tv_write(points, sizeof points, text);
+  snprintf(args, sizeof args, "validate --data %s --points %s --json", path, points);
+  static struct tv_run r;
+  tv_run(args, &r);
+  unlink(path);
+  unlink(points);
+  ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
+  const char *a = strstr(r.out, "\"tool\": \"short\""), *b = strstr(r.out, "\"tool\": \"long\"");
+  ck_assert_msg(a && b, "points missing: %s", r.out);
+  const char *ae = strchr(a, '}'), *be = strchr(b, '}');
+  const char *at = strstr(a, "\"transient\": true"), *af = strstr(a, "\"few_ios\": true");
+  ck_assert_msg(at && at < ae && af && af < ae, "the 2 s window: want transient and few_ios: %.*s", (int)(ae - a), a);
+  const char *bt = strstr(b, "\"transient\": false"), *bf = strstr(b, "\"few_ios\": false");
+  ck_assert_msg(bt && bt < be && bf && bf < be, "the whole file: want neither flag: %.*s", (int)(be - b), b);
+}
+END_TEST
+
 START_TEST(test_validate_bad_input)
 {
   static const char *const bad[] = {
@@ -256,6 +296,7 @@ static Suite *validate_suite(void)
   tc = tcase_create("bad_input");
   tcase_add_test(tc, test_validate_bad_input);
   tcase_add_test(tc, test_validate_upper_bound);
+  tcase_add_test(tc, test_validate_flags_transients);
   suite_add_tcase(s, tc);
   tc = tcase_create("html");
   tcase_set_timeout(tc, 30);

@@ -535,6 +535,13 @@ int val_run(struct val_set *v, int njobs, int quiet)
   return val_score(v);
 }
 
+/* 1 when field f is a figure of the step's client I/Os (not an
+ * operation's duration or power, nor a thread's busy share). */
+static int val_client_field(const char *f)
+{
+  return strncmp(f, "op.", 3) != 0 && strncmp(f, "busy:", 5) != 0;
+}
+
 /* Combine the field over tasks [k0, k1) of p into *x; 0, or -1 with p FAILED. */
 static int val_combine(const struct val_set *v, struct val_point *p, int k0, int k1, double *x)
 {
@@ -549,6 +556,10 @@ static int val_combine(const struct val_set *v, struct val_point *p, int k0, int
       return -1;
     }
     acc = p->combine == 1 ? fmax(acc, y) : p->combine == 2 ? fmin(acc, y) : acc + y;
+    if (val_client_field(p->field)) {
+      p->transient |= !r->steady;
+      p->few_ios |= r->few_ios;
+    }
   }
   *x = p->combine == 0 ? acc / (k1 - k0) : acc;
   return 0;
@@ -562,6 +573,7 @@ int val_score(struct val_set *v)
     if (p->status != VAL_OK && p->status != VAL_FAILED)
       continue;
     p->status = VAL_OK;
+    p->transient = p->few_ios = 0;
     double num, den = 1.0;
     if (val_combine(v, p, 0, p->nnum > 0 ? p->nnum : p->nsteps, &num) < 0 ||
         (p->nnum > 0 && val_combine(v, p, p->nnum, p->nsteps, &den) < 0)) {
@@ -645,9 +657,11 @@ void val_print_table(const struct val_set *v, FILE *out)
     const struct val_point *p = &v->pts[i];
     char label[512];
     val_label(p, label, sizeof label);
-    char flags[64];
-    snprintf(flags, sizeof flags, "%s%s%s", p->approx ? "approx " : "", p->skewed[0] ? "skewed " : "",
-             p->bound < 0 ? (p->predicted > p->measured ? "limit-exceeded " : "within-limit ") : "");
+    char flags[96];
+    snprintf(flags, sizeof flags, "%s%s%s%s%s", p->approx ? "approx " : "", p->skewed[0] ? "skewed " : "",
+             p->bound < 0 ? (p->predicted > p->measured ? "limit-exceeded " : "within-limit ") : "",
+             p->status == VAL_OK && p->transient ? "transient " : "",
+             p->status == VAL_OK && p->few_ios ? "few-ios " : "");
     if (p->status == VAL_OK)
       fprintf(out, "%-38s %-24s %-60.60s %12.5g %12.5g %+8.1f%%  %s\n", p->experiment, p->metric, label,
               p->measured, p->predicted, 100.0 * p->error, flags);
@@ -717,7 +731,8 @@ void val_print_json(const struct val_set *v, FILE *out)
       fprintf(out, ", \"predicted\": %.10g, \"error\": %.10g", p->predicted, p->error);
     else
       fputs(", \"predicted\": null, \"error\": null", out);
-    fprintf(out, ", \"approx\": %s, \"skewed\": ", p->approx ? "true" : "false");
+    fprintf(out, ", \"approx\": %s, \"transient\": %s, \"few_ios\": %s, \"skewed\": ", p->approx ? "true" : "false",
+            p->status == VAL_OK && p->transient ? "true" : "false", p->status == VAL_OK && p->few_ios ? "true" : "false");
     if (p->skewed[0])
       report_json_string(out, p->skewed);
     else

@@ -60,6 +60,9 @@ struct val_point {
   double weight;              /* a constraint's residual weight */
   int nnum;                   /* > 0: predicted = value of tasks[0..nnum) / value of
                                * tasks[nnum..nsteps) (a ratio of two configurations) */
+  /* Of its steps' windows (client I/O fields only): one found no steady
+   * state (a transient's figure), one had too few I/Os for a stable one. */
+  int transient, few_ios;
 };
 
 struct val_cfg {
