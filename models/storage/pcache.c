@@ -2,6 +2,10 @@
  *
  * Blocks live in a growable node array; an open-addressing hash table
  * (linear probing, backward-shift deletion) maps block number -> node.
+ * Each slot keeps the low 32 bits of its block's hash beside the node
+ * index, so a probe compares them without reading the node (a cache miss
+ * in a large cache) and a deletion finds a slot's home bucket likewise;
+ * the buckets are the same as with the index alone.
  * Two intrusive doubly linked lists: clean LRU and dirty FIFO.  Each
  * block carries a present mask and a dirty mask of its units (dirty is a
  * subset of present); RAM is counted in present units. */
@@ -22,14 +26,19 @@ struct pcache_node {
   double dirty_s;
 };
 
+struct pcache_slot {
+  uint32_t node; /* node index, PCACHE_NIL when empty */
+  uint32_t hash; /* low 32 bits of pcache_hash(node's block) */
+};
+
 struct pcache {
   uint64_t block_bytes, cap_blocks;
   uint64_t unit_bytes, units_per_block, cap_units; /* present/dirty granularity */
   int slots; /* 1: a block in use takes all its units of the capacity (pcache_set_slots) */
   struct pcache_node *node;
   uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
-  uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
-  uint64_t nslot;                      /* power of two */
+  struct pcache_slot *slot;            /* hash table */
+  uint64_t nslot;                      /* power of two, <= 2^32 */
   uint64_t used, npresent, ndirty; /* blocks in use; present units; dirty units */
   uint32_t lru_head, lru_tail;         /* head = most recently used */
   uint32_t dirty_head, dirty_tail;     /* head = oldest */
@@ -47,6 +56,12 @@ static uint64_t pcache_hash(uint64_t b)
   b *= 0xff51afd7ed558ccdULL;
   b ^= b >> 33;
   return b;
+}
+
+static void pcache_slots_clear(struct pcache_slot *slot, uint64_t n)
+{
+  for (uint64_t i = 0; i < n; i++)
+    slot[i] = (struct pcache_slot){.node = PCACHE_NIL, .hash = 0};
 }
 
 struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
@@ -67,7 +82,7 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
     pcache_destroy(c);
     return NULL;
   }
-  memset(c->slot, 0xff, c->nslot * sizeof *c->slot);
+  pcache_slots_clear(c->slot, c->nslot);
   c->free_head = c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = PCACHE_NIL;
   return c;
 }
@@ -140,17 +155,27 @@ static uint64_t pcache_popcount(uint64_t m)
   return n;
 }
 
+/* The slot of block (hashed h) or the empty slot ending its probe. */
+static uint64_t pcache_find_slot_h(const struct pcache *c, uint64_t block, uint64_t h)
+{
+  uint64_t mask = c->nslot - 1, i = h & mask;
+  uint32_t h32 = (uint32_t)h;
+  for (;;) {
+    const struct pcache_slot *sl = &c->slot[i];
+    if (sl->node == PCACHE_NIL || (sl->hash == h32 && c->node[sl->node].block == block))
+      return i;
+    i = (i + 1) & mask;
+  }
+}
+
 static uint64_t pcache_find_slot(const struct pcache *c, uint64_t block)
 {
-  uint64_t mask = c->nslot - 1, i = pcache_hash(block) & mask;
-  while (c->slot[i] != PCACHE_NIL && c->node[c->slot[i]].block != block)
-    i = (i + 1) & mask;
-  return i;
+  return pcache_find_slot_h(c, block, pcache_hash(block));
 }
 
 static uint32_t pcache_get(const struct pcache *c, uint64_t block)
 {
-  return c->slot[pcache_find_slot(c, block)];
+  return c->slot[pcache_find_slot(c, block)].node;
 }
 
 uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t len)
@@ -167,17 +192,24 @@ uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t l
 
 static int pcache_rehash(struct pcache *c, uint64_t nslot)
 {
-  uint32_t *ns = malloc(nslot * sizeof *ns);
+  if (nslot > (uint64_t)1 << 32)
+    return -1;
+  struct pcache_slot *ns = malloc(nslot * sizeof *ns);
   if (ns == NULL)
     return -1;
-  memset(ns, 0xff, nslot * sizeof *ns);
-  uint32_t *old = c->slot;
-  uint64_t oldn = c->nslot;
+  pcache_slots_clear(ns, nslot);
+  struct pcache_slot *old = c->slot;
+  uint64_t oldn = c->nslot, mask = nslot - 1;
   c->slot = ns;
   c->nslot = nslot;
+  /* every block differs: each goes to the first empty slot of its probe */
   for (uint64_t i = 0; i < oldn; i++)
-    if (old[i] != PCACHE_NIL)
-      c->slot[pcache_find_slot(c, c->node[old[i]].block)] = old[i];
+    if (old[i].node != PCACHE_NIL) {
+      uint64_t j = pcache_hash(c->node[old[i].node].block) & mask;
+      while (ns[j].node != PCACHE_NIL)
+        j = (j + 1) & mask;
+      ns[j] = old[i];
+    }
   free(old);
   return 0;
 }
@@ -185,19 +217,19 @@ static int pcache_rehash(struct pcache *c, uint64_t nslot)
 static void pcache_hash_del(struct pcache *c, uint64_t block)
 {
   uint64_t mask = c->nslot - 1, i = pcache_find_slot(c, block);
-  if (c->slot[i] == PCACHE_NIL)
+  if (c->slot[i].node == PCACHE_NIL)
     return;
-  c->slot[i] = PCACHE_NIL;
+  c->slot[i].node = PCACHE_NIL;
   uint64_t j = i;
   for (;;) { /* backward-shift deletion */
     j = (j + 1) & mask;
-    if (c->slot[j] == PCACHE_NIL)
+    if (c->slot[j].node == PCACHE_NIL)
       return;
-    uint64_t h = pcache_hash(c->node[c->slot[j]].block) & mask;
+    uint64_t h = c->slot[j].hash & mask; /* mask < 2^32: the hash's low bits */
     int move = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
     if (move) {
       c->slot[i] = c->slot[j];
-      c->slot[j] = PCACHE_NIL;
+      c->slot[j].node = PCACHE_NIL;
       i = j;
     }
   }
@@ -359,7 +391,8 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
     }
     c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL, .dirty = dirty,
                                       .present_mask = mask, .dirty_mask = dirty ? mask : 0, .dirty_s = now_s};
-    c->slot[pcache_find_slot(c, b)] = x;
+    uint64_t h = pcache_hash(b);
+    c->slot[pcache_find_slot_h(c, b, h)] = (struct pcache_slot){.node = x, .hash = (uint32_t)h};
     c->used++;
     c->npresent += pcache_popcount(mask);
     c->ndirty += dirty ? pcache_popcount(mask) : 0;
