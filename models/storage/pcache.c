@@ -33,6 +33,7 @@ struct pcache_slot {
 
 struct pcache {
   uint64_t block_bytes, cap_blocks;
+  int block_shift, unit_shift; /* log2 of block_bytes / unit_bytes, -1 if not a power of two */
   uint64_t unit_bytes, units_per_block, cap_units; /* present/dirty granularity */
   int slots; /* 1: a block in use takes all its units of the capacity (pcache_set_slots) */
   struct pcache_node *node;
@@ -64,6 +65,30 @@ static void pcache_slots_clear(struct pcache_slot *slot, uint64_t n)
     slot[i] = (struct pcache_slot){.node = PCACHE_NIL, .hash = 0};
 }
 
+/* log2(x) for a power of two, else -1: the divisions by the block and
+ * unit sizes on the look-up paths become shifts (the same quotients). */
+static int pcache_log2(uint64_t x)
+{
+  if (x == 0 || (x & (x - 1)) != 0)
+    return -1;
+  int k = 0;
+  while ((x >>= 1) != 0)
+    k++;
+  return k;
+}
+
+/* x / block_bytes */
+static inline uint64_t pcache_blk(const struct pcache *c, uint64_t x)
+{
+  return c->block_shift >= 0 ? x >> c->block_shift : x / c->block_bytes;
+}
+
+/* x / unit_bytes */
+static inline uint64_t pcache_unit(const struct pcache *c, uint64_t x)
+{
+  return c->unit_shift >= 0 ? x >> c->unit_shift : x / c->unit_bytes;
+}
+
 struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
 {
   if (block_bytes == 0 || capacity_bytes < block_bytes)
@@ -74,6 +99,7 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
   c->block_bytes = block_bytes;
   c->cap_blocks = capacity_bytes / block_bytes;
   c->unit_bytes = block_bytes;
+  c->block_shift = c->unit_shift = pcache_log2(block_bytes);
   c->units_per_block = 1;
   c->cap_units = c->cap_blocks;
   c->nslot = 64;
@@ -118,6 +144,7 @@ int pcache_set_unit(struct pcache *c, uint64_t unit_bytes)
       c->used > 0)
     return -1;
   c->unit_bytes = unit_bytes;
+  c->unit_shift = pcache_log2(unit_bytes);
   c->units_per_block = c->block_bytes / unit_bytes;
   c->cap_units = c->cap_blocks * c->units_per_block;
   return 0;
@@ -142,7 +169,7 @@ static uint64_t pcache_unit_mask(const struct pcache *c, uint64_t b, uint64_t of
 {
   uint64_t lo = b * c->block_bytes, hi = lo + c->block_bytes;
   uint64_t a = off > lo ? off : lo, z = off + len < hi ? off + len : hi;
-  uint64_t u0 = (a - lo) / c->unit_bytes, u1 = (z - 1 - lo) / c->unit_bytes;
+  uint64_t u0 = pcache_unit(c, a - lo), u1 = pcache_unit(c, z - 1 - lo);
   uint64_t n = u1 - u0 + 1;
   return (n >= 64 ? ~0ULL : ((1ULL << n) - 1)) << u0;
 }
@@ -178,12 +205,45 @@ static uint32_t pcache_get(const struct pcache *c, uint64_t block)
   return c->slot[pcache_find_slot(c, block)].node;
 }
 
+void pcache_prefetch_slot(const struct pcache *c, uint64_t off)
+{
+  __builtin_prefetch(&c->slot[pcache_hash(pcache_blk(c, off)) & (c->nslot - 1)]);
+}
+
+/* The node of block b if its probe's first slot holds it, else NIL
+ * (reads no node but the one it returns). */
+static uint32_t pcache_first_probe(const struct pcache *c, uint64_t b)
+{
+  uint64_t h = pcache_hash(b);
+  const struct pcache_slot *sl = &c->slot[h & (c->nslot - 1)];
+  return sl->node != PCACHE_NIL && sl->hash == (uint32_t)h ? sl->node : PCACHE_NIL;
+}
+
+void pcache_prefetch_node(const struct pcache *c, uint64_t off)
+{
+  uint32_t x = pcache_first_probe(c, pcache_blk(c, off));
+  if (x != PCACHE_NIL)
+    __builtin_prefetch(&c->node[x]);
+}
+
+void pcache_prefetch_links(const struct pcache *c, uint64_t off)
+{
+  uint32_t x = pcache_first_probe(c, pcache_blk(c, off));
+  if (x == PCACHE_NIL)
+    return;
+  const struct pcache_node *n = &c->node[x];
+  if (n->prev != PCACHE_NIL)
+    __builtin_prefetch(&c->node[n->prev]);
+  if (n->next != PCACHE_NIL)
+    __builtin_prefetch(&c->node[n->next]);
+}
+
 uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t len)
 {
   if (len == 0)
     return 0;
   uint64_t n = 0;
-  for (uint64_t b = off / c->block_bytes; b <= (off + len - 1) / c->block_bytes; b++) {
+  for (uint64_t b = pcache_blk(c, off); b <= pcache_blk(c, off + len - 1); b++) {
     uint32_t x = pcache_get(c, b);
     n += x == PCACHE_NIL || !c->node[x].dirty;
   }
@@ -306,7 +366,7 @@ static uint32_t pcache_alloc(struct pcache *c)
 void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
                    uint64_t *total_blocks)
 {
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, hit = 0;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1), hit = 0;
   for (uint64_t b = b0; len > 0 && b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     if (x == PCACHE_NIL)
@@ -345,7 +405,7 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
 {
   if (len == 0)
     return 0;
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, refused = 0;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1), refused = 0;
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     uint64_t mask = pcache_unit_mask(c, b, off, len);
@@ -405,7 +465,7 @@ void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len)
 {
   if (len == 0)
     return;
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1);
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     if (x == PCACHE_NIL)
