@@ -205,6 +205,50 @@ static uint32_t pcache_get(const struct pcache *c, uint64_t block)
   return c->slot[pcache_find_slot(c, block)].node;
 }
 
+uint64_t pcache_present_run_end(const struct pcache *c, uint64_t x, uint64_t limit)
+{
+  uint64_t ub = c->unit_bytes, upb = c->units_per_block;
+  while (x < limit) {
+    uint64_t gu = pcache_unit(c, x), b = gu / upb, u = gu % upb;
+    uint32_t n = pcache_get(c, b);
+    if (n == PCACHE_NIL)
+      break;
+    uint64_t m = ~(c->node[n].present_mask >> u); /* bit k clear: unit u + k present */
+    uint64_t run = m == 0 ? 64 - u : (uint64_t)__builtin_ctzll(m);
+    if (run > upb - u)
+      run = upb - u;
+    if (run == 0)
+      break;
+    uint64_t end = (gu + run) * ub, stop = (limit + ub - 1) / ub * ub; /* unit boundary at or past limit */
+    x = end < stop ? end : stop;
+    if (u + run < upb)
+      break; /* an absent unit in this block */
+  }
+  return x;
+}
+
+uint64_t pcache_present_run_start(const struct pcache *c, uint64_t y, uint64_t limit)
+{
+  uint64_t ub = c->unit_bytes, upb = c->units_per_block;
+  while (y > limit) {
+    uint64_t gu = pcache_unit(c, y - 1), b = gu / upb, u = gu % upb;
+    uint32_t n = pcache_get(c, b);
+    if (n == PCACHE_NIL)
+      break;
+    uint64_t m = ~(c->node[n].present_mask << (63 - u)); /* bit 63 - k clear: unit u - k present */
+    uint64_t run = m == 0 ? u + 1 : (uint64_t)__builtin_clzll(m);
+    if (run > u + 1)
+      run = u + 1;
+    if (run == 0)
+      break;
+    uint64_t start = (gu + 1 - run) * ub, stop = limit / ub * ub; /* unit boundary at or below limit */
+    y = start > stop ? start : stop;
+    if (run < u + 1)
+      break; /* an absent unit in this block */
+  }
+  return y;
+}
+
 void pcache_prefetch_slot(const struct pcache *c, uint64_t off)
 {
   __builtin_prefetch(&c->slot[pcache_hash(pcache_blk(c, off)) & (c->nslot - 1)]);
