@@ -324,6 +324,61 @@ START_TEST(test_lru_hand_count)
 }
 END_TEST
 
+/* pcache_present_run_end/start stop where a walk one page at a time
+ * (pcache_lookup of each page) stops, over random caches with evictions,
+ * invalidations and partly present blocks; 16 and 64 pages a block. */
+static uint64_t walk_up(struct pcache *pc, uint64_t x, uint64_t limit)
+{
+  uint64_t pg = pcache_unit_bytes(pc), hit, total;
+  while (x < limit) {
+    pcache_lookup(pc, x - x % pg, pg, 0, &hit, &total);
+    if (hit != total)
+      break;
+    x = x - x % pg + pg;
+  }
+  return x;
+}
+
+static uint64_t walk_down(struct pcache *pc, uint64_t y, uint64_t limit)
+{
+  uint64_t pg = pcache_unit_bytes(pc), hit, total;
+  while (limit < y) {
+    pcache_lookup(pc, (y - 1) - (y - 1) % pg, pg, 0, &hit, &total);
+    if (hit != total)
+      break;
+    y = (y - 1) - (y - 1) % pg;
+  }
+  return y;
+}
+
+START_TEST(test_present_runs)
+{
+  uint64_t seed = 12345;
+  for (int layout = 0; layout < 2; layout++) {
+    uint64_t block = layout ? 65536 * 4 : 65536, pg = 4096, span = 64 * block;
+    struct pcache *pc = pcache_create(24 * block, block);
+    ck_assert_int_eq(pcache_set_unit(pc, pg), 0);
+    for (int round = 0; round < 3000; round++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      uint64_t r = seed >> 11, off = r % span, len = 1 + (r >> 20) % (3 * block);
+      if (r % 7 == 0)
+        pcache_invalidate(pc, off, len);
+      else
+        pcache_insert(pc, off, len, (int)(r % 3 == 0), 1.0);
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      uint64_t a = (seed >> 11) % span, b = a + (seed >> 40) % (4 * block);
+      ck_assert_msg(pcache_present_run_end(pc, a, b) == walk_up(pc, a, b), "up from %llu to %llu: %llu vs %llu",
+                    (unsigned long long)a, (unsigned long long)b,
+                    (unsigned long long)pcache_present_run_end(pc, a, b), (unsigned long long)walk_up(pc, a, b));
+      ck_assert_msg(pcache_present_run_start(pc, b, a) == walk_down(pc, b, a),
+                    "down from %llu to %llu: %llu vs %llu", (unsigned long long)b, (unsigned long long)a,
+                    (unsigned long long)pcache_present_run_start(pc, b, a), (unsigned long long)walk_down(pc, b, a));
+    }
+    pcache_destroy(pc);
+  }
+}
+END_TEST
+
 /* Dirty bits per 4 KiB unit inside 64 KiB blocks, checked by hand. */
 START_TEST(test_dirty_units)
 {
@@ -891,6 +946,7 @@ int main(void)
   tcase_add_test(tc, test_dirty_units);
   tcase_add_test(tc, test_present_units);
   tcase_add_test(tc, test_present_eviction);
+  tcase_add_test(tc, test_present_runs);
   tcase_add_test(tc, test_unit_is_block);
   tcase_add_test(tc, test_dirty_sweep_order);
   tcase_add_test(tc, test_dirty_take_in_range);

@@ -2,6 +2,10 @@
  *
  * Blocks live in a growable node array; an open-addressing hash table
  * (linear probing, backward-shift deletion) maps block number -> node.
+ * Each slot keeps the low 32 bits of its block's hash beside the node
+ * index, so a probe compares them without reading the node (a cache miss
+ * in a large cache) and a deletion finds a slot's home bucket likewise;
+ * the buckets are the same as with the index alone.
  * Two intrusive doubly linked lists: clean LRU and dirty FIFO.  Each
  * block carries a present mask and a dirty mask of its units (dirty is a
  * subset of present); RAM is counted in present units. */
@@ -22,14 +26,20 @@ struct pcache_node {
   double dirty_s;
 };
 
+struct pcache_slot {
+  uint32_t node; /* node index, PCACHE_NIL when empty */
+  uint32_t hash; /* low 32 bits of pcache_hash(node's block) */
+};
+
 struct pcache {
   uint64_t block_bytes, cap_blocks;
+  int block_shift, unit_shift; /* log2 of block_bytes / unit_bytes, -1 if not a power of two */
   uint64_t unit_bytes, units_per_block, cap_units; /* present/dirty granularity */
   int slots; /* 1: a block in use takes all its units of the capacity (pcache_set_slots) */
   struct pcache_node *node;
   uint32_t nnode, node_cap, free_head; /* free nodes chained through .next */
-  uint32_t *slot;                      /* hash: node index or PCACHE_NIL */
-  uint64_t nslot;                      /* power of two */
+  struct pcache_slot *slot;            /* hash table */
+  uint64_t nslot;                      /* power of two, <= 2^32 */
   uint64_t used, npresent, ndirty; /* blocks in use; present units; dirty units */
   uint32_t lru_head, lru_tail;         /* head = most recently used */
   uint32_t dirty_head, dirty_tail;     /* head = oldest */
@@ -49,6 +59,36 @@ static uint64_t pcache_hash(uint64_t b)
   return b;
 }
 
+static void pcache_slots_clear(struct pcache_slot *slot, uint64_t n)
+{
+  for (uint64_t i = 0; i < n; i++)
+    slot[i] = (struct pcache_slot){.node = PCACHE_NIL, .hash = 0};
+}
+
+/* log2(x) for a power of two, else -1: the divisions by the block and
+ * unit sizes on the look-up paths become shifts (the same quotients). */
+static int pcache_log2(uint64_t x)
+{
+  if (x == 0 || (x & (x - 1)) != 0)
+    return -1;
+  int k = 0;
+  while ((x >>= 1) != 0)
+    k++;
+  return k;
+}
+
+/* x / block_bytes */
+static inline uint64_t pcache_blk(const struct pcache *c, uint64_t x)
+{
+  return c->block_shift >= 0 ? x >> c->block_shift : x / c->block_bytes;
+}
+
+/* x / unit_bytes */
+static inline uint64_t pcache_unit(const struct pcache *c, uint64_t x)
+{
+  return c->unit_shift >= 0 ? x >> c->unit_shift : x / c->unit_bytes;
+}
+
 struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
 {
   if (block_bytes == 0 || capacity_bytes < block_bytes)
@@ -59,6 +99,7 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
   c->block_bytes = block_bytes;
   c->cap_blocks = capacity_bytes / block_bytes;
   c->unit_bytes = block_bytes;
+  c->block_shift = c->unit_shift = pcache_log2(block_bytes);
   c->units_per_block = 1;
   c->cap_units = c->cap_blocks;
   c->nslot = 64;
@@ -67,7 +108,7 @@ struct pcache *pcache_create(uint64_t capacity_bytes, uint64_t block_bytes)
     pcache_destroy(c);
     return NULL;
   }
-  memset(c->slot, 0xff, c->nslot * sizeof *c->slot);
+  pcache_slots_clear(c->slot, c->nslot);
   c->free_head = c->lru_head = c->lru_tail = c->dirty_head = c->dirty_tail = PCACHE_NIL;
   return c;
 }
@@ -103,6 +144,7 @@ int pcache_set_unit(struct pcache *c, uint64_t unit_bytes)
       c->used > 0)
     return -1;
   c->unit_bytes = unit_bytes;
+  c->unit_shift = pcache_log2(unit_bytes);
   c->units_per_block = c->block_bytes / unit_bytes;
   c->cap_units = c->cap_blocks * c->units_per_block;
   return 0;
@@ -127,7 +169,7 @@ static uint64_t pcache_unit_mask(const struct pcache *c, uint64_t b, uint64_t of
 {
   uint64_t lo = b * c->block_bytes, hi = lo + c->block_bytes;
   uint64_t a = off > lo ? off : lo, z = off + len < hi ? off + len : hi;
-  uint64_t u0 = (a - lo) / c->unit_bytes, u1 = (z - 1 - lo) / c->unit_bytes;
+  uint64_t u0 = pcache_unit(c, a - lo), u1 = pcache_unit(c, z - 1 - lo);
   uint64_t n = u1 - u0 + 1;
   return (n >= 64 ? ~0ULL : ((1ULL << n) - 1)) << u0;
 }
@@ -140,17 +182,104 @@ static uint64_t pcache_popcount(uint64_t m)
   return n;
 }
 
+/* The slot of block (hashed h) or the empty slot ending its probe. */
+static uint64_t pcache_find_slot_h(const struct pcache *c, uint64_t block, uint64_t h)
+{
+  uint64_t mask = c->nslot - 1, i = h & mask;
+  uint32_t h32 = (uint32_t)h;
+  for (;;) {
+    const struct pcache_slot *sl = &c->slot[i];
+    if (sl->node == PCACHE_NIL || (sl->hash == h32 && c->node[sl->node].block == block))
+      return i;
+    i = (i + 1) & mask;
+  }
+}
+
 static uint64_t pcache_find_slot(const struct pcache *c, uint64_t block)
 {
-  uint64_t mask = c->nslot - 1, i = pcache_hash(block) & mask;
-  while (c->slot[i] != PCACHE_NIL && c->node[c->slot[i]].block != block)
-    i = (i + 1) & mask;
-  return i;
+  return pcache_find_slot_h(c, block, pcache_hash(block));
 }
 
 static uint32_t pcache_get(const struct pcache *c, uint64_t block)
 {
-  return c->slot[pcache_find_slot(c, block)];
+  return c->slot[pcache_find_slot(c, block)].node;
+}
+
+uint64_t pcache_present_run_end(const struct pcache *c, uint64_t x, uint64_t limit)
+{
+  uint64_t ub = c->unit_bytes, upb = c->units_per_block;
+  while (x < limit) {
+    uint64_t gu = pcache_unit(c, x), b = gu / upb, u = gu % upb;
+    uint32_t n = pcache_get(c, b);
+    if (n == PCACHE_NIL)
+      break;
+    uint64_t m = ~(c->node[n].present_mask >> u); /* bit k clear: unit u + k present */
+    uint64_t run = m == 0 ? 64 - u : (uint64_t)__builtin_ctzll(m);
+    if (run > upb - u)
+      run = upb - u;
+    if (run == 0)
+      break;
+    uint64_t end = (gu + run) * ub, stop = (limit + ub - 1) / ub * ub; /* unit boundary at or past limit */
+    x = end < stop ? end : stop;
+    if (u + run < upb)
+      break; /* an absent unit in this block */
+  }
+  return x;
+}
+
+uint64_t pcache_present_run_start(const struct pcache *c, uint64_t y, uint64_t limit)
+{
+  uint64_t ub = c->unit_bytes, upb = c->units_per_block;
+  while (y > limit) {
+    uint64_t gu = pcache_unit(c, y - 1), b = gu / upb, u = gu % upb;
+    uint32_t n = pcache_get(c, b);
+    if (n == PCACHE_NIL)
+      break;
+    uint64_t m = ~(c->node[n].present_mask << (63 - u)); /* bit 63 - k clear: unit u - k present */
+    uint64_t run = m == 0 ? u + 1 : (uint64_t)__builtin_clzll(m);
+    if (run > u + 1)
+      run = u + 1;
+    if (run == 0)
+      break;
+    uint64_t start = (gu + 1 - run) * ub, stop = limit / ub * ub; /* unit boundary at or below limit */
+    y = start > stop ? start : stop;
+    if (run < u + 1)
+      break; /* an absent unit in this block */
+  }
+  return y;
+}
+
+void pcache_prefetch_slot(const struct pcache *c, uint64_t off)
+{
+  __builtin_prefetch(&c->slot[pcache_hash(pcache_blk(c, off)) & (c->nslot - 1)]);
+}
+
+/* The node of block b if its probe's first slot holds it, else NIL
+ * (reads no node but the one it returns). */
+static uint32_t pcache_first_probe(const struct pcache *c, uint64_t b)
+{
+  uint64_t h = pcache_hash(b);
+  const struct pcache_slot *sl = &c->slot[h & (c->nslot - 1)];
+  return sl->node != PCACHE_NIL && sl->hash == (uint32_t)h ? sl->node : PCACHE_NIL;
+}
+
+void pcache_prefetch_node(const struct pcache *c, uint64_t off)
+{
+  uint32_t x = pcache_first_probe(c, pcache_blk(c, off));
+  if (x != PCACHE_NIL)
+    __builtin_prefetch(&c->node[x]);
+}
+
+void pcache_prefetch_links(const struct pcache *c, uint64_t off)
+{
+  uint32_t x = pcache_first_probe(c, pcache_blk(c, off));
+  if (x == PCACHE_NIL)
+    return;
+  const struct pcache_node *n = &c->node[x];
+  if (n->prev != PCACHE_NIL)
+    __builtin_prefetch(&c->node[n->prev]);
+  if (n->next != PCACHE_NIL)
+    __builtin_prefetch(&c->node[n->next]);
 }
 
 uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t len)
@@ -158,7 +287,7 @@ uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t l
   if (len == 0)
     return 0;
   uint64_t n = 0;
-  for (uint64_t b = off / c->block_bytes; b <= (off + len - 1) / c->block_bytes; b++) {
+  for (uint64_t b = pcache_blk(c, off); b <= pcache_blk(c, off + len - 1); b++) {
     uint32_t x = pcache_get(c, b);
     n += x == PCACHE_NIL || !c->node[x].dirty;
   }
@@ -167,17 +296,24 @@ uint64_t pcache_clean_blocks_in(const struct pcache *c, uint64_t off, uint64_t l
 
 static int pcache_rehash(struct pcache *c, uint64_t nslot)
 {
-  uint32_t *ns = malloc(nslot * sizeof *ns);
+  if (nslot > (uint64_t)1 << 32)
+    return -1;
+  struct pcache_slot *ns = malloc(nslot * sizeof *ns);
   if (ns == NULL)
     return -1;
-  memset(ns, 0xff, nslot * sizeof *ns);
-  uint32_t *old = c->slot;
-  uint64_t oldn = c->nslot;
+  pcache_slots_clear(ns, nslot);
+  struct pcache_slot *old = c->slot;
+  uint64_t oldn = c->nslot, mask = nslot - 1;
   c->slot = ns;
   c->nslot = nslot;
+  /* every block differs: each goes to the first empty slot of its probe */
   for (uint64_t i = 0; i < oldn; i++)
-    if (old[i] != PCACHE_NIL)
-      c->slot[pcache_find_slot(c, c->node[old[i]].block)] = old[i];
+    if (old[i].node != PCACHE_NIL) {
+      uint64_t j = pcache_hash(c->node[old[i].node].block) & mask;
+      while (ns[j].node != PCACHE_NIL)
+        j = (j + 1) & mask;
+      ns[j] = old[i];
+    }
   free(old);
   return 0;
 }
@@ -185,19 +321,19 @@ static int pcache_rehash(struct pcache *c, uint64_t nslot)
 static void pcache_hash_del(struct pcache *c, uint64_t block)
 {
   uint64_t mask = c->nslot - 1, i = pcache_find_slot(c, block);
-  if (c->slot[i] == PCACHE_NIL)
+  if (c->slot[i].node == PCACHE_NIL)
     return;
-  c->slot[i] = PCACHE_NIL;
+  c->slot[i].node = PCACHE_NIL;
   uint64_t j = i;
   for (;;) { /* backward-shift deletion */
     j = (j + 1) & mask;
-    if (c->slot[j] == PCACHE_NIL)
+    if (c->slot[j].node == PCACHE_NIL)
       return;
-    uint64_t h = pcache_hash(c->node[c->slot[j]].block) & mask;
+    uint64_t h = c->slot[j].hash & mask; /* mask < 2^32: the hash's low bits */
     int move = (i <= j) ? (h <= i || h > j) : (h <= i && h > j);
     if (move) {
       c->slot[i] = c->slot[j];
-      c->slot[j] = PCACHE_NIL;
+      c->slot[j].node = PCACHE_NIL;
       i = j;
     }
   }
@@ -274,7 +410,7 @@ static uint32_t pcache_alloc(struct pcache *c)
 void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
                    uint64_t *total_blocks)
 {
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, hit = 0;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1), hit = 0;
   for (uint64_t b = b0; len > 0 && b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     if (x == PCACHE_NIL)
@@ -313,7 +449,7 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
 {
   if (len == 0)
     return 0;
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes, refused = 0;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1), refused = 0;
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     uint64_t mask = pcache_unit_mask(c, b, off, len);
@@ -359,7 +495,8 @@ uint64_t pcache_insert(struct pcache *c, uint64_t off, uint64_t len, int dirty, 
     }
     c->node[x] = (struct pcache_node){.block = b, .prev = PCACHE_NIL, .next = PCACHE_NIL, .dirty = dirty,
                                       .present_mask = mask, .dirty_mask = dirty ? mask : 0, .dirty_s = now_s};
-    c->slot[pcache_find_slot(c, b)] = x;
+    uint64_t h = pcache_hash(b);
+    c->slot[pcache_find_slot_h(c, b, h)] = (struct pcache_slot){.node = x, .hash = (uint32_t)h};
     c->used++;
     c->npresent += pcache_popcount(mask);
     c->ndirty += dirty ? pcache_popcount(mask) : 0;
@@ -372,7 +509,7 @@ void pcache_invalidate(struct pcache *c, uint64_t off, uint64_t len)
 {
   if (len == 0)
     return;
-  uint64_t b0 = off / c->block_bytes, b1 = (off + len - 1) / c->block_bytes;
+  uint64_t b0 = pcache_blk(c, off), b1 = pcache_blk(c, off + len - 1);
   for (uint64_t b = b0; b <= b1; b++) {
     uint32_t x = pcache_get(c, b);
     if (x == PCACHE_NIL)

@@ -55,6 +55,28 @@ uint64_t pcache_unit_bytes(const struct pcache *c);
 void pcache_lookup(struct pcache *c, uint64_t off, uint64_t len, int touch, uint64_t *hit_blocks,
                    uint64_t *total_blocks);
 
+/* A walk over the units from the one holding byte x upwards while each
+ * is present, one unit at a time as long as the next unit starts below
+ * limit: returns where it stops, the start of the first absent unit or
+ * the first unit boundary at or past limit (x itself when x >= limit or
+ * its unit is absent).  No LRU touch.  pcache_present_run_start is the
+ * same walk downwards from the unit holding byte y - 1 while y > limit:
+ * the start of the lowest present unit of the run (y when y <= limit or
+ * that unit is absent), never below the unit boundary at or below
+ * limit. */
+uint64_t pcache_present_run_end(const struct pcache *c, uint64_t x, uint64_t limit);
+uint64_t pcache_present_run_start(const struct pcache *c, uint64_t y, uint64_t limit);
+
+/* Hints that the block holding byte off is looked up soon (no effect on
+ * the cache's contents): pcache_prefetch_slot brings its hash slot into
+ * the processor's cache; pcache_prefetch_node, some look-ups later, reads
+ * that slot and brings the block's node, and pcache_prefetch_links, later
+ * still, its neighbours on the LRU list or dirty FIFO (which a look-up
+ * relinks).  For loops over many blocks in a known order. */
+void pcache_prefetch_slot(const struct pcache *c, uint64_t off);
+void pcache_prefetch_node(const struct pcache *c, uint64_t off);
+void pcache_prefetch_links(const struct pcache *c, uint64_t off);
+
 /* Make the units of [off, off+len) present (dirty=1: and dirty, the block
  * dirty at now_s unless it was already, keeping the earlier time).  Clean
  * LRU blocks are evicted until the present units fit; returns the number

@@ -431,8 +431,10 @@ struct stack *stack_create(const struct stack_cfg *cfg, const struct stack_hooks
       return NULL;
     }
   }
-  for (int i = 0; i < STK_SC_STREAMS; i++)
+  for (int i = 0; i < STK_SC_STREAMS; i++) {
     s->sc_end[i] = UINT64_MAX;
+    s->sc_order[i] = (uint8_t)i;
+  }
   return s;
 fail:
   nw_fail(err, NULL, 0, 0, "stack: out of memory");

@@ -202,7 +202,8 @@ struct stack {
   uint64_t ra_bytes;     /* effective read-ahead window */
   /* ssd cache */
   struct pcache *sc;
-  uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS], sc_used[STK_SC_STREAMS], sc_clock;
+  uint64_t sc_end[STK_SC_STREAMS], sc_run[STK_SC_STREAMS];
+  uint8_t sc_order[STK_SC_STREAMS]; /* the streams, least recently used first (never used: by index) */
   uint64_t sc_span;
   int sc_rr, destage_inflight, destage_timer;
   struct stack_ssdcache_stats sc_stats;

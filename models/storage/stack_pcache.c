@@ -147,28 +147,20 @@ double stack_fsync(struct stack *s, double now_s, uint64_t offset_bytes, uint64_
   return cycles;
 }
 
-/* 1 if the page holding byte x is cached (no LRU touch). */
-static int stk_page_cached(struct stack *s, uint64_t x)
-{
-  uint64_t pg = pcache_unit_bytes(s->pc), hit, total;
-  pcache_lookup(s->pc, x - x % pg, pg, 0, &hit, &total);
-  return hit == total;
-}
-
 /* Shrink the read [*a, *b) to the part that must come from the disks:
- * cached pages and pages under read-ahead bios in flight are cut from both
+ * cached pages (a run of them at a time, pcache_present_run_end/start) and pages under read-ahead bios in flight are cut from both
  * ends (what is read is what becomes cached, stk_finish; in-flight pages
  * in the middle are read again).  The bios cut are stored in wait[] (at
  * most STK_TRIM_WAITS; the read must wait for them too) and counted in
  * the return value; *a >= *b when nothing is left to read. */
 int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wait)
 {
-  uint64_t pg = pcache_unit_bytes(s->pc);
   int n = 0;
   struct stk_req *q;
   while (*a < *b) {
-    if (stk_page_cached(s, *a)) {
-      *a = *a - *a % pg + pg;
+    uint64_t x = pcache_present_run_end(s->pc, *a, *b); /* past the cached pages */
+    if (x != *a) {
+      *a = x;
     } else if (n < STK_TRIM_WAITS && (q = stk_ra_holding(s, *a)) != NULL) {
       wait[n++] = q;
       *a = q->off + q->len;
@@ -177,8 +169,9 @@ int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wa
     }
   }
   while (*a < *b) {
-    if (stk_page_cached(s, *b - 1)) {
-      *b = (*b - 1) - (*b - 1) % pg;
+    uint64_t y = pcache_present_run_start(s->pc, *b, *a); /* before the cached pages */
+    if (y != *b) {
+      *b = y;
     } else if (n < STK_TRIM_WAITS && (q = stk_ra_holding(s, *b - 1)) != NULL) {
       wait[n++] = q;
       *b = q->off;

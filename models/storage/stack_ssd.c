@@ -32,20 +32,22 @@ static uint64_t stk_md_off(const struct stack *s, uint64_t cdev_off)
  * clients / jobs each reading sequentially): a request continuing a tracked
  * stream extends it, any other starts one in the least recently used slot.
  * Returns 1 when the stream's run now exceeds seq_bypass. */
+_Static_assert(STK_SC_STREAMS <= 32, "stk_sc_sequential: a stream per bit of a uint32_t");
+
 static int stk_sc_sequential(struct stack *s, uint64_t off, uint64_t len)
 {
-  int k = 0;
-  for (int i = 0; i < STK_SC_STREAMS; i++) {
-    if (s->sc_end[i] == off) {
-      k = i;
-      break;
-    }
-    if (s->sc_used[i] < s->sc_used[k])
-      k = i;
-  }
+  uint32_t match = 0; /* bit i: stream i ends at off (no branch per stream) */
+  for (int i = 0; i < STK_SC_STREAMS; i++)
+    match |= (uint32_t)(s->sc_end[i] == off) << i;
+  /* the first stream that ends at off, else the least recently used */
+  int k = match != 0 ? __builtin_ctz(match) : s->sc_order[0];
+  int p = 0; /* k becomes the most recently used */
+  while (s->sc_order[p] != k)
+    p++;
+  memmove(&s->sc_order[p], &s->sc_order[p + 1], (size_t)(STK_SC_STREAMS - 1 - p));
+  s->sc_order[STK_SC_STREAMS - 1] = (uint8_t)k;
   s->sc_run[k] = s->sc_end[k] == off ? s->sc_run[k] + len : len;
   s->sc_end[k] = off + len;
-  s->sc_used[k] = ++s->sc_clock;
   double bypass = s->cfg.ssdcache.seq_bypass_bytes;
   return bypass > 0 && (double)s->sc_run[k] > bypass;
 }
