@@ -79,33 +79,39 @@ static const char tv_one_point[] =
     "      - {metric: aggregate_Gbps, value: 3, approx: true, skewed: \"test\"}\n";
 
 /* A points file of the test's own: the ATTO point as validation/points.yaml
- * maps it (scenario path absolute), and an unsupported one. */
+ * maps it (scenario path absolute), and an unsupported one; its text into
+ * buf. */
 static void tv_points(char *buf, size_t len)
 {
-  char text[2048];
   const char *src = getenv("NASTWIN_SOURCE_DIR");
-  snprintf(text, sizeof text,
+  snprintf(buf, len,
            "version: 1\npoints:\n"
            "  - {experiment: ds1511plus-ts859pro-iscsi-single-link, match: {system: ds1511plus, metric: read_MBps, "
            "tool: ATTO}, scenario: %s/validation/scenarios/ds1511plus-iscsi-atto.yaml, steps: [atto-read-*], "
            "combine: max, field: read.MBps}\n"
            "  - {experiment: made-up-unsupported, match: {metric: aggregate_Gbps}, unsupported: \"a test\"}\n",
            src ? src : ".");
-  tv_write(buf, len, text);
+}
+
+/* `nastwin validate --data D --points P EXTRA` on the data and points
+ * texts, each written to a temp file removed after the run. */
+static void tv_validate(const char *data, const char *points, const char *extra, struct tv_run *r)
+{
+  char dpath[64], ppath[64], args[512];
+  tv_write(dpath, sizeof dpath, data);
+  tv_write(ppath, sizeof ppath, points);
+  snprintf(args, sizeof args, "validate --data %s --points %s %s", dpath, ppath, extra);
+  tv_run(args, r);
+  unlink(dpath);
+  unlink(ppath);
 }
 
 START_TEST(test_validate_json_keys_and_error)
 {
-  char path[64];
-  tv_write(path, sizeof path, tv_one_point);
-  char points[64];
+  char points[2048];
   tv_points(points, sizeof points);
-  char args[512];
-  snprintf(args, sizeof args, "validate --data %s --points %s --json -j 2", path, points);
   static struct tv_run r;
-  tv_run(args, &r);
-  unlink(path);
-  unlink(points);
+  tv_validate(tv_one_point, points, "--json -j 2", &r);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
   static const char *const keys[] = {"\"calibration\": {\"file\": \"validation/calibrated.yaml\", \"hash\": \"",
                                      "\"points\": [", "\"summary\": {", "\"experiment\": ", "\"case\": ",
@@ -125,16 +131,10 @@ END_TEST
 
 START_TEST(test_validate_table)
 {
-  char path[64];
-  tv_write(path, sizeof path, tv_one_point);
-  char points[64];
+  char points[2048];
   tv_points(points, sizeof points);
-  char args[512];
-  snprintf(args, sizeof args, "validate --data %s --points %s --only made-up-unsupported", path, points);
   static struct tv_run r;
-  tv_run(args, &r);
-  unlink(path);
-  unlink(points);
+  tv_validate(tv_one_point, points, "--only made-up-unsupported", &r);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
   ck_assert_msg(strstr(r.out, "not modelled") && strstr(r.out, "skewed"), "table: %s", r.out);
   ck_assert_msg(strstr(r.out, "median") && strstr(r.out, "p90"), "no summary: %s", r.out);
@@ -148,13 +148,12 @@ END_TEST
  * below the ATTO read's prediction. */
 static void tv_bound_run(double limit, const char *ub, struct tv_run *r)
 {
-  char data[1024], path[64], points[64], text[2048], args[512];
+  char data[1024], text[2048];
   snprintf(data, sizeof data,
            "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n    source: test\n"
            "    systems: [ds1511plus, ts859pro]\n    results:\n"
            "      - {system: ds1511plus, metric: read_MBps, tool: ATTO, value: %g, note: made-up}\n",
            limit);
-  tv_write(path, sizeof path, data);
   const char *src = getenv("NASTWIN_SOURCE_DIR");
   snprintf(text, sizeof text,
            "version: 1\npoints:\n"
@@ -162,11 +161,7 @@ static void tv_bound_run(double limit, const char *ub, struct tv_run *r)
            "tool: ATTO}, scenario: %s/validation/scenarios/ds1511plus-iscsi-atto.yaml, steps: [atto-read-1MiB], "
            "field: read.MBps, upper_bound: %s}\n",
            src ? src : ".", ub);
-  tv_write(points, sizeof points, text);
-  snprintf(args, sizeof args, "validate --data %s --points %s", path, points);
-  tv_run(args, r);
-  unlink(path);
-  unlink(points);
+  tv_validate(data, text, "", r);
 }
 
 START_TEST(test_validate_upper_bound)
@@ -193,12 +188,12 @@ END_TEST
  * 2 GB file at the link's rate) says neither. */
 START_TEST(test_validate_flags_transients)
 {
-  char path[64], points[64], text[2048], args[512];
-  tv_write(path, sizeof path,
+  static const char data[] =
            "version: 1\nexperiments:\n  - id: ds1511plus-ts859pro-iscsi-single-link\n    source: test\n"
            "    systems: [ds1511plus, ts859pro]\n    results:\n"
            "      - {system: ts859pro, metric: write_MBps, tool: short, value: 100, note: made-up}\n"
-           "      - {system: ts859pro, metric: write_MBps, tool: long, value: 100, note: made-up}\n");
+           "      - {system: ts859pro, metric: write_MBps, tool: long, value: 100, note: made-up}\n";
+  char text[2048];
   const char *src = getenv("NASTWIN_SOURCE_DIR");
   snprintf(text, sizeof text,
            "version: 1\npoints:\n"
@@ -209,12 +204,8 @@ START_TEST(test_validate_flags_transients)
            "tool: long}, scenario: %s/validation/scenarios/ts859pro-iscsi-atto.yaml, set: [time=30s], "
            "steps: [atto-write-1MiB], field: write.MBps}\n",
            src ? src : ".", src ? src : ".");
-  tv_write(points, sizeof points, text);
-  snprintf(args, sizeof args, "validate --data %s --points %s --json", path, points);
   static struct tv_run r;
-  tv_run(args, &r);
-  unlink(path);
-  unlink(points);
+  tv_validate(data, text, "--json", &r);
   ck_assert_msg(r.rc == 0, "exit %d, stderr: %s", r.rc, r.err);
   const char *a = strstr(r.out, "\"tool\": \"short\""), *b = strstr(r.out, "\"tool\": \"long\"");
   ck_assert_msg(a && b, "points missing: %s", r.out);
