@@ -109,48 +109,11 @@ double stack_start_writeback(struct stack *s, double now_s, uint64_t offset_byte
   return cycles;
 }
 
-/* fsync of a file's range (stack.h): its dirty pages written back now
- * (filemap_write_and_wait_range: the same requests as the flusher's),
- * the write-back of the range in flight waited for too, then the journal
- * commit of the file's metadata as one synchronous write of a metadata
- * block (jbd2's commit block; no commit when none of the range was
- * dirty: nothing to record). */
-static int stk_wait_for(struct stk_req *r, struct stk_req **wait, int n);
-
-double stack_fsync(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes, uint64_t tag)
-{
-  double cycles = 0.0;
-  if (s->pc == NULL || s->vol_failed || len_bytes == 0) {
-    stk_immediate(s, tag, now_s, 0);
-    return 0.0;
-  }
-  uint64_t end = offset_bytes + len_bytes;
-  uint64_t jrn = s->capacity / 2 / STK_JOURNAL_BLOCK_BYTES * STK_JOURNAL_BLOCK_BYTES;
-  struct stk_req *w = stk_req_new(s, RQ_CLIENT, jrn, STK_JOURNAL_BLOCK_BYTES, 1);
-  if (w == NULL)
-    return 0.0;
-  w->tag = tag;
-  w->sync = 1;
-  cycles = stack_start_writeback(s, now_s, offset_bytes, len_bytes);
-  for (struct stk_req *q = s->live; q != NULL; q = q->lnext) {
-    if (q->kind != RQ_FLUSH || q->step >= ST_DONE || q->off >= end || q->off + q->len <= offset_bytes)
-      continue;
-    if (stk_wait_for(w, &q, 1) != 0)
-      return cycles;
-  }
-  if (w->waits == 0) { /* nothing dirty, nothing under write-back: done */
-    stk_req_free(s, w);
-    stk_immediate(s, tag, now_s, 0);
-    return cycles;
-  }
-  w->parked = 1; /* stk_release_waiters runs it once the last write-back lands */
-  return cycles;
-}
-
 /* Shrink the read [*a, *b) to the part that must come from the disks:
- * cached pages (a run of them at a time, pcache_present_run_end/start) and pages under read-ahead bios in flight are cut from both
- * ends (what is read is what becomes cached, stk_finish; in-flight pages
- * in the middle are read again).  The bios cut are stored in wait[] (at
+ * cached pages (a run of them at a time, pcache_present_run_end/start)
+ * and pages under read-ahead bios in flight are cut from both ends (what
+ * is read is what becomes cached, stk_finish; in-flight pages in the
+ * middle are read again).  The bios cut are stored in wait[] (at
  * most STK_TRIM_WAITS; the read must wait for them too) and counted in
  * the return value; *a >= *b when nothing is left to read. */
 int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wait)
@@ -182,7 +145,8 @@ int stk_read_trim(struct stack *s, uint64_t *a, uint64_t *b, struct stk_req **wa
   return n;
 }
 
-/* r completes only once each of the n read-ahead bios in wait[] has landed. */
+/* r completes only once each of the n requests in wait[] has landed (read-ahead bios a
+ * read needs, the write-back an fsync waits for). */
 static int stk_wait_for(struct stk_req *r, struct stk_req **wait, int n)
 {
   for (int k = 0; k < n; k++) {
@@ -195,6 +159,41 @@ static int stk_wait_for(struct stk_req *r, struct stk_req **wait, int n)
     r->waits++;
   }
   return 0;
+}
+
+/* fsync of a file's range (stack.h): its dirty pages written back now
+ * (filemap_write_and_wait_range: the same requests as the flusher's),
+ * the write-back of the range in flight waited for too, then the journal
+ * commit of the file's metadata as one synchronous write of a metadata
+ * block (jbd2's commit block; no commit when none of the range was
+ * dirty: nothing to record). */
+double stack_fsync(struct stack *s, double now_s, uint64_t offset_bytes, uint64_t len_bytes, uint64_t tag)
+{
+  if (s->pc == NULL || s->vol_failed || len_bytes == 0) {
+    stk_immediate(s, tag, now_s, 0);
+    return 0.0;
+  }
+  uint64_t end = offset_bytes + len_bytes;
+  uint64_t jrn = s->capacity / 2 / STK_JOURNAL_BLOCK_BYTES * STK_JOURNAL_BLOCK_BYTES;
+  struct stk_req *w = stk_req_new(s, RQ_CLIENT, jrn, STK_JOURNAL_BLOCK_BYTES, 1);
+  if (w == NULL)
+    return 0.0;
+  w->tag = tag;
+  w->sync = 1;
+  double cycles = stack_start_writeback(s, now_s, offset_bytes, len_bytes);
+  for (struct stk_req *q = s->live; q != NULL; q = q->lnext) {
+    if (q->kind != RQ_FLUSH || q->step >= ST_DONE || q->off >= end || q->off + q->len <= offset_bytes)
+      continue;
+    if (stk_wait_for(w, &q, 1) != 0)
+      return cycles;
+  }
+  if (w->waits == 0) { /* nothing dirty, nothing under write-back: done */
+    stk_req_free(s, w);
+    stk_immediate(s, tag, now_s, 0);
+    return cycles;
+  }
+  w->parked = 1; /* stk_release_waiters runs it once the last write-back lands */
+  return cycles;
 }
 
 void stack_submit(struct stack *s, double now_s, const struct stack_io *io)

@@ -23,12 +23,20 @@ int eng_job_direct(const struct eng *e, const struct job *spec)
   return e->ops->direct_io && spec->direct;
 }
 
+/* The bytes of the file a close of job j's closes (its file, else its region). */
+static uint64_t eng_closed_file_bytes(const struct eng_job *j)
+{
+  return (uint64_t)(j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes);
+}
+
 void eng_submit(struct eng *e, struct eng_req *r)
 {
-  if (r->close_sync) { /* the file's fsync (eng_close_writeback started its write-back) */
-    const struct eng_job *j = r->job;
-    double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
-    stack_fsync(e->stack, simgrid_get_clock(), r->offset_bytes, (uint64_t)file_bytes, (uint64_t)(uintptr_t)r);
+  if (r->close_sync) {
+    /* the file's fsync: eng_close_writeback, in the daemon's thread just
+     * before, started the write-back of its dirty pages and charged its
+     * cost, so the fsync finds none left to submit and only waits */
+    stack_fsync(e->stack, simgrid_get_clock(), r->offset_bytes, eng_closed_file_bytes(r->job),
+                (uint64_t)(uintptr_t)r);
     eng_wake_storage(e);
     return;
   }
@@ -97,9 +105,7 @@ double eng_close_writeback(struct eng *e, const struct eng_req *r)
 {
   if (!(r->close_writeback || r->close_sync) || e->local || e->net_only)
     return 0.0;
-  const struct eng_job *j = r->job;
-  double file_bytes = j->spec->file_bytes > 0.0 ? j->spec->file_bytes : j->region_bytes;
-  double cycles = stack_start_writeback(e->stack, simgrid_get_clock(), r->offset_bytes, (uint64_t)file_bytes);
+  double cycles = stack_start_writeback(e->stack, simgrid_get_clock(), r->offset_bytes, eng_closed_file_bytes(r->job));
   eng_wake_storage(e);
   return cycles;
 }
