@@ -23,6 +23,8 @@ struct param_desc {
   const char *const *choices; /* non-NULL: the value is one of these words
                                  (NULL-terminated list); the field holds its
                                  index as a double.  dim is then ignored. */
+  int whole;           /* 1: a whole number (a count, a switch, an index):
+                          the loader rejects 2.5 at the value's line */
 };
 
 #define PARAM_COUNT(table) (sizeof(table) / sizeof((table)[0]))

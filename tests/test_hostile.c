@@ -318,6 +318,8 @@ START_TEST(test_specific_messages)
       {"size_fraction.yaml", "size: 4.5 B is not a whole number of bytes"},
       {"size_below_bs.yaml", "size: 4096 B is smaller than the block size 65536 B"},
       {"bs_unicode_digits.yaml", "bs: bad value"},
+      {"requests_fraction.yaml", "requests_fraction.yaml:6:38: error: protocol.open_requests: '2.5' is not allowed: must be a whole number"},
+      {"mtu_fraction.yaml", "mtu_fraction.yaml:5:111: error: network.mtu: '1500.5' is not allowed: must be a whole number"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     snprintf(p, sizeof p, "%s/scenarios/hostile/%s", src, cases[i][0]);

@@ -17,7 +17,7 @@ const char *const mpio_policy_names[] = {"round-robin", "least-queue-depth", NUL
 const struct param_desc net_param_table[] = {
     {.key = "mode", .offset = NET_OFF(mode), .min = 0, .max = 2, .optional = 1, .def = NET_MODE_SINGLE,
      .help = "single link, lacp bond or mpio paths", .choices = net_mode_names},
-    {.key = "nas_links", .dim = UNITS_NUMBER, .offset = NET_OFF(nas_links), .min = 1, .max = 8,
+    {.key = "nas_links", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(nas_links), .min = 1, .max = 8,
      .optional = 1, .def = 1, .help = "NAS NICs in use (count)"},
     {.key = "nas_link_rate", .dim = UNITS_RATE, .offset = NET_OFF(nas_link_rate_bytes_per_s),
      .min = 1.25e6, .max = 5e10, .optional = 1, .def = 1.25e8,
@@ -25,11 +25,11 @@ const struct param_desc net_param_table[] = {
     {.key = "client_link_rate", .dim = UNITS_RATE, .offset = NET_OFF(client_link_rate_bytes_per_s),
      .min = 1.25e6, .max = 5e10, .optional = 1, .def = 1.25e8,
      .help = "line rate of each client NIC"},
-    {.key = "client_nics", .dim = UNITS_NUMBER, .offset = NET_OFF(client_nics), .min = 1, .max = 8,
+    {.key = "client_nics", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(client_nics), .min = 1, .max = 8,
      .optional = 1, .def = 1, .help = "NICs per client host (count; bonded in lacp, paths in mpio)"},
-    {.key = "mtu", .dim = UNITS_NUMBER, .offset = NET_OFF(mtu_bytes), .min = 576, .max = 9216,
+    {.key = "mtu", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(mtu_bytes), .min = 576, .max = 9216,
      .optional = 1, .def = 1500, .help = "IP MTU in bytes, end to end (1500 standard, 9000 jumbo)"},
-    {.key = "tcp_timestamps", .dim = UNITS_NUMBER, .offset = NET_OFF(tcp_timestamps), .min = 0,
+    {.key = "tcp_timestamps", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(tcp_timestamps), .min = 0,
      .max = 1, .optional = 1, .def = 0,
      .help = "0/1: TCP timestamp option (12 B per segment; Windows default off, Linux on)"},
     {.key = "lacp_hash", .offset = NET_OFF(lacp_hash), .min = 0, .max = 2, .optional = 1,
@@ -45,7 +45,7 @@ const struct param_desc net_param_table[] = {
     {.key = "link_latency", .dim = UNITS_TIME, .offset = NET_OFF(link_latency_s), .min = 0,
      .max = 1e-2, .optional = 1, .def = 1e-5,
      .help = "one-way latency per cable hop incl. NIC, PHY and driver (s)"},
-    {.key = "switch_hops", .dim = UNITS_NUMBER, .offset = NET_OFF(switch_hops), .min = 0, .max = 4,
+    {.key = "switch_hops", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(switch_hops), .min = 0, .max = 4,
      .optional = 1, .def = 1, .help = "switches between client and NAS (0 = direct cable)"},
     {.key = "switch_latency", .dim = UNITS_TIME, .offset = NET_OFF(switch_latency_s), .min = 0,
      .max = 1e-2, .optional = 1, .def = 5e-6, .help = "one-way forwarding latency per switch (s)"},
@@ -57,7 +57,7 @@ const struct param_desc net_param_table[] = {
      .help = "max TCP receive window per connection (bytes)"},
     {.key = "mpio_policy", .offset = NET_OFF(mpio_policy), .min = 0, .max = 1, .optional = 1,
      .def = 0, .help = "MPIO path selector", .choices = mpio_policy_names},
-    {.key = "mpio_rr_repeat", .dim = UNITS_NUMBER, .offset = NET_OFF(mpio_rr_repeat), .min = 1,
+    {.key = "mpio_rr_repeat", .dim = UNITS_NUMBER, .whole = 1, .offset = NET_OFF(mpio_rr_repeat), .min = 1,
      .max = 10000, .optional = 1, .def = 1,
      .help = "round-robin: commands sent on a path before the next (dm rr_min_io; VMware iops=1000)"},
     /* Linux bonding polls each member's carrier every miimon ms and takes
@@ -71,30 +71,8 @@ const struct param_desc net_param_table[] = {
 };
 const size_t net_param_count = PARAM_COUNT(net_param_table);
 
-static int net_is_integer(double v)
-{
-  return v == (double)(long)v;
-}
-
 int net_check(const struct net_params *p, struct nw_err *err)
 {
-  static const struct {
-    const char *key;
-    size_t offset;
-  } net_counts[] = {
-      {"nas_links", NET_OFF(nas_links)},
-      {"client_nics", NET_OFF(client_nics)},
-      {"mtu", NET_OFF(mtu_bytes)},
-      {"switch_hops", NET_OFF(switch_hops)},
-      {"mpio_rr_repeat", NET_OFF(mpio_rr_repeat)},
-      {"tcp_timestamps", NET_OFF(tcp_timestamps)},
-  };
-  for (size_t i = 0; i < sizeof net_counts / sizeof net_counts[0]; i++) {
-    double v = *(const double *)((const char *)p + net_counts[i].offset);
-    if (!net_is_integer(v))
-      return nw_fail(err, NULL, 0, 0, "network: %s must be a whole number, got %g",
-                     net_counts[i].key, v);
-  }
   if ((int)p->mode == NET_MODE_MPIO && p->switch_hops == 0 && p->client_nics != p->nas_links)
     return nw_fail(err, NULL, 0, 0,
                    "network: mode mpio with switch_hops 0 (direct cables) needs client_nics == "

@@ -20,11 +20,11 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
  * operation (path look-up, permission check, inode allocation), its
  * protocol requests apart: 1e3..1e7.  Requests per file operation: a few
  * per protocol message flow, 0..16. */
-/* File operation op's protocol requests (count, whole: proto_check): the
+/* File operation op's protocol requests (a whole count): the
  * catalogue's key `name`, read into costs.fop_requests[op]; the default,
  * one, stands for a protocol whose catalogue entry names none. */
 #define PROTO_FOP_ENTRY(OFF, op, name, what) \
-    {.key = name, .dim = UNITS_NUMBER, .offset = OFF(fop_requests[op]), .min = 0, .max = 16, .optional = 1, \
+    {.key = name, .dim = UNITS_NUMBER, .whole = 1, .offset = OFF(fop_requests[op]), .min = 0, .max = 16, .optional = 1, \
      .def = 1, .help = "protocol requests (count) of " what ", each answered before the next"},
 /* The cost entries, with OFF choosing the struct they are relative to; the
  * defaults are mid-range placeholders (the catalogue supplies fits). */
@@ -73,12 +73,12 @@ const char *const proto_lun_names[] = {"block", "file", "thin", NULL};
     PROTO_FOP_ENTRY(OFF, PROTO_FOP_CLOSE_WRITTEN, "close_written_requests", \
                     "closing a file written through the handle") \
     PROTO_FOP_ENTRY(OFF, PROTO_FOP_DELETE, "delete_requests", "removing a file by its path") \
-    {.key = "close_written_writeback", .dim = UNITS_NUMBER, .offset = OFF(close_written_writeback), \
+    {.key = "close_written_writeback", .dim = UNITS_NUMBER, .whole = 1, .offset = OFF(close_written_writeback), \
      .min = 0, .max = 1, .optional = 1, .def = 0, \
      .help = "1: the server's file system starts the write-back of a written file's dirty pages " \
              "when the file is closed, in the closing thread (ext4 auto_da_alloc), 0: its flusher " \
              "alone writes them back"}, \
-    {.key = "close_written_sync", .dim = UNITS_NUMBER, .offset = OFF(close_written_sync), \
+    {.key = "close_written_sync", .dim = UNITS_NUMBER, .whole = 1, .offset = OFF(close_written_sync), \
      .min = 0, .max = 1, .optional = 1, .def = 0, \
      .help = "1: the last request of a written file's close makes the server fsync the file " \
              "(its dirty pages written back and waited for, then its journal commit) before it " \
@@ -91,7 +91,7 @@ const struct param_desc proto_param_table[] = {
     {.key = "kind", .offset = PROTO_OFF(kind), .min = 0, .max = 4, .optional = 1, .def = PROTO_SMB,
      .help = "protocol: smb, nfs, iscsi, local (a drive in the client), or webdav (Apache httpd + mod_dav)",
      .choices = proto_kind_names},
-    {.key = "smb_credits", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_credits), .min = 1,
+    {.key = "smb_credits", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(smb_credits), .min = 1,
      .max = 65535, .optional = 1, .def = 8192,
      .help = "SMB2 credits per connection (count; Samba 'smb2 max credits' default 8192)"},
     {.key = "smb_max_io", .dim = UNITS_BYTES, .offset = PROTO_OFF(smb_max_io_bytes), .min = 65536,
@@ -123,12 +123,12 @@ const struct param_desc proto_param_table[] = {
      .help = "Samba 'aio write size': writes of at least this size go to the aio pool, smaller "
              "ones are a pwrite() in smbd's process (bytes; 1B = every write asynchronous, "
              "default; 0B = none)"},
-    {.key = "nfs_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_threads), .min = 1,
+    {.key = "nfs_threads", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(nfs_threads), .min = 1,
      .max = 1024, .optional = 1, .def = 8, .help = "knfsd threads (count; Linux default 8)"},
     /* Apache 2.4's MPM worker/event: MaxRequestWorkers 400 = ServerLimit 16
      * x ThreadsPerChild 25 (docs/conf/extra/httpd-mpm.conf, mpm_common
      * MaxRequestWorkers); DSM's own WebDAV httpd conf value is not known. */
-    {.key = "webdav_threads", .dim = UNITS_NUMBER, .offset = PROTO_OFF(webdav_threads), .min = 1,
+    {.key = "webdav_threads", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(webdav_threads), .min = 1,
      .max = 4096, .optional = 1, .def = 400,
      .help = "Apache httpd worker threads serving WebDAV (count; MaxRequestWorkers, Apache 2.4 default 400)"},
     {.key = "http_api", .offset = PROTO_OFF(http_api), .min = 0, .max = 2, .optional = 1,
@@ -138,7 +138,7 @@ const struct param_desc proto_param_table[] = {
      .max = 1048576, .optional = 1, .def = 1048576, .help = "NFS read size (bytes; mount rsize)"},
     {.key = "nfs_wsize", .dim = UNITS_BYTES, .offset = PROTO_OFF(nfs_wsize_bytes), .min = 4096,
      .max = 1048576, .optional = 1, .def = 1048576, .help = "NFS write size (bytes; mount wsize)"},
-    {.key = "nfs_sync", .dim = UNITS_NUMBER, .offset = PROTO_OFF(nfs_sync), .min = 0, .max = 1,
+    {.key = "nfs_sync", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(nfs_sync), .min = 0, .max = 1,
      .optional = 1, .def = 0, .help = "0/1: export is sync (every write stable before the reply)"},
     {.key = "iscsi_max_recv_data_segment", .dim = UNITS_BYTES,
      .offset = PROTO_OFF(iscsi_max_recv_data_segment_bytes), .min = 512, .max = 16777215,
@@ -159,25 +159,25 @@ const struct param_desc proto_param_table[] = {
      * kept ahead of each interleaved stream (models/disks hdd_cache.c), 16
      * readers x 4 commands stream the DS1819+'s RAID-6 at the line rate
      * (models/storage/README.md). */
-    {.key = "iscsi_cmdsn_depth", .dim = UNITS_NUMBER, .offset = PROTO_OFF(iscsi_cmdsn_depth),
+    {.key = "iscsi_cmdsn_depth", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(iscsi_cmdsn_depth),
      .min = 0, .max = 4096, .optional = 1, .def = 64,
      .help = "commands in flight per session at the target (count; LIO default_cmdsn_depth 64; "
              "0 = no window)"},
     {.key = "iscsi_lun", .offset = PROTO_OFF(iscsi_lun), .min = 0, .max = 2, .optional = 1,
      .def = PROTO_LUN_BLOCK, .help = "LUN backing: block, file, or thin (sparse file)",
      .choices = proto_lun_names},
-    {.key = "multichannel", .dim = UNITS_NUMBER, .offset = PROTO_OFF(multichannel), .min = 0,
+    {.key = "multichannel", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(multichannel), .min = 0,
      .max = 1, .optional = 1, .def = 0,
      .help = "0/1: SMB multichannel (connections over every NIC pair, one daemon thread each)"},
     /* Windows opens 4 connections per RSS-capable interface
      * (ConnectionCountPerRssNetworkInterface, default 4: Microsoft SMB
      * client documentation); 1 per interface without RSS. */
-    {.key = "smb_connections_per_nic", .dim = UNITS_NUMBER, .offset = PROTO_OFF(smb_connections_per_nic),
+    {.key = "smb_connections_per_nic", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(smb_connections_per_nic),
      .min = 1, .max = 16, .optional = 1, .def = 4,
      .help = "SMB multichannel TCP connections per interface (Windows default 4 with RSS)"},
-    {.key = "checksum_offload", .dim = UNITS_NUMBER, .offset = PROTO_OFF(checksum_offload),
+    {.key = "checksum_offload", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(checksum_offload),
      .min = 0, .max = 1, .optional = 1, .def = 1, .help = "0/1: NIC computes TCP/IP checksums"},
-    {.key = "tso", .dim = UNITS_NUMBER, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
+    {.key = "tso", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(tso), .min = 0, .max = 1,
      .optional = 1, .def = 1, .help = "0/1: TCP segmentation offload on transmit"},
     /* The NAS drivers (al_eth on the Alpine, igb and e1000e on the Atom
      * and Celeron boxes) hand received frames to
@@ -185,7 +185,7 @@ const struct param_desc proto_param_table[] = {
      * skb of up to GRO_MAX_SIZE 64 KiB: the driver still handles each
      * frame, IP and TCP (tcp_rx_share of cycles_per_packet) run once per
      * aggregate, and TCP ACKs each aggregate (more than two MSS). */
-    {.key = "gro", .dim = UNITS_NUMBER, .offset = PROTO_OFF(gro), .min = 0, .max = 1,
+    {.key = "gro", .dim = UNITS_NUMBER, .whole = 1, .offset = PROTO_OFF(gro), .min = 0, .max = 1,
      .optional = 1, .def = 1,
      .help = "0/1: generic receive offload (received segments merged up to 64 KiB)"},
     /* What one request of a user-space daemon process touches: its hot
@@ -214,42 +214,8 @@ const size_t proto_param_count = PARAM_COUNT(proto_param_table);
 const struct param_desc proto_cost_table[] = {PROTO_COST_ENTRIES(PROTO_COST_OFF)};
 const size_t proto_cost_count = PARAM_COUNT(proto_cost_table);
 
-static int proto_is_integer(double v)
-{
-  return v == (double)(long)v;
-}
-
 int proto_check(const struct proto_params *p, struct nw_err *err)
 {
-  static const struct {
-    const char *key;
-    size_t offset;
-  } proto_whole[] = {
-      {"smb_credits", PROTO_OFF(smb_credits)},
-      {"nfs_threads", PROTO_OFF(nfs_threads)},
-      {"webdav_threads", PROTO_OFF(webdav_threads)},
-      {"iscsi_cmdsn_depth", PROTO_OFF(iscsi_cmdsn_depth)},
-      {"nfs_sync", PROTO_OFF(nfs_sync)},
-      {"multichannel", PROTO_OFF(multichannel)},
-      {"smb_connections_per_nic", PROTO_OFF(smb_connections_per_nic)},
-      {"checksum_offload", PROTO_OFF(checksum_offload)},
-      {"tso", PROTO_OFF(tso)},
-      {"gro", PROTO_OFF(gro)},
-      {"open_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_OPEN])},
-      {"create_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CREATE])},
-      {"stat_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_STAT])},
-      {"close_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE])},
-      {"close_written_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_CLOSE_WRITTEN])},
-      {"delete_requests", PROTO_PCOST_OFF(fop_requests[PROTO_FOP_DELETE])},
-      {"close_written_writeback", PROTO_PCOST_OFF(close_written_writeback)},
-      {"close_written_sync", PROTO_PCOST_OFF(close_written_sync)},
-  };
-  for (size_t i = 0; i < sizeof proto_whole / sizeof proto_whole[0]; i++) {
-    double v = *(const double *)((const char *)p + proto_whole[i].offset);
-    if (!proto_is_integer(v))
-      return nw_fail(err, NULL, 0, 0, "protocol: %s must be a whole number, got %g",
-                     proto_whole[i].key, v);
-  }
   if (p->tso != 0 && p->checksum_offload == 0)
     return nw_fail(err, NULL, 0, 0,
                    "protocol: tso 1 needs checksum_offload 1 (Linux disables TSO without "

@@ -9,9 +9,9 @@
  * out-of-order core relative to Bonnell; engines up to 100 GB/s; power of
  * a NAS SoC up to 200 W. */
 const struct param_desc soc_param_table[] = {
-    {.key = "cores", .dim = UNITS_NUMBER, .offset = SOC_OFF(cores), .min = 1, .max = 64,
+    {.key = "cores", .dim = UNITS_NUMBER, .whole = 1, .offset = SOC_OFF(cores), .min = 1, .max = 64,
      .help = "physical cores (count)"},
-    {.key = "threads_per_core", .dim = UNITS_NUMBER, .offset = SOC_OFF(threads_per_core), .min = 1,
+    {.key = "threads_per_core", .dim = UNITS_NUMBER, .whole = 1, .offset = SOC_OFF(threads_per_core), .min = 1,
      .max = 8, .optional = 1, .def = 1, .help = "SMT threads per core (count)"},
     {.key = "clock", .dim = UNITS_FREQ, .offset = SOC_OFF(clock_hz), .min = 1e8, .max = 5e9,
      .help = "core clock (Hz)"},
@@ -62,7 +62,7 @@ const struct param_desc soc_param_table[] = {
      .optional = 1, .def = 0, .help = "DVFS slope of the core voltage (V per GHz)"},
     {.key = "power_core_leak", .dim = UNITS_POWER, .offset = SOC_OFF(power_core_leak_W), .min = 0, .max = 10,
      .optional = 1, .def = 0, .help = "leakage of one powered core at voltage_ref (W, inside power_idle)"},
-    {.key = "irq_core", .dim = UNITS_NUMBER, .offset = SOC_OFF(irq_core), .min = -1, .max = 63,
+    {.key = "irq_core", .dim = UNITS_NUMBER, .whole = 1, .offset = SOC_OFF(irq_core), .min = -1, .max = 63,
      .optional = 1, .def = 0,
      .help = "core that takes NIC interrupts and softirq work (-1 = spread over all cores)"},
     /* every request sent to a member disk goes through the block layer
@@ -120,7 +120,7 @@ const struct param_desc soc_param_table[] = {
              "structures, fresh from DMA or another path (bytes); 0B = not modelled"},
     /* Ways of the L2: 4..16 on these SoCs (Aurora L2 4/8, Cortex-A15
      * 16, Atom 8).  0 = fully associative (overflow only past the size). */
-    {.key = "l2_ways", .dim = UNITS_NUMBER, .offset = SOC_OFF(l2_ways), .min = 0, .max = 64, .optional = 1,
+    {.key = "l2_ways", .dim = UNITS_NUMBER, .whole = 1, .offset = SOC_OFF(l2_ways), .min = 0, .max = 64, .optional = 1,
      .def = 0, .help = "L2 associativity (ways, count); 0 = treated as fully associative"},
     /* The memory system behind the L2, for the refill rate
      * (soc_cache_refill_rate): line 32 B (Marvell PJ4B / Aurora L2) or
@@ -149,11 +149,6 @@ const struct param_desc soc_param_table[] = {
 };
 const size_t soc_param_count = PARAM_COUNT(soc_param_table);
 
-static int soc_is_integer(double v)
-{
-  return v == (double)(long)v;
-}
-
 static double soc_dram_peak(const struct soc_params *p)
 {
   return p->dram_bus_bits / 8.0 * p->dram_transfer_rate;
@@ -180,15 +175,6 @@ static int soc_check_memory(const struct soc_params *p, struct nw_err *err)
 
 int soc_check(const struct soc_params *p, struct nw_err *err)
 {
-  if (!soc_is_integer(p->cores))
-    return nw_fail(err, NULL, 0, 0, "soc: cores must be a whole number, got %g", p->cores);
-  if (!soc_is_integer(p->threads_per_core))
-    return nw_fail(err, NULL, 0, 0, "soc: threads_per_core must be a whole number, got %g",
-                   p->threads_per_core);
-  if (!soc_is_integer(p->l2_ways))
-    return nw_fail(err, NULL, 0, 0, "soc: l2_ways must be a whole number of ways, got %g", p->l2_ways);
-  if (!soc_is_integer(p->irq_core))
-    return nw_fail(err, NULL, 0, 0, "soc: irq_core must be a whole number, got %g", p->irq_core);
   if (p->power_ref_clock_hz > 0 &&
       p->power_core_leak_W * (p->power_ref_cores > 0 ? p->power_ref_cores : p->cores) > p->power_idle_W)
     return nw_fail(err, NULL, 0, 0,

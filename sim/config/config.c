@@ -120,17 +120,17 @@ const struct param_desc client_param_table[] = {
     {.key = "rpc_time", .dim = UNITS_TIME, .offset = offsetof(struct client_params, rpc_time_s), .min = 0,
      .max = 1e-2, .optional = 1, .def = 0,
      .help = "the client's own time per protocol request's reply, serial per connection (s; 0 = none)"},
-    {.key = "copy_source_requests", .dim = UNITS_NUMBER,
+    {.key = "copy_source_requests", .dim = UNITS_NUMBER, .whole = 1,
      .offset = offsetof(struct client_params, copy_source_requests), .min = 0, .max = 16, .optional = 1,
      .def = 0,
      .help = "protocol requests of a file copy's open of each source file on the share (count; 0 = "
              "the protocol's open_requests)"},
-    {.key = "copy_dest_requests", .dim = UNITS_NUMBER,
+    {.key = "copy_dest_requests", .dim = UNITS_NUMBER, .whole = 1,
      .offset = offsetof(struct client_params, copy_dest_requests), .min = 0, .max = 16, .optional = 1,
      .def = 0,
      .help = "protocol requests of a file copy's create of each destination file on the share (count; "
              "0 = the protocol's create_requests)"},
-    {.key = "copy_dest_close_requests", .dim = UNITS_NUMBER,
+    {.key = "copy_dest_close_requests", .dim = UNITS_NUMBER, .whole = 1,
      .offset = offsetof(struct client_params, copy_dest_close_requests), .min = 0, .max = 16,
      .optional = 1, .def = 0,
      .help = "protocol requests of a file copy's close of each destination file it wrote on the share "
@@ -318,6 +318,17 @@ void cfg_free(struct scenario *s)
 }
 
 /* The chassis: the catalogue system's params, overridden by `chassis:`. */
+/* A model check's error (no position of its own) placed at node n; -1. */
+static int cfg_check_at(struct nw_err *err, const struct ynode *n)
+{
+  if (!err->file[0]) {
+    snprintf(err->file, sizeof err->file, "%s", n->file);
+    err->line = n->line;
+    err->col = n->col;
+  }
+  return -1;
+}
+
 static int cfg_resolve_chassis(const struct ynode *R, const struct ynode *sys, const char *sysname,
                                struct scenario *s, struct nw_err *err)
 {
@@ -461,11 +472,16 @@ static int cfg_resolve_network(const struct ynode *R, const struct cfg_catalog *
     return -1;
   if (cfg_require(layers, 2, prn, "protocol", proto_param_table, proto_param_count, err) < 0)
     return -1;
-  if (proto_check(&s->proto, err) < 0 || net_check(&s->net, err) < 0 || soc_check(&s->soc, err) < 0) {
-    if (!err->file[0])
-      snprintf(err->file, sizeof err->file, "%s", prn->file);
-    return -1;
-  }
+  /* the models' checks across keys name no line: point at the section that
+   * holds them (the system's entry when the scenario has no such section) */
+  const struct ynode *netn = ytree_get(R, "network"), *socn = ytree_get(R, "soc");
+  const struct ynode *sysn = ytree_get(R, "system");
+  if (proto_check(&s->proto, err) < 0)
+    return cfg_check_at(err, prn);
+  if (net_check(&s->net, err) < 0)
+    return cfg_check_at(err, netn ? netn : sysn ? sysn : R);
+  if (soc_check(&s->soc, err) < 0)
+    return cfg_check_at(err, socn ? socn : sysn ? sysn : R);
   return 0;
 }
 
@@ -501,15 +517,6 @@ static int cfg_resolve_clients(const struct ynode *R, const struct cfg_catalog *
   if (cfg_fill(cl, "clients", client_param_table, client_param_count, &s->client,
                (const char *const[]){"count", "os", NULL}, s, "clients", err) < 0)
     return -1;
-  static const char *const whole[] = {"copy_source_requests", "copy_dest_requests", "copy_dest_close_requests"};
-  for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
-    double v = *(const double *)((const char *)&s->client +
-                                 params_find(client_param_table, client_param_count, whole[i])->offset);
-    const struct ynode *at = ytree_get(cl, whole[i]);
-    if (v != floor(v))
-      return cfg_at(err, at ? at : osref ? osref : cl, "clients.%s: must be a whole number of requests, got %g",
-                    whole[i], v);
-  }
   if (s->client.dirty_background_ratio > s->client.dirty_ratio) {
     const struct ynode *at = ytree_get(cl, "dirty_background_ratio");
     return cfg_at(err, at ? at : osref ? osref : cl,

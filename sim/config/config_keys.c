@@ -8,6 +8,7 @@
  * file, line and column, the key, the bad value and what is allowed in
  * the same words. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,10 @@ int cfg_value(const struct ynode *v, const char *where, const struct param_desc 
                    "%s.%s: %s is out of range: must be between %s and %s inclusive (%s)", where,
                    d->key, got, lo, hi, d->help ? d->help : "");
   }
+  if (d->whole && *out != floor(*out))
+    return nw_fail(err, val->file, val->line, val->col,
+                   "%s.%s: '%s' is not allowed: must be a whole number (%s)", where, d->key, val->scalar,
+                   d->help ? d->help : "");
   if (fit) {
     if (fit->kind != YNODE_SEQ || fit->n != 2 || fit->kids[0]->kind != YNODE_SCALAR ||
         fit->kids[1]->kind != YNODE_SCALAR)
