@@ -318,17 +318,6 @@ void cfg_free(struct scenario *s)
 }
 
 /* The chassis: the catalogue system's params, overridden by `chassis:`. */
-/* A model check's error (no position of its own) placed at node n; -1. */
-static int cfg_check_at(struct nw_err *err, const struct ynode *n)
-{
-  if (!err->file[0]) {
-    snprintf(err->file, sizeof err->file, "%s", n->file);
-    err->line = n->line;
-    err->col = n->col;
-  }
-  return -1;
-}
-
 static int cfg_resolve_chassis(const struct ynode *R, const struct ynode *sys, const char *sysname,
                                struct scenario *s, struct nw_err *err)
 {
@@ -472,16 +461,18 @@ static int cfg_resolve_network(const struct ynode *R, const struct cfg_catalog *
     return -1;
   if (cfg_require(layers, 2, prn, "protocol", proto_param_table, proto_param_count, err) < 0)
     return -1;
-  /* the models' checks across keys name no line: point at the section that
-   * holds them (the system's entry when the scenario has no such section) */
+  /* the models' checks across keys name no line: their message goes to the
+   * section that holds the keys (the system's entry when the scenario has
+   * no such section) */
   const struct ynode *netn = ytree_get(R, "network"), *socn = ytree_get(R, "soc");
   const struct ynode *sysn = ytree_get(R, "system");
-  if (proto_check(&s->proto, err) < 0)
-    return cfg_check_at(err, prn);
-  if (net_check(&s->net, err) < 0)
-    return cfg_check_at(err, netn ? netn : sysn ? sysn : R);
-  if (soc_check(&s->soc, err) < 0)
-    return cfg_check_at(err, socn ? socn : sysn ? sysn : R);
+  struct nw_err m = {0};
+  if (proto_check(&s->proto, &m) < 0)
+    return cfg_at(err, prn, "%s", m.msg);
+  if (net_check(&s->net, &m) < 0)
+    return cfg_at(err, netn ? netn : sysn ? sysn : R, "%s", m.msg);
+  if (soc_check(&s->soc, &m) < 0)
+    return cfg_at(err, socn ? socn : sysn ? sysn : R, "%s", m.msg);
   return 0;
 }
 
