@@ -655,6 +655,44 @@ START_TEST(test_start_keeps_inert)
 }
 END_TEST
 
+/* A start at a bound is no trap: the PM810's values of a converged fit
+ * with read_rate put at its upper bound (280 MB/s).  There its u (the
+ * map's clamp) and x disagreed, the Jacobian's step moved x down while u
+ * went up, and the fit kept read_rate at 280 with the reviews at 262-266
+ * MB/s.  It starts 5 % of its range inside now and the fit brings it to
+ * the reviews, off the bound. */
+START_TEST(test_start_at_bound_moves)
+{
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_edgeXXXXXX", args[4096], cal[1100], start[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  snprintf(start, sizeof start, "%s/start.yaml", dir);
+  tc_write_file(start, "version: 1\nparameters:\n"
+                       "  - {entry: \"drives/samsung-pm810-256\", key: channel_rate, value: \"132968879.8B/s\"}\n"
+                       "  - {entry: \"drives/samsung-pm810-256\", key: cmd_time, value: \"9.626387019e-05s\"}\n"
+                       "  - {entry: \"drives/samsung-pm810-256\", key: read_rate, value: \"280000000B/s\"}\n"
+                       "  - {entry: \"drives/samsung-pm810-256\", key: write_latency, value: \"0.0002959397187s\"}\n"
+                       "  - {entry: \"drives/samsung-pm810-256\", key: write_rate, value: \"259297026.7B/s\"}\n");
+  snprintf(args, sizeof args,
+           "calibrate --only pm810-local-baseline --params drives/samsung-pm810-256 --start '%s' -j 2 --out '%s'", start,
+           cal);
+  int rc = tc_run(args, out, TC_OUT_MAX);
+  ck_assert_msg(rc == 0, "calibrate exit %d:\n%s", rc, out);
+  ck_assert_msg(strstr(out, "3 start values within 5 % of a bound start 5 % of their range inside it") != NULL,
+                "the start at the bound not moved inside:\n%.3000s", out);
+  char *a = tc_slurp(cal);
+  ck_assert(a != NULL);
+  double rate = tc_param(a, "read_rate");
+  const char *r = strstr(a, "key: read_rate,"), *end = r ? strchr(r, '}') : NULL, *ab = r ? strstr(r, "at_bound: ") : NULL;
+  ck_assert_msg(rate > 255e6 && rate < 275e6 && ab && ab < end && !strncmp(ab, "at_bound: false", 15),
+                "read_rate %.6g B/s from a start at its bound: not back at the reviews' 262-266 MB/s:\n%s", rate, a);
+  free(a);
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* A parameter inert at the start and binding after the fit: from the
  * catalogue, the Samsung PM810's local writes are bound by the die
  * program limit (write_latency 600 us), so the screen finds write_rate
@@ -1390,6 +1428,7 @@ static Suite *calibrate_suite(void)
   t = tcase_create("rescreen");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_rescreen_frees_bound);
+  tcase_add_test(t, test_start_at_bound_moves);
   suite_add_tcase(s, t);
   t = tcase_create("default");
   tcase_set_timeout(t, 60);

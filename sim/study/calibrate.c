@@ -397,6 +397,48 @@ static int calib_power_only(const struct calib_param *q)
          !strcmp(q->key, "volts_per_ghz");
 }
 
+/* How far inside its range a --start value at a bound starts, as |t| on
+ * t = 2 (x - lo) / (hi - lo) - 1 (calib_u_of_x clamps at 0.998). */
+#define CALIB_START_EDGE 0.9
+
+/* A previous fit's value at a bound was a trap for the next one.  The
+ * fit moves u, x = lo + (hi - lo)(1 + tanh u)/2; a start value exactly at
+ * a bound has no finite u, so calib_u_of_x gives it the u of |t| = 0.998
+ * while x stays at the bound.  The Jacobian's step from there (u +
+ * CALIB_DU) lands 0.09 % of the range inside the bound: at an upper bound
+ * x goes down while u goes up, the difference has the wrong sign and the
+ * fit pushes the value back against the bound, where it stays (the PM810's
+ * read_rate started at its upper 280 MB/s stayed there with the reviews
+ * at 262-266; session 22: ten of R27's 23 values at a bound sat at an
+ * upper one, six of those moved no point by more than 2.4 % across their
+ * whole range).  And at |t| = 0.998 dx/du is 0.4 % of its mid-range
+ * value: the step moves x by 0.01 % of the range.  A fit parameter whose
+ * start is within 5 % of its range from a bound starts 5 % inside it,
+ * with x and u agreeing (|t| = 0.9, dx/du 19 % of mid-range: the step
+ * moves it by 0.5 % of the range); when the points still want the bound,
+ * the fit takes it back there.  Held values (outside --params) and counts
+ * (profiled, not differenced) keep the start's. */
+static void calib_start_inside(struct calib *c, FILE *out)
+{
+  int n = 0;
+  for (int j = 0; j < c->np; j++) {
+    struct calib_param *q = &c->par[j];
+    if (q->pinned || q->discrete || !q->in_start || !(q->hi > q->lo))
+      continue;
+    double t = 2.0 * (c->x[j] - q->lo) / (q->hi - q->lo) - 1.0;
+    if (fabs(t) <= CALIB_START_EDGE)
+      continue;
+    t = t > 0 ? CALIB_START_EDGE : -CALIB_START_EDGE;
+    c->x[j] = c->xref[j] = q->lo + (q->hi - q->lo) * 0.5 * (1.0 + t);
+    c->uref[j] = atanh(t);
+    n++;
+  }
+  if (n > 0)
+    fprintf(out, "%d start values within 5 %% of a bound start 5 %% of their range inside it (a value at a bound does "
+                 "not move under the Jacobian's step)\n",
+            n);
+}
+
 /* Collect the free parameters, their reach and the residual weights. */
 static int calib_setup(struct calib *c, struct nw_err *err)
 {
@@ -663,6 +705,7 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
     if (rc != 0)
       goto done;
     fprintf(out, "starting from the values of %s\n", o->start);
+    calib_start_inside(c, out);
     memcpy(c->xstart, c->x, (size_t)c->np * sizeof *c->x);
   }
   int nscreen = c->nfree;
