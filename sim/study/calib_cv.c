@@ -223,8 +223,15 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
     c->par[j].sensitivity = sens ? atof(sens) : 0.0;
     if (c->par[j].pinned)
       c->par[j].npoints = pts ? atoi(pts) : 0;
+    /* x and u agree: a value the Jacobian may move that lies beyond the
+     * map's clamp (at a bound) takes the clamp's x, 0.1 % of its range
+     * inside, or the step from it would move x against u at an upper
+     * bound (see calib_start_inside); a held one keeps the file's */
+    const struct calib_param *q = &c->par[j];
+    c->uref[j] = calib_u_of_x(x, q->lo, q->hi);
+    if (!q->pinned && q->hi > q->lo && fabs(tanh(c->uref[j])) < fabs(2.0 * (x - q->lo) / (q->hi - q->lo) - 1.0))
+      x = calib_x_of_u(c->uref[j], q->lo, q->hi);
     c->x[j] = c->xref[j] = x;
-    c->uref[j] = calib_u_of_x(x, c->par[j].lo, c->par[j].hi);
   }
   ytree_free(root);
   return 0;
