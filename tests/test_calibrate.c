@@ -655,6 +655,33 @@ START_TEST(test_start_keeps_inert)
 }
 END_TEST
 
+/* A --params item that names no fit value of the selected points (an
+ * entry without its `socs/` folder, a misspelt key) is bad input, named:
+ * it left nothing free and the fit failed with "screening Jacobian failed
+ * (out of memory)", exit 1.  No output file. */
+START_TEST(test_params_unknown_named)
+{
+  char *out = calloc(1, TC_OUT_MAX);
+  char dir[] = "/tmp/tc_parXXXXXX", args[4096], cal[1100];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(cal, sizeof cal, "%s/cal.yaml", dir);
+  static const char *const bad[] = {"atom-c3538.disk_request_cycles", "drives/samsung-pm810-256,read_rat",
+                                    "socs/atom-c3538.disk_request_cycles"};
+  static const char *const want[] = {"--params 'atom-c3538.disk_request_cycles': no fit value",
+                                     "--params 'read_rat': no fit value",
+                                     "--params 'socs/atom-c3538.disk_request_cycles': no fit value"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(args, sizeof args, "calibrate --only pm810-local-baseline --params '%s' -j 2 --out '%s'", bad[k], cal);
+    int rc = tc_exec(args, out, TC_OUT_MAX, 1);
+    ck_assert_msg(rc == 2 && strstr(out, want[k]) && strstr(out, "error:"), "case %d: exit %d, expected '%s' in:\n%s",
+                  k, rc, want[k], out);
+    ck_assert_msg(access(cal, F_OK) != 0, "case %d: %s written", k, cal);
+  }
+  tc_rmtree(dir);
+  free(out);
+}
+END_TEST
+
 /* A start at a bound is no trap: the PM810's values of a converged fit
  * with read_rate put at its upper bound (280 MB/s).  There its u (the
  * map's clamp) and x disagreed, the Jacobian's step moved x down while u
@@ -1422,6 +1449,7 @@ static Suite *calibrate_suite(void)
   tcase_add_test(t, test_observation_constraint);
   tcase_add_test(t, test_start_pins_the_rest);
   tcase_add_test(t, test_start_keeps_inert);
+  tcase_add_test(t, test_params_unknown_named);
   tcase_add_test(t, test_reach_tested_same);
   tcase_add_test(t, test_reach_scenario_same);
   suite_add_tcase(s, t);

@@ -84,18 +84,53 @@ int calib_find_param(const struct calib *c, const char *entry, const char *key)
 }
 
 /* Does a --params list select parameter p?  Items: entry.key, entry or key. */
+/* Does the --params item q[0..n) name (entry, key): ENTRY.KEY, ENTRY or KEY? */
+static int calib_item_names(const char *q, size_t n, const char *entry, const char *key)
+{
+  size_t ne = strlen(entry), nk = strlen(key);
+  return (ne + 1 + nk == n && !strncmp(q, entry, ne) && q[ne] == '.' && !strncmp(q + ne + 1, key, nk)) ||
+         (ne == n && !strncmp(q, entry, n)) || (nk == n && !strncmp(q, key, n));
+}
+
 static int calib_selected(const char *list, const struct calib_param *p)
 {
   if (!list)
     return 1;
-  char full[192];
-  snprintf(full, sizeof full, "%s.%s", p->entry, p->key);
   for (const char *q = list; *q;) {
     const char *e = strchr(q, ',');
     size_t n = e ? (size_t)(e - q) : strlen(q);
-    if ((strlen(full) == n && !strncmp(q, full, n)) || (strlen(p->entry) == n && !strncmp(q, p->entry, n)) ||
-        (strlen(p->key) == n && !strncmp(q, p->key, n)))
+    if (calib_item_names(q, n, p->entry, p->key))
       return 1;
+    if (!e)
+      break;
+    q = e + 1;
+  }
+  return 0;
+}
+
+/* Every --params item names a fit value of the selected points'
+ * scenarios: one that names none (a misspelt key, an entry without its
+ * `socs/` folder) would leave nothing free.  0, or -1 (err). */
+static int calib_params_named(const struct calib *c, struct nw_err *err)
+{
+  for (const char *q = c->o->params; q && *q;) {
+    const char *e = strchr(q, ',');
+    size_t n = e ? (size_t)(e - q) : strlen(q);
+    int found = 0;
+    for (int ci = 0; ci < c->v.ncfgs && !found; ci++) {
+      const struct scenario *s = &c->v.cfgs[ci].s;
+      for (int i = 0; i < s->nfits && !found; i++) {
+        char entry[96];
+        const char *key;
+        found = calib_entry_of_fit(s, &s->fits[i], entry, sizeof entry, &key) == 0 && calib_item_names(q, n, entry, key);
+      }
+    }
+    if (!found)
+      return nw_fail(err, "calibrate", 0, 0,
+                     "--params '%.*s': no fit value of the selected points is named so (ENTRY.KEY, ENTRY or KEY, "
+                     "e.g. socs/atom-c3538.disk_request_cycles, socs/atom-c3538 or disk_request_cycles; "
+                     "`nastwin calibrate --list` lists them)",
+                     (int)n, q);
     if (!e)
       break;
     q = e + 1;
@@ -443,6 +478,8 @@ static void calib_start_inside(struct calib *c, FILE *out)
 static int calib_setup(struct calib *c, struct nw_err *err)
 {
   struct val_set *v = &c->v;
+  if (calib_params_named(c, err) < 0)
+    return -1;
   for (int ci = 0; ci < v->ncfgs; ci++) {
     const struct scenario *s = &v->cfgs[ci].s;
     for (int i = 0; i < s->nfits; i++) {
