@@ -224,9 +224,9 @@ void calib_print_screen(const struct calib *c, int nscreen, FILE *out)
   int nnone = 0;
   for (int j = 0; j < c->np; j++)
     nnone += c->par[j].no_effect;
-  fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their catalogue value "
+  fprintf(out, "screening Jacobian: %d of %d parameters change no prediction and stay at their %s value "
                "(%ld simulations, %.0f s):\n",
-          nnone, nscreen, c->nsims, calib_elapsed_s(c));
+          nnone, nscreen, c->o->start ? "--start" : "catalogue", c->nsims, calib_elapsed_s(c));
   for (int j = 0; j < c->np; j++)
     if (c->par[j].no_effect)
       fprintf(out, "  %s.%s\n", c->par[j].entry, c->par[j].key);
