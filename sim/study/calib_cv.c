@@ -229,7 +229,7 @@ int calib_values_from(struct calib *c, const char *path, unsigned char *chosen, 
      * bound (see calib_start_inside); a held one keeps the file's */
     const struct calib_param *q = &c->par[j];
     c->uref[j] = calib_u_of_x(x, q->lo, q->hi);
-    if (!q->pinned && q->hi > q->lo && fabs(tanh(c->uref[j])) < fabs(2.0 * (x - q->lo) / (q->hi - q->lo) - 1.0))
+    if (!q->pinned && fabs(calib_t_of_x(x, q->lo, q->hi)) > CALIB_T_MAX)
       x = calib_x_of_u(c->uref[j], q->lo, q->hi);
     c->x[j] = c->xref[j] = x;
   }

@@ -24,13 +24,11 @@
 
 double calib_x_of_u(double u, double lo, double hi) { return lo + (hi - lo) * 0.5 * (1.0 + tanh(u)); }
 
+double calib_t_of_x(double x, double lo, double hi) { return hi > lo ? 2.0 * (x - lo) / (hi - lo) - 1.0 : 0.0; }
+
 double calib_u_of_x(double x, double lo, double hi)
 {
-  if (!(hi > lo))
-    return 0.0;
-  double t = 2.0 * (x - lo) / (hi - lo) - 1.0;
-  t = fmax(-0.998, fmin(0.998, t));
-  return atanh(t);
+  return atanh(fmax(-CALIB_T_MAX, fmin(CALIB_T_MAX, calib_t_of_x(x, lo, hi))));
 }
 
 double calib_dx_du(double u, double lo, double hi)
@@ -83,7 +81,6 @@ int calib_find_param(const struct calib *c, const char *entry, const char *key)
   return -1;
 }
 
-/* Does a --params list select parameter p?  Items: entry.key, entry or key. */
 /* Does the --params item q[0..n) name (entry, key): ENTRY.KEY, ENTRY or KEY? */
 static int calib_item_names(const char *q, size_t n, const char *entry, const char *key)
 {
@@ -92,6 +89,7 @@ static int calib_item_names(const char *q, size_t n, const char *entry, const ch
          (ne == n && !strncmp(q, entry, n)) || (nk == n && !strncmp(q, key, n));
 }
 
+/* Does a --params list select parameter p? */
 static int calib_selected(const char *list, const struct calib_param *p)
 {
   if (!list)
@@ -432,36 +430,33 @@ static int calib_power_only(const struct calib_param *q)
          !strcmp(q->key, "volts_per_ghz");
 }
 
-/* How far inside its range a --start value at a bound starts, as |t| on
- * t = 2 (x - lo) / (hi - lo) - 1 (calib_u_of_x clamps at 0.998). */
+/* How far inside its range a --start value near a bound starts, as |t|
+ * (calib_t_of_x). */
 #define CALIB_START_EDGE 0.9
 
 /* A previous fit's value at a bound was a trap for the next one.  The
- * fit moves u, x = lo + (hi - lo)(1 + tanh u)/2; a start value exactly at
- * a bound has no finite u, so calib_u_of_x gives it the u of |t| = 0.998
- * while x stays at the bound.  The Jacobian's step from there (u +
- * CALIB_DU) lands 0.09 % of the range inside the bound: at an upper bound
- * x goes down while u goes up, the difference has the wrong sign and the
- * fit pushes the value back against the bound, where it stays (the PM810's
- * read_rate started at its upper 280 MB/s stayed there with the reviews
- * at 262-266; session 22: ten of R27's 23 values at a bound sat at an
- * upper one, six of those moved no point by more than 2.4 % across their
- * whole range).  And at |t| = 0.998 dx/du is 0.4 % of its mid-range
- * value: the step moves x by 0.01 % of the range.  A fit parameter whose
- * start is within 5 % of its range from a bound starts 5 % inside it,
- * with x and u agreeing (|t| = 0.9, dx/du 19 % of mid-range: the step
- * moves it by 0.5 % of the range); when the points still want the bound,
- * the fit takes it back there.  Held values (outside --params) and counts
- * (profiled, not differenced) keep the start's. */
+ * fit moves u, x = lo + (hi - lo)(1 + tanh u)/2; a value exactly at a
+ * bound has no finite u, and calib_u_of_x gave it the u of the clamp
+ * (CALIB_T_MAX) while x stayed at the bound, so the Jacobian's step moved
+ * an upper-bound value down while u went up: a difference of the wrong
+ * sign that pushed it back (the PM810's read_rate started at its upper
+ * 280 MB/s stayed there with the reviews at 262-266).  calib_values_from
+ * now makes x and u agree; but at |t| = CALIB_T_MAX dx/du is 0.4 % of its
+ * mid-range value and the step (CALIB_DU) still moves x by only 0.01 % of
+ * the range (session 22: six of R27's values at a bound moved no point by
+ * more than 2.4 % across their whole range).  A fit parameter whose start
+ * is within 5 % of its range from a bound starts 5 % inside it (|t| =
+ * 0.9, dx/du 19 % of mid-range: the step moves it by 0.5 % of the range);
+ * when the points still want the bound, the fit takes it back there.
+ * Held values (outside --params) and counts (profiled, not differenced)
+ * keep the start's. */
 static void calib_start_inside(struct calib *c, FILE *out)
 {
   int n = 0;
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
-    if (q->pinned || q->discrete || !q->in_start || !(q->hi > q->lo))
-      continue;
-    double t = 2.0 * (c->x[j] - q->lo) / (q->hi - q->lo) - 1.0;
-    if (fabs(t) <= CALIB_START_EDGE)
+    double t = calib_t_of_x(c->x[j], q->lo, q->hi);
+    if (q->pinned || q->discrete || !q->in_start || fabs(t) <= CALIB_START_EDGE)
       continue;
     t = t > 0 ? CALIB_START_EDGE : -CALIB_START_EDGE;
     c->x[j] = c->xref[j] = q->lo + (q->hi - q->lo) * 0.5 * (1.0 + t);

@@ -104,6 +104,11 @@ int calib_forward_select(const gsl_matrix *J, const gsl_vector *f, const int *sk
 
 /* The bounded transform x(u) = lo + (hi - lo) (1 + tanh u) / 2. */
 double calib_x_of_u(double u, double lo, double hi);
+/* Where x sits in its range, t = 2 (x - lo) / (hi - lo) - 1 in [-1, 1]
+ * (0 when hi <= lo). */
+double calib_t_of_x(double x, double lo, double hi);
+/* calib_u_of_x clamps |t| to this: a bound itself has no finite u. */
+#define CALIB_T_MAX 0.998
 /* Its inverse; x is clamped 0.1 % of the range inside [lo, hi]. */
 double calib_u_of_x(double x, double lo, double hi);
 /* dx/du at u. */
