@@ -33,9 +33,10 @@ static void cli_calibrate_usage(FILE *out)
         "  --max-free N       after the screening Jacobian, fit at most N parameters, chosen\n"
         "                     by forward selection: each removes the most of the misfit left\n"
         "                     (default 0 = no cap: every parameter that moves a point is fitted)\n"
-        "  --prior W          weight of one prior row per parameter, W*2*(value - catalogue)/(hi - lo):\n"
-        "                     holds what the points do not determine at the catalogue value\n"
-        "                     (default 0.01, 0 with --system; 0 = none)\n"
+        "  --prior W          weight of one prior row per parameter, W*(u - u_catalogue), u = atanh of\n"
+        "                     where the value sits in its range: holds what the points do not\n"
+        "                     determine near the catalogue value and grows without end towards a\n"
+        "                     bound (default 0.05, 0 with --system; 0 = none)\n"
         "  --robust S         Cauchy scale of the residuals in log units (default 0.4): a point a\n"
         "                     missing mechanism puts far off pulls less than one at +-S (0 with --system); 0 = plain\n"
         "                     least squares.  Points still off by more than 2x after the fit are\n"
@@ -122,7 +123,7 @@ int cli_calibrate(int argc, char **argv)
 {
   static char out_path[1024];
   int out_given = 0, prior_given = 0, robust_given = 0;
-  struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.01, .robust = 0.4,
+  struct calib_opts o = {.max_iter = 8, .max_free = 0, .cv_iter = 0, .prior = 0.05, .robust = 0.4,
                          .reach = CALIB_REACH_SCENARIO,
                          .out = nw_data_path(out_path, sizeof out_path, "validation/calibrated.yaml")};
   const char *system = NULL, *fio_dir = NULL;

@@ -366,11 +366,23 @@ double calib_robust(double r, double s)
  * free parameter (none when o->prior is 0). */
 int calib_nrows(const struct calib *c) { return c->nfit + (c->o->prior > 0 ? c->nfree : 0); }
 
-/* The prior row of free parameter k at x: W * 2 (x - catalogue) / (hi - lo). */
+/* The prior row of free parameter k at x: W (u - u0), u = atanh(t) the
+ * value's place on the fit's own map (calib_x_of_u) and u0 the catalogue
+ * value's.  A Gaussian prior on u: near the middle of the range it is the
+ * plain W t, but it grows without end towards a bound (a bound is the edge
+ * of the plausible range) and its slope in u never fades.  A prior on x
+ * had the slope W (1 - tanh^2 u), which vanishes at a bound as the data's
+ * does there: a parameter the points hardly determine, pushed by the
+ * noise of its differences onto the flat tail of tanh, had nothing to
+ * bring it back and stayed at the bound (R27: 23 values, several with no
+ * measurable effect on any point).  A value the data pull hard still goes
+ * to its bound: that still names a missing mechanism. */
 static double calib_prior_row(const struct calib *c, int k, const double *x)
 {
   const struct calib_param *q = &c->par[c->freep[k]];
-  return c->o->prior * 2.0 * (x[c->freep[k]] - q->value0) / (q->hi - q->lo);
+  double t = calib_t_of_x(x[c->freep[k]], q->lo, q->hi);
+  t = fmax(-CALIB_PRIOR_T_MAX, fmin(CALIB_PRIOR_T_MAX, t)); /* |u| <= 14: x of such u is the bound in double */
+  return c->o->prior * (atanh(t) - calib_u_of_x(q->value0, q->lo, q->hi));
 }
 
 /* Raw w*log(predicted/measured) of fit row i after calib_score_at (penalty when no prediction). */
@@ -492,16 +504,14 @@ int calib_colour(const struct calib *c, const unsigned char *rows, int *colour)
   return ncol;
 }
 
-/* Analytic prior rows of J at u: d/du_k [W 2 (x_k - x0_k) / (hi - lo)] = W (1 - tanh^2 u_k). */
-static void calib_prior_jac(const struct calib *c, const gsl_vector *u, gsl_matrix *J)
+/* Analytic prior rows of J at u: d/du_k [W (u_k - u0_k)] = W. */
+static void calib_prior_jac(const struct calib *c, gsl_matrix *J)
 {
   if (!(c->o->prior > 0))
     return;
-  for (int k = 0; k < c->nfree; k++) {
-    double th = tanh(gsl_vector_get(u, (size_t)k));
+  for (int k = 0; k < c->nfree; k++)
     for (int m = 0; m < c->nfree; m++)
-      gsl_matrix_set(J, (size_t)(c->nfit + k), (size_t)m, m == k ? c->o->prior * (1.0 - th * th) : 0.0);
-  }
+      gsl_matrix_set(J, (size_t)(c->nfit + k), (size_t)m, m == k ? c->o->prior : 0.0);
 }
 
 /* Forward differences at u, one perturbed vector per colour; column k read on the rows k reaches. */
@@ -539,7 +549,7 @@ static int calib_jac_fd(struct calib *c, const gsl_vector *u, gsl_matrix *J, con
           if (rows[(size_t)i * (size_t)c->nfree + (size_t)k])
             gsl_matrix_set(J, (size_t)i, (size_t)k, (r1[i] - r0[i]) / CALIB_DU);
   }
-  calib_prior_jac(c, u, J);
+  calib_prior_jac(c, J);
   rc = GSL_SUCCESS;
 done:
   free(colour);
@@ -577,7 +587,7 @@ static int calib_jac_secant(struct calib *c, const gsl_vector *u, gsl_matrix *J,
         if (rows[i * p + k])
           *gsl_matrix_ptr(J, i, k) += g * (gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k));
     }
-    calib_prior_jac(c, u, J);
+    calib_prior_jac(c, J);
     gsl_vector_memcpy(c->fprev, f);
   }
   gsl_vector_free(f);

@@ -76,7 +76,7 @@ struct calib_opts {
   const char *cv_readme; /* rewrite the CV table between its markers in this file; NULL: none */
   int list;      /* 1: list the free parameters and stop */
   int quiet;
-  double prior;  /* weight of the prior rows W 2 (x - catalogue) / (hi - lo); 0: none */
+  double prior;  /* weight of the prior rows W (u - u_catalogue), u on the fit's tanh map; 0: none */
   double robust; /* Cauchy scale of the residuals (log units); 0: plain least squares */
   int jac_dense; /* 1: one perturbed vector per parameter (the reference for the coloured assembly) */
   int reach;     /* which (simulation, parameter) pairs the Jacobian simulates: enum calib_reach (calib_reach.c) */
@@ -109,6 +109,9 @@ double calib_x_of_u(double u, double lo, double hi);
 double calib_t_of_x(double x, double lo, double hi);
 /* calib_u_of_x clamps |t| to this: a bound itself has no finite u. */
 #define CALIB_T_MAX 0.998
+/* The prior row (calib_jac.c) clamps |t| to this: |u| <= 14, where x of u
+ * is the bound itself in double. */
+#define CALIB_PRIOR_T_MAX (1.0 - 1e-12)
 /* Its inverse; x is clamped 0.1 % of the range inside [lo, hi]. */
 double calib_u_of_x(double x, double lo, double hi);
 /* dx/du at u. */
