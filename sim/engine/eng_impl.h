@@ -381,6 +381,8 @@ void eng_hold(struct eng_thread *t);
 void eng_release(const struct eng *e, struct eng_thread *t);
 /* t's occupancy at the end of the run (s). */
 double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s);
+/* Time of [from, to] inside the measured window (s); 0 while prep jobs run. */
+double eng_in_window_s(const struct eng *e, double from_s, double to_s);
 /* A semaphore destroyed with the engine. */
 sg_sem_t eng_sem(struct eng *e);
 /* A singly linked FIFO of requests by its head and tail pointers. */

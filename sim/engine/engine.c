@@ -109,17 +109,19 @@ void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
   eng_cpu_run(e, cycles, t->softirq ? ENG_SOFTIRQ_PRIORITY : 1.0);
   double end = simgrid_get_clock();
   /* Account only the part inside the measured window, pro rata. */
-  double lo = now > e->ramp_s ? now : e->ramp_s;
-  double hi = end < e->t_end_s ? end : e->t_end_s;
-  if (hi > lo && end > now)
-    t->cycles += cycles * (hi - lo) / (end - now);
-  else if (end == now && now >= e->ramp_s && now <= e->t_end_s)
+  if (end > now)
+    t->cycles += cycles * eng_in_window_s(e, now, end) / (end - now);
+  else if (e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
     t->cycles += cycles;
 }
 
-/* Time of [from, to] inside the measured window (s). */
-static double eng_in_window_s(const struct eng *e, double from_s, double to_s)
+/* Time of [from, to] inside the measured window (s).  While a step's prep
+ * jobs run (a file laid out before the measured jobs start) the window is
+ * not open yet, whatever ramp_s says: eng_open_gate sets it once they end. */
+double eng_in_window_s(const struct eng *e, double from_s, double to_s)
 {
+  if (e->nprep > 0)
+    return 0.0;
   double lo = from_s > e->ramp_s ? from_s : e->ramp_s;
   double hi = to_s < e->t_end_s ? to_s : e->t_end_s;
   return hi > lo ? hi - lo : 0.0;
