@@ -48,6 +48,7 @@ static void test_fill(struct run_result *r, const struct test_res *res, int n, u
   r->all.iops = (double)ios;
   r->all.bytes = 4096.0 * (double)ios;
   r->all.lat_mean_s = (double)clients * per_client / (double)ios;
+  r->outstanding_avg = (double)clients * per_client; /* the window full all along */
   r->clients = clients;
   r->outstanding_per_client = per_client;
   for (int i = 0; i < n; i++) {
@@ -81,7 +82,7 @@ START_TEST(test_occupancy_bottleneck)
   ck_assert_msg(w.window_limited && w.bottleneck == 1, "window %d bottleneck %d", w.window_limited,
                 w.bottleneck);
   ck_assert_str_eq(analysis_bottleneck_name(&w), "window");
-  ck_assert_msg(strstr(w.bottleneck_reason, "window-limited: N = 256 outstanding"), "%s",
+  ck_assert_msg(strstr(w.bottleneck_reason, "window-limited: L = 256 I/O(s) in flight on average (N = 256 allowed)"), "%s",
                 w.bottleneck_reason);
   /* a CPU-saturated thread stays a CPU bottleneck (occupancy below 2x busy) */
   static struct run_result c;

@@ -176,11 +176,11 @@ void analysis_finish(struct run_result *r)
     r->window_limited = 1;
     int N = r->clients * r->outstanding_per_client;
     snprintf(r->bottleneck_reason, sizeof r->bottleneck_reason,
-             "window-limited: N = %d outstanding I/O(s) = X %.4g I/O per s x R %.4g ms (Little's "
-             "law); no resource is near saturation (the most loaded, %s %s, is %.0f%% %s), so "
-             "more outstanding I/Os (clients, iodepth, numjobs) would raise throughput up to "
-             "%.4g IOPS",
-             N, r->all.iops, r->all.lat_mean_s * 1e3, analysis_kind_word(b->kind), b->name,
+             "window-limited: L = %.4g I/O(s) in flight on average (N = %d allowed) = X %.4g I/O "
+             "per s x R %.4g ms (Little's law); no resource is near saturation (the most loaded, "
+             "%s %s, is %.0f%% %s), so more outstanding I/Os (clients, iodepth, numjobs) would "
+             "raise throughput up to %.4g IOPS",
+             r->outstanding_avg, N, r->all.iops, r->all.lat_mean_s * 1e3, analysis_kind_word(b->kind), b->name,
              best * 100.0, blocked ? "occupied" : "busy", r->bound_iops);
     return;
   }
