@@ -270,6 +270,105 @@ START_TEST(test_ssd_write_dies)
 }
 END_TEST
 
+/* Mixed traffic: with mixed_flush a write that finds a read in the device
+ * goes to the dies as flushes of mixed_flush bytes, each after the one
+ * before has programmed and after the reads in the device.  8 dies (4
+ * channels x 2), fresh (WA 1), 32 KiB flushes: a 256 KiB read, then a
+ * 256 KiB write at 0; the write's 8 flushes of 2 pages (on two dies at
+ * once) follow the read's end one after the other, each a page's channel
+ * transfer and a program: the write ends 8 x (4.096 + 400) us after the
+ * read.  Without mixed_flush its 16 pages take the 8 dies two each. */
+START_TEST(test_ssd_mixed_flush)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  double page_s = 16384 / 4e9 + 400e-6;
+  for (int k = 0; k < 2; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "preconditioned", 0);
+    set_param(m, &pb, "mixed_flush", k ? 32768 : 0);
+    struct disk *d = make_disk(m, &pb, 7);
+    struct disk_io rd = {.offset_bytes = 1ull << 30, .len_bytes = 256 << 10, .tag = 0};
+    struct disk_io wr = {.offset_bytes = 8ull << 30, .len_bytes = 256 << 10, .write = 1, .tag = 1};
+    disk_submit(d, 0.0, &rd);
+    disk_submit(d, 0.0, &wr);
+    double t_end[2] = {0.0, 0.0};
+    struct disk_io done;
+    for (int n = 0; n < 2; n++) {
+      double t = disk_next_completion_s(d);
+      ck_assert_int_eq(disk_pop_completion(d, t, &done), 1);
+      t_end[done.tag] = t;
+    }
+    disk_destroy(d);
+    if (k)
+      ck_assert_msg(fabs((t_end[1] - t_end[0]) / (8 * page_s) - 1) < 1e-9,
+                    "mixed write ends %.3f us after the read, want 8 flushes x %.3f us",
+                    (t_end[1] - t_end[0]) * 1e6, page_s * 1e6);
+    else
+      ck_assert_msg(t_end[1] < 3 * page_s, "lone-striped write ends at %.3f us, want two pages a die",
+                    t_end[1] * 1e6);
+  }
+}
+END_TEST
+
+/* Interleaved streams (alternate 128 KiB reads and writes, two regions,
+ * QD8) cost a drive with mixed_flush more than a lone reader and a lone
+ * writer of the same bytes one after the other; without it, less (the
+ * dies share the work).  A lone sequential writer and a lone sequential
+ * reader are the same to the bit either way. */
+static double run_interleaved(struct disk *d, int n, int qd, uint64_t len)
+{
+  uint64_t rpos = 1ull << 30, wpos = 64ull << 30;
+  int submitted = 0, completed = 0, outstanding = 0;
+  double now = 0.0;
+  while (completed < n) {
+    while (outstanding < qd && submitted < n) {
+      struct disk_io io = {.len_bytes = len, .write = submitted & 1, .tag = (uint64_t)submitted};
+      io.offset_bytes = io.write ? wpos : rpos;
+      *(io.write ? &wpos : &rpos) += len;
+      disk_submit(d, now, &io);
+      submitted++;
+      outstanding++;
+    }
+    now = disk_next_completion_s(d);
+    struct disk_io done;
+    while (disk_pop_completion(d, now, &done)) {
+      completed++;
+      outstanding--;
+    }
+  }
+  return now;
+}
+
+START_TEST(test_ssd_mixed_streams)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  int n = 400;
+  uint64_t len = 128 << 10;
+  double lone_w[2], lone_r[2], mixed[2];
+  for (int k = 0; k < 2; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "mixed_flush", k ? 32768 : 0);
+    struct disk *d = make_disk(m, &pb, 7);
+    lone_w[k] = run_qd(d, n / 2, 8, len, SEQ_WRITE, 64ull << 30, 0, 1);
+    disk_destroy(d);
+    d = make_disk(m, &pb, 7);
+    lone_r[k] = run_qd(d, n / 2, 8, len, SEQ_READ, 1ull << 30, 0, 1);
+    disk_destroy(d);
+    d = make_disk(m, &pb, 7);
+    mixed[k] = run_interleaved(d, n, 8, len);
+    disk_destroy(d);
+  }
+  ck_assert_msg(lone_w[1] == lone_w[0], "lone writer %.6f s with mixed_flush, %.6f without", lone_w[1], lone_w[0]);
+  ck_assert_msg(lone_r[1] == lone_r[0], "lone reader %.6f s with mixed_flush, %.6f without", lone_r[1], lone_r[0]);
+  double sum = lone_w[0] + lone_r[0];
+  ck_assert_msg(mixed[0] < sum, "without mixed_flush: interleaved %.4f s, lone ones %.4f s together", mixed[0], sum);
+  ck_assert_msg(mixed[1] > 1.5 * sum, "with mixed_flush: interleaved %.4f s, want well over the lone ones' %.4f s",
+                mixed[1], sum);
+}
+END_TEST
+
 /* iface_sched_reserve's shortcut (a reservation at or past the last end)
  * gives what the general iface_sched_reserve_any gives, bit for bit, and
  * leaves the same schedule: 20,000 reservations mixing runs of contiguous
@@ -315,6 +414,8 @@ int main(void)
   tcase_add_test(tc, test_ssd_steady_state);
   tcase_add_test(tc, test_ssd_active_range);
   tcase_add_test(tc, test_ssd_write_dies);
+  tcase_add_test(tc, test_ssd_mixed_flush);
+  tcase_add_test(tc, test_ssd_mixed_streams);
   tcase_add_test(tc, test_iface_sched_shortcut);
   suite_add_tcase(s, tc);
   return ck_run(s);

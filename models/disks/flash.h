@@ -21,7 +21,12 @@
  *      read latency, and why random-read IOPS grow slowly with depth.  A
  *      write command finds no free block with probability
  *      write_stall_fraction and its die first garbage-collects for an
- *      exponential time of mean write_stall_time (the write tail);
+ *      exponential time of mean write_stall_time (the write tail).
+ *      Mixed traffic (mixed_flush > 0): a write submitted while a read is
+ *      in the device is programmed in flushes of mixed_flush bytes, one
+ *      after the other, each after the reads in the device when it opens
+ *      (no program suspend, reads served first): the write buffer drains
+ *      in partial superpages instead of striping over every die;
  *   4. the controller's data path at read_rate / write_rate;
  *   5. the host link (SATA 8b/10b payload, or PCIe lanes), then any
  *      shared upstream link.
@@ -45,6 +50,7 @@ struct flash_params {
   double read_stall_s;        /* mean wait of such a read (exponential) */
   double write_stall_fraction; /* share of write commands that wait for a garbage collection */
   double write_stall_s;        /* mean wait of such a write (exponential) */
+  double mixed_flush_bytes;    /* write data programmed per flush while reads interleave (0: off) */
   double channels;
   double dies_per_channel;
   double page_bytes;
@@ -111,6 +117,9 @@ void flash_precondition(void *priv, const struct disk_precond *p);
     {.key = "write_stall_time", .dim = UNITS_TIME, .offset = FLASH_OFF(write_stall_s), .min = 0.0, \
      .max = 0.5, .optional = 1, .def = 5e-3, \
      .help = "mean wait of a write stalled by garbage collection, exponential (s)"}, \
+    {.key = "mixed_flush", .dim = UNITS_BYTES, .offset = FLASH_OFF(mixed_flush_bytes), .min = 0.0, \
+     .max = 16777216.0, .optional = 1, .def = 0.0, \
+     .help = "write data programmed per buffer flush while reads interleave with writes, 0 = no such limit (bytes)"}, \
     {.key = "channels", .dim = UNITS_NUMBER, .offset = FLASH_OFF(channels), .min = 1, .max = 32, \
      .help = "flash channels"}, \
     {.key = "dies_per_channel", .dim = UNITS_NUMBER, .offset = FLASH_OFF(dies_per_channel), \

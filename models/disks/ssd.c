@@ -34,6 +34,11 @@ struct flash {
   uint64_t seed;        /* the device's random stream (read stalls) */
   uint64_t read_cmds;   /* read commands drawn from it so far */
   uint64_t write_cmds;  /* write commands drawn from it so far (their own draws) */
+  /* Mixed traffic (flash_mixed_*): when the reads submitted so far end,
+   * and the write buffer's flush under way: the flush it follows ends at
+   * flush_after_s, its own pages end by flush_end_s, it holds flush_bytes. */
+  double reads_end_s;
+  double flush_after_s, flush_end_s, flush_bytes;
   uint64_t last_write_end_bytes;
   int have_last_write;
   uint64_t span_lo, span_hi; /* the LBA span written: the workload's active range */
@@ -257,6 +262,29 @@ static double flash_write_stall(struct flash *f)
   return flash_stall(f->seed ^ 0x5851f42d4c957f2dULL, &f->write_cmds, f->p.write_stall_fraction, f->p.write_stall_s);
 }
 
+/* Mixed traffic: a write command that finds a read in the device
+ * (reads_end_s past now).  Its data goes to the dies as the write
+ * buffer's flushes of at most mixed_flush bytes: a flush opens after the
+ * previous one has programmed (flush_end_s) and after the reads in the
+ * device then (the controller serves reads first and cannot suspend a
+ * program for them, so it flushes what the buffer holds between reads);
+ * within a flush the pages take the dies free first, as a lone writer's.
+ * A lone writer's buffer fills whole superpages across every die; a
+ * buffer drained between interleaved reads programs part of one per
+ * program time.  Returns the time the page may start no earlier than
+ * and counts its `op` bytes into the flush. */
+static double flash_mixed_page(struct flash *f, uint64_t op)
+{
+  if (f->flush_bytes > 0.0 && f->flush_bytes + (double)op > f->p.mixed_flush_bytes) {
+    f->flush_after_s = f->flush_end_s; /* full: the next flush follows its program */
+    f->flush_bytes = 0.0;
+  }
+  if (f->flush_bytes == 0.0 && f->reads_end_s > f->flush_after_s)
+    f->flush_after_s = f->reads_end_s; /* a flush opens once the reads before it are served */
+  f->flush_bytes += (double)op;
+  return f->flush_after_s;
+}
+
 /* Run the page operations of one command on the dies, none before
  * ready_s (now_s: the submit time, for the channel schedules); returns
  * when the last one ends (s).  A read's page lives where the FTL striped
@@ -268,7 +296,8 @@ static double flash_write_stall(struct flash *f)
  * (flash_write_stall).  A write's data crosses the channel of the
  * die that is free first and is programmed there (write_latency x share
  * of a page x WA). */
-static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa)
+static double flash_pages(struct flash *f, double now_s, double ready_s, const struct disk_io *io, double wa,
+                          int mixed)
 {
   double end = ready_s, stall = io->write ? flash_write_stall(f) : flash_read_stall(f);
   double page = f->p.page_bytes, rate = f->p.channel_rate_bytes_per_s;
@@ -289,13 +318,21 @@ static double flash_pages(struct flash *f, double now_s, double ready_s, const s
       d = flash_write_die(f);
       c = f->die_chan[d];
     }
-    double s = (f->die_free[d] > ready_s ? f->die_free[d] : ready_s) + stall, e;
+    double s = f->die_free[d] > ready_s ? f->die_free[d] : ready_s, e;
+    if (mixed) {
+      double after = flash_mixed_page(f, op);
+      if (after > s)
+        s = after;
+    }
+    s += stall;
     stall = 0.0;
     if (io->write) { /* data in over the channel, then the program */
       double xs = iface_sched_reserve(&f->bus[c], now_s, s, xfer);
       e = xs + xfer + (op == pb ? page_prog : f->p.write_latency_s * wa * ((double)op / page));
       f->die_free[d] = e;
       flash_tree_fix(f, d);
+      if (mixed && e > f->flush_end_s)
+        f->flush_end_s = e;
     } else { /* the sense, then data out over the channel */
       double xs = iface_sched_reserve(&f->bus[c], now_s, s + f->p.read_latency_s, xfer);
       e = xs + xfer;
@@ -445,7 +482,7 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
     flash_discard(f, io);
     end = ctrl_end;
   } else if (!io->write) {
-    double nand_end = flash_pages(f, now_s, ctrl_end, io, 1.0);
+    double nand_end = flash_pages(f, now_s, ctrl_end, io, 1.0, 0);
     double pipe_dur = n / f->p.read_rate_bytes_per_s;
     double ready = nand_end - pipe_dur > ctrl_end ? nand_end - pipe_dur : ctrl_end;
     double pipe_end = iface_sched_reserve(&f->pipe[0], now_s, ready, pipe_dur) + pipe_dur;
@@ -453,13 +490,20 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
     ready = pipe_end - port_dur > ctrl_end ? pipe_end - port_dur : ctrl_end;
     double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_HOST, now_s, ready, n);
     end = fmax(nand_end, fmax(pipe_end, link_end));
+    if (end > f->reads_end_s)
+      f->reads_end_s = end;
   } else {
     double wa = flash_write_wa(f, io);
+    int mixed = f->p.mixed_flush_bytes > 0.0 && f->reads_end_s > now_s;
+    if (!mixed && f->flush_bytes > 0.0) { /* no read meanwhile: the buffer drains as a lone writer's */
+      f->flush_after_s = f->flush_end_s;
+      f->flush_bytes = 0.0;
+    }
     double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_DEVICE, now_s, ctrl_end, n);
     double pipe_dur = n / f->p.write_rate_bytes_per_s;
     double ready = link_end - pipe_dur > ctrl_end ? link_end - pipe_dur : ctrl_end;
     double pipe_end = iface_sched_reserve(&f->pipe[1], now_s, ready, pipe_dur) + pipe_dur;
-    double nand_end = flash_pages(f, now_s, ctrl_end, io, wa);
+    double nand_end = flash_pages(f, now_s, ctrl_end, io, wa, mixed);
     end = fmax(nand_end, fmax(pipe_end, link_end));
   }
   disk_heap_push(&f->slots, end, NULL);
