@@ -97,10 +97,23 @@ END_TEST
  * the sum of the L services ahead of it, nearly constant (a blocking
  * smbd with 256 outstanding: R 1.8 s, ~55 reads in 0.4 s); returns the
  * steps checked. */
+/* A step whose mean response time is longer than its window is not
+ * checked at the short --time this test runs: Little's law over a
+ * window holds up to the edge terms of the I/Os that cross its ends, of
+ * order R / T, and the completions of an elevator-ordered disk queue come
+ * in batches, not as a renewal count (the DS1819+ 16 x 16 SMB read, R 1.75
+ * s: 53 or 67 completions in 0.4 s as a calibration moves, X R / L 0.89 or
+ * 1.15).  Such a file must be one a test runs at its own length. */
+#define TW_R_OVER_T 1.0
+static const char *const tw_full_length[] = {"ds1819plus_cifs_4k_16t16q.yaml", NULL}; /* test_little_16t16q */
+
 static int tw_little(const char *file, const char *json)
 {
   int steps = 0;
-  for (const char *w = strstr(json, "\"window\": {"); w; w = strstr(w + 1, "\"window\": {")) {
+  for (const char *ws = strstr(json, "\"window_s\": "); ws; ws = strstr(ws + 1, "\"window_s\": ")) {
+    double T = atof(ws + strlen("\"window_s\": "));
+    const char *w = strstr(ws, "\"window\": {");
+    ck_assert_msg(w != NULL, "%s: no window after a window_s", file);
     double L = cli_json_number(w, NULL, "outstanding_avg");
     const char *all = strstr(w, "\"all\": {");
     ck_assert_msg(all != NULL, "%s: no totals after a window", file);
@@ -108,13 +121,27 @@ static int tw_little(const char *file, const char *json)
     double R = cli_json_number(strstr(all, "\"latency_ms\""), NULL, "mean") / 1e3;
     if (!(ios > 0))
       continue; /* a background operation alone: no client I/O */
+    if (R > TW_R_OVER_T * T) {
+      int covered = 0;
+      for (int k = 0; tw_full_length[k]; k++)
+        covered |= !strcmp(file, tw_full_length[k]);
+      ck_assert_msg(covered, "%s step %d: R %g s against a %g s window, and no test runs it at its own length",
+                    file, steps, R, T);
+      continue;
+    }
     ck_assert_msg(L > 0 && fabs(X * R / L - 1.0) <= 0.02 + 1.0 / sqrt(ios),
                   "%s step %d: X R / L = %.4f (X %g, R %g s, L %g, %g I/Os)",
                   file, steps, X * R / L, X, R, L, ios);
     /* The utilisation law U = X D in the same window: each resource's busy
      * share is its demand per I/O times the throughput, so a busy time
      * counted outside the window (a thread's work while a prep job laid
-     * the file out) shows as X D > 1 where busy is capped at 1.  The
+     * the file out) shows as X D > 1 where busy is capped at 1.  A drive's
+     * union of service intervals is metered at the window's ends while
+     * services already scheduled lie ahead: the meter takes all of the
+     * time up to the last scheduled end as not served yet, an idle gap
+     * in it included (models/disks disk_busy_at), so a gap ahead of the
+     * window's start shows as busy inside it: up to 0.1 % of the window
+     * seen (DS1819+ WD Red, 128K read), 0.5 % allowed.  The
      * soc.coreN rows are not measured: they pack the threads' busy times
      * onto the cores longest first (analysis_cores), and a packing of 12
      * smbd processes on 4 cores can put more than a window on one. */
@@ -125,8 +152,8 @@ static int tw_little(const char *file, const char *json)
       if (!strncmp(q, core, sizeof core - 1))
         continue;
       double busy = cli_json_number(q, NULL, "busy"), D = cli_json_number(q, NULL, "demand_ms_per_io") / 1e3;
-      ck_assert_msg(fabs(X * D - busy) <= 1e-6 + 1e-6 * busy, "%s step %d: %.40s busy %g but X D = %g", file, steps,
-                    q + 13, busy, X * D);
+      ck_assert_msg(X * D <= 1.005 && fabs(fmin(X * D, 1.0) - busy) <= 1e-6, "%s step %d: %.40s busy %g but X D = %g",
+                    file, steps, q + 13, busy, X * D);
     }
     steps++;
   }
