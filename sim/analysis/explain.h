@@ -28,7 +28,11 @@ struct explain_story {
   int sync_read;        /* ... by smbd's synchronous read (below Samba's aio read size) */
   int window;           /* window-limited */
   struct qnet net;      /* the queueing network of the run */
-  double D_path;        /* one I/O alone: sum of demands minus overlap (s) */
+  double D_sum;         /* sum of demands minus the overlap qnet knows (s) */
+  int pipelined;        /* X beat N / (D_sum + Z): one I/O's own stages overlap (a protocol
+                           streaming its data in segments, a stripe's members at once) */
+  double D_path;        /* one I/O alone: D_sum, or N / X - Z when pipelined (an upper
+                           estimate: it includes any queueing) (s) */
   double bound_max;     /* 1 / D_max (I/O per s) */
   double bound_pop;     /* N / (D_path + Z) */
   double knee_N;        /* (D_path + Z) / D_max: where the two bounds cross */
