@@ -367,12 +367,12 @@ void *eng_own(struct eng *e, size_t size);
 struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed);
 /* The NAS cores (engine.c): the processor-sharing model and its
  * scheduler actor (0, or -1 out of memory), its release, the SoC's energy
- * so far (J); cycles at priority on them, the calling actor blocked until
- * they are done. */
+ * so far (J); cycles at priority on them from now_s (the clock), the
+ * calling actor blocked until they are done: the clock then (s). */
 int eng_cpu_setup(struct eng *e);
 void eng_cpu_destroy(struct eng *e);
 double eng_cpu_energy_J(const struct eng *e, double now_s);
-void eng_cpu_run(struct eng *e, double cycles, double priority);
+double eng_cpu_run(struct eng *e, double now_s, double cycles, double priority);
 /* Execute cycles on the NAS cores (the calling actor is on e->nas),
  * accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles);

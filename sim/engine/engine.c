@@ -106,8 +106,7 @@ void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
    * are shared among executions in proportion to their priority, each
    * capped at one core (cpu.h): ENG_SOFTIRQ_PRIORITY makes the softirq
    * take a whole core whatever the number of runnable daemons. */
-  eng_cpu_run(e, cycles, t->softirq ? ENG_SOFTIRQ_PRIORITY : 1.0);
-  double end = simgrid_get_clock();
+  double end = eng_cpu_run(e, now, cycles, t->softirq ? ENG_SOFTIRQ_PRIORITY : 1.0);
   /* Account only the part inside the measured window, pro rata. */
   double lo = now > e->ramp_s ? now : e->ramp_s;
   double hi = end < e->t_end_s ? end : e->t_end_s;
