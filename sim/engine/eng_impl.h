@@ -310,8 +310,10 @@ struct eng {
   uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
   struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
   int npaths;
-  double stall_s[ENG_MAX_PATHS];      /* soc_kernel_stall_s of k other paths, once known: a */
-  unsigned char stall_known[ENG_MAX_PATHS]; /* pure function of k (engine.c eng_path_stall_s) */
+  /* soc_kernel_stall_s of k other paths (k <= ENG_MAX_PATHS: a path left out of a full
+   * list sees them all), once known: a pure function of k (engine.c eng_path_stall_s). */
+  double stall_s[ENG_MAX_PATHS + 1];
+  unsigned char stall_known[ENG_MAX_PATHS + 1];
   struct stats_hist *h_read, *h_write, *h_trim, *h_all;
   struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */

@@ -88,7 +88,7 @@ static double eng_path_stall_s(struct eng *e, struct eng_thread *t)
   for (int i = 0; i < e->npaths; i++)
     others += e->paths[i] != path && e->paths[i]->last_item > path->last_item;
   path->last_item = ++e->items;
-  /* others < npaths <= ENG_MAX_PATHS; the SoC's figures do not change in
+  /* others <= npaths <= ENG_MAX_PATHS; the SoC's figures do not change in
    * a run, so each count's stall is computed once (an exp and an L2-way
    * sum per work item before: 1.5-2 % of a 1-core NFS run). */
   if (!e->stall_known[others]) {
