@@ -145,30 +145,33 @@ double eng_cpu_energy_J(const struct eng *e, double now_s)
   return cpu_energy_J(e->cpu->host, now_s);
 }
 
-/* Sleep until w's end, then end what is due; 1 when w is done, 0 when
- * its end moved later (more executions than cores meanwhile). */
-static int eng_cpu_timed(struct eng_cpu *c, struct eng_cpu_wait *w, double end)
+/* Sleep from now until w's end, then end what is due; 1 when w is done
+ * (*now_out: the clock then), 0 when its end moved later (more
+ * executions than cores meanwhile). */
+static int eng_cpu_timed(struct eng_cpu *c, struct eng_cpu_wait *w, double now, double end, double *now_out)
 {
-  double now = simgrid_get_clock();
   w->timer = 1;
   w->armed_s = end;
   int timed_out = sg_sem_acquire_timeout(w->sem, end - now) != 0;
   w->timer = 0;
+  now = simgrid_get_clock();
+  *now_out = now;
   if (!timed_out)
     return 1; /* another's advance ended it */
-  now = simgrid_get_clock();
   c->self = w;
   int rc = cpu_advance(c->host, end > now ? end : now, eng_cpu_done, c); /* the clock may land an ulp short */
   c->self = NULL;
   if (rc < 0)
     xbt_die("out of memory");
-  if (w->released)
+  if (w->released) {
     sg_sem_acquire(w->sem); /* ended by another at this instant after the timeout */
-  eng_sched_poke(&c->sched); /* the next end, if it has no timer of its own */
+    *now_out = simgrid_get_clock();
+  }
+  eng_sched_poke(&c->sched); /* the next end, if it has no timer of its own (a release: no wait) */
   return w->done;
 }
 
-void eng_cpu_run(struct eng *e, double cycles, double priority)
+double eng_cpu_run(struct eng *e, double now, double cycles, double priority)
 {
   struct eng_cpu *c = e->cpu;
   struct eng_cpu_wait *w = c->free_w;
@@ -180,7 +183,6 @@ void eng_cpu_run(struct eng *e, double cycles, double priority)
     w->sem = eng_sem(e);
   }
   w->done = w->released = w->timer = 0;
-  double now = simgrid_get_clock();
   if (cpu_start(c->host, now, cycles, priority, w) < 0)
     xbt_die("out of memory");
   double end = cpu_end_of(c->host, w);
@@ -191,11 +193,14 @@ void eng_cpu_run(struct eng *e, double cycles, double priority)
    * and the scheduler does not wake for it anyway. */
   int timed = cpu_uncontended(c->host) && cpu_next_tag(c->host) == w && end >= now + 1e-9 &&
               !(s->deadline >= 0 && s->deadline <= end);
-  if (!timed || !eng_cpu_timed(c, w, end)) {
+  double at = now;
+  if (!timed || !eng_cpu_timed(c, w, now, end, &at)) {
     eng_sched_poke(s);
     if (!w->done)
       sg_sem_acquire(w->sem);
+    at = simgrid_get_clock();
   }
   w->next = c->free_w;
   c->free_w = w;
+  return at;
 }

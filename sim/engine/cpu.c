@@ -228,7 +228,8 @@ int cpu_advance(struct cpu_host *h, double now, void (*done)(void *ctx, void *ta
     }
   }
   cpu_share(h, now);
-  qsort(h->ended, (size_t)h->nended, sizeof *h->ended, cpu_end_cmp);
+  if (h->nended > 1) /* one end (the common case) needs no order */
+    qsort(h->ended, (size_t)h->nended, sizeof *h->ended, cpu_end_cmp);
   int k = h->nended; /* done() may start executions, not advance */
   for (int i = 0; i < k; i++)
     done(ctx, h->ended[i].tag);

@@ -310,6 +310,10 @@ struct eng {
   uint64_t items;           /* NAS work items executed so far (the kernel-path stall) */
   struct eng_thread *paths[ENG_MAX_PATHS]; /* the paths that have run (kernel-path stall) */
   int npaths;
+  /* soc_kernel_stall_s of k other paths (k <= ENG_MAX_PATHS: a path left out of a full
+   * list sees them all), once known: a pure function of k (engine.c eng_path_stall_s). */
+  double stall_s[ENG_MAX_PATHS + 1];
+  unsigned char stall_known[ENG_MAX_PATHS + 1];
   struct stats_hist *h_read, *h_write, *h_trim, *h_all;
   struct iface_link *links[2]; /* shared upstream links of the disks and the cache devices */
   double *replay_lat;       /* replay jobs: each request's response time (s) */
@@ -367,12 +371,12 @@ void *eng_own(struct eng *e, size_t size);
 struct eng_thread *eng_thread_new(struct eng *e, const char *name, const char *who, double speed);
 /* The NAS cores (engine.c): the processor-sharing model and its
  * scheduler actor (0, or -1 out of memory), its release, the SoC's energy
- * so far (J); cycles at priority on them, the calling actor blocked until
- * they are done. */
+ * so far (J); cycles at priority on them from now_s (the clock), the
+ * calling actor blocked until they are done: the clock then (s). */
 int eng_cpu_setup(struct eng *e);
 void eng_cpu_destroy(struct eng *e);
 double eng_cpu_energy_J(const struct eng *e, double now_s);
-void eng_cpu_run(struct eng *e, double cycles, double priority);
+double eng_cpu_run(struct eng *e, double now_s, double cycles, double priority);
 /* Execute cycles on the NAS cores (the calling actor is on e->nas),
  * accounting them to t. */
 void eng_exec(struct eng *e, struct eng_thread *t, double cycles);
