@@ -114,7 +114,7 @@ struct run_result {
   int window_limited;           /* 1: no resource near saturation, the clients' window
                                  * of outstanding I/Os limits X (Little: N = X (R + Z)) */
   double bottleneck_util;       /* its utilisation, occupancy-based for a thread (0..1) */
-  char bottleneck_reason[320];
+  char bottleneck_reason[512];
   double bound_iops;            /* operational law: 1 / max demand per I/O (occupancy-based) */
   double bound_MBps;
   double avg_power_W, energy_J;
