@@ -299,6 +299,17 @@ int calib_fit(struct calib *c, int max_iter, struct calib_fitres *fr)
   gsl_multifit_nlinear_parameters fp = gsl_multifit_nlinear_default_parameters();
   fp.trs = gsl_multifit_nlinear_trs_lm;
   fp.solver = gsl_multifit_nlinear_solver_svd;
+  /* With prior rows, the damping weighs every value's step in u alike
+   * (Levenberg's identity scaling: u is already dimensionless, the tanh
+   * map of each range).  Moré's scaling by the Jacobian's column norms let
+   * a value the points barely see, whose column is its prior row's W
+   * alone, take its whole way to the catalogue in one step, far past
+   * where the forward differences said anything about the data: every
+   * trial failed and the region shrank until the step was nothing (R31,
+   * session 23).  Without a prior (a box's own fio results, every column
+   * the data's) Moré's scaling stays. */
+  if (c->o->prior > 0)
+    fp.scale = gsl_multifit_nlinear_scale_levenberg;
   gsl_multifit_nlinear_fdf fdf = {.f = calib_gsl_f, .df = calib_gsl_df, .fvv = NULL, .n = n, .p = p, .params = c};
   gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &fp, n, p);
   gsl_vector *u0 = gsl_vector_alloc(p);
