@@ -262,6 +262,13 @@ static double flash_write_stall(struct flash *f)
   return flash_stall(f->seed ^ 0x5851f42d4c957f2dULL, &f->write_cmds, f->p.write_stall_fraction, f->p.write_stall_s);
 }
 
+/* The flush under way is closed: the next one follows its program. */
+static void flash_flush_close(struct flash *f)
+{
+  f->flush_after_s = f->flush_end_s;
+  f->flush_bytes = 0.0;
+}
+
 /* Mixed traffic: a write command that finds a read in the device
  * (reads_end_s past now).  Its data goes to the dies as the write
  * buffer's flushes of at most mixed_flush bytes: a flush opens after the
@@ -275,10 +282,8 @@ static double flash_write_stall(struct flash *f)
  * and counts its `op` bytes into the flush. */
 static double flash_mixed_page(struct flash *f, uint64_t op)
 {
-  if (f->flush_bytes > 0.0 && f->flush_bytes + (double)op > f->p.mixed_flush_bytes) {
-    f->flush_after_s = f->flush_end_s; /* full: the next flush follows its program */
-    f->flush_bytes = 0.0;
-  }
+  if (f->flush_bytes > 0.0 && f->flush_bytes + (double)op > f->p.mixed_flush_bytes)
+    flash_flush_close(f); /* full */
   if (f->flush_bytes == 0.0 && f->reads_end_s > f->flush_after_s)
     f->flush_after_s = f->reads_end_s; /* a flush opens once the reads before it are served */
   f->flush_bytes += (double)op;
@@ -495,10 +500,8 @@ void flash_submit(void *priv, double now_s, const struct disk_io *io)
   } else {
     double wa = flash_write_wa(f, io);
     int mixed = f->p.mixed_flush_bytes > 0.0 && f->reads_end_s > now_s;
-    if (!mixed && f->flush_bytes > 0.0) { /* no read meanwhile: the buffer drains as a lone writer's */
-      f->flush_after_s = f->flush_end_s;
-      f->flush_bytes = 0.0;
-    }
+    if (!mixed && f->flush_bytes > 0.0) /* no read meanwhile: the buffer drains as a lone writer's */
+      flash_flush_close(f);
     double link_end = iface_port_transfer(&f->port, f->link, IFACE_TO_DEVICE, now_s, ctrl_end, n);
     double pipe_dur = n / f->p.write_rate_bytes_per_s;
     double ready = link_end - pipe_dur > ctrl_end ? link_end - pipe_dur : ctrl_end;

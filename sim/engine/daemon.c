@@ -280,8 +280,7 @@ static void eng_socket_main(int argc, char **argv)
     struct eng_req *r = eng_chan_recv(&c->srv);
     struct eng *e = r->job->e;
     double now = simgrid_get_clock();
-    if (!e->net_only && r->segs_got == 0 && !r->job->spec->prep && e->nprep == 0 && now >= e->ramp_s &&
-        now <= e->t_end_s)
+    if (!e->net_only && r->segs_got == 0 && eng_counts_at(r->job, now))
       e->proto_requests++; /* a request (a streamed write: its first piece) in the window */
     if (r->write && r->nsegs > 1)
       r = eng_piece(e, r);

@@ -385,6 +385,8 @@ void eng_hold(struct eng_thread *t);
 void eng_release(const struct eng *e, struct eng_thread *t);
 /* t's occupancy at the end of the run (s). */
 double eng_occupied_s(const struct eng *e, const struct eng_thread *t, double now_s);
+/* The instant t is inside the measured window (0 while prep jobs run). */
+int eng_window_at(const struct eng *e, double t);
 /* Time of [from, to] inside the measured window (s); 0 while prep jobs run. */
 double eng_in_window_s(const struct eng *e, double from_s, double to_s);
 /* A semaphore destroyed with the engine. */

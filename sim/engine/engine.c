@@ -117,8 +117,14 @@ void eng_exec(struct eng *e, struct eng_thread *t, double cycles)
   /* Account only the part inside the measured window, pro rata. */
   if (end > now)
     t->cycles += cycles * eng_in_window_s(e, now, end) / (end - now);
-  else if (e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s)
+  else if (eng_window_at(e, now))
     t->cycles += cycles;
+}
+
+/* The instant t is inside the measured window (open: the prep jobs done). */
+int eng_window_at(const struct eng *e, double t)
+{
+  return e->nprep == 0 && t >= e->ramp_s && t <= e->t_end_s;
 }
 
 /* Time of [from, to] inside the measured window (s).  While a step's prep
@@ -487,8 +493,7 @@ struct eng_req *eng_close_new(struct eng_job *j)
  * measured job's, the prep jobs done, inside the window. */
 int eng_counts_at(const struct eng_job *j, double now)
 {
-  const struct eng *e = j->e;
-  return !j->spec->prep && e->nprep == 0 && now >= e->ramp_s && now <= e->t_end_s;
+  return !j->spec->prep && eng_window_at(j->e, now);
 }
 
 /* Request r of job j is one of the client's write-backs: not one of
