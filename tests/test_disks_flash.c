@@ -369,6 +369,31 @@ START_TEST(test_ssd_mixed_streams)
 }
 END_TEST
 
+/* A flush ends on its byte budget (the bytes of a straddling page carry
+ * over), so the interleaved streams' time moves with mixed_flush between
+ * multiples of the page as well as across them: the fit's forward
+ * difference sees a slope, not a step (a flush of whole pages up to the
+ * budget made 40 KiB time as 32 KiB). */
+START_TEST(test_ssd_mixed_flush_budget)
+{
+  const struct disk_model *m = disk_model_find("sata_ssd");
+  struct pbuf pb;
+  const double budget[4] = {32768, 36864, 40960, 49152};
+  double t[4];
+  for (int k = 0; k < 4; k++) {
+    disk_destroy(make_flash("sata_ssd", &pb, 550e6));
+    set_param(m, &pb, "mixed_flush", budget[k]);
+    set_param(m, &pb, "page", 16384);
+    struct disk *d = make_disk(m, &pb, 7);
+    t[k] = run_interleaved(d, 400, 8, 128 << 10);
+    disk_destroy(d);
+  }
+  for (int k = 1; k < 4; k++)
+    ck_assert_msg(t[k] < t[k - 1], "mixed_flush %.0f B: %.6f s, %.0f B: %.6f s (want faster with larger flushes)",
+                  budget[k], t[k], budget[k - 1], t[k - 1]);
+}
+END_TEST
+
 /* iface_sched_reserve's shortcut (a reservation at or past the last end)
  * gives what the general iface_sched_reserve_any gives, bit for bit, and
  * leaves the same schedule: 20,000 reservations mixing runs of contiguous
@@ -416,6 +441,7 @@ int main(void)
   tcase_add_test(tc, test_ssd_write_dies);
   tcase_add_test(tc, test_ssd_mixed_flush);
   tcase_add_test(tc, test_ssd_mixed_streams);
+  tcase_add_test(tc, test_ssd_mixed_flush_budget);
   tcase_add_test(tc, test_iface_sched_shortcut);
   suite_add_tcase(s, tc);
   return ck_run(s);

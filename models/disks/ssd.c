@@ -271,20 +271,30 @@ static void flash_flush_close(struct flash *f)
 
 /* Mixed traffic: a write command that finds a read in the device
  * (reads_end_s past now).  Its data goes to the dies as the write
- * buffer's flushes of at most mixed_flush bytes: a flush opens after the
+ * buffer's flushes of mixed_flush bytes: a flush opens after the
  * previous one has programmed (flush_end_s) and after the reads in the
  * device then (the controller serves reads first and cannot suspend a
  * program for them, so it flushes what the buffer holds between reads);
  * within a flush the pages take the dies free first, as a lone writer's.
  * A lone writer's buffer fills whole superpages across every die; a
  * buffer drained between interleaved reads programs part of one per
- * program time.  Returns the time the page may start no earlier than
- * and counts its `op` bytes into the flush. */
+ * program time.  A flush ends on its byte budget: the page that starts
+ * at or past it opens the next flush, which counts from the budget's end
+ * (the bytes of a straddling page carry over), so flushes hold whole
+ * pages that average mixed_flush / page, and the timing moves smoothly
+ * with mixed_flush (the fit differences it) rather than in page steps.
+ * Returns the time the page may start no earlier than and counts its
+ * `op` bytes into the flush. */
 static double flash_mixed_page(struct flash *f, uint64_t op)
 {
-  if (f->flush_bytes > 0.0 && f->flush_bytes + (double)op > f->p.mixed_flush_bytes)
-    flash_flush_close(f); /* full */
-  if (f->flush_bytes == 0.0 && f->reads_end_s > f->flush_after_s)
+  int opens = f->flush_bytes == 0.0;
+  if (!opens && f->flush_bytes >= f->p.mixed_flush_bytes) { /* full */
+    double carry = fmod(f->flush_bytes, f->p.mixed_flush_bytes);
+    flash_flush_close(f);
+    f->flush_bytes = carry;
+    opens = 1;
+  }
+  if (opens && f->reads_end_s > f->flush_after_s)
     f->flush_after_s = f->reads_end_s; /* a flush opens once the reads before it are served */
   f->flush_bytes += (double)op;
   return f->flush_after_s;
