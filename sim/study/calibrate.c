@@ -444,6 +444,14 @@ static int calib_power_only(const struct calib_param *q)
 /* How far inside its range a --start value near a bound starts, as |t|
  * (calib_t_of_x). */
 #define CALIB_START_EDGE 0.9
+/* A value "at its bound": within this share of its range of either bound.
+ * A --start value at a bound starts 5 % inside it (CALIB_START_EDGE), so
+ * the band is that inset and 1 % more: a value the start rule moved off
+ * its bound and the fit left there (or pushed back) is still at its
+ * bound.  Until session 24 the band was 1 %, and a refit that stalled
+ * near its start (R33) reported no value at a bound while 45 sat at the
+ * inset, 5 % from one. */
+#define CALIB_AT_BOUND 0.06
 
 /* A previous fit's value at a bound was a trap for the next one.  The
  * fit moves u, x = lo + (hi - lo)(1 + tanh u)/2; a value exactly at a
@@ -784,8 +792,8 @@ int calib_main(const struct calib_opts *o, FILE *out, struct nw_err *err)
   for (int j = 0; j < c->np; j++) {
     struct calib_param *q = &c->par[j];
     q->value = c->x[j];
-    q->at_bound = (q->free_ || q->discrete || q->in_start) &&
-                  (q->value - q->lo < 0.01 * (q->hi - q->lo) || q->hi - q->value < 0.01 * (q->hi - q->lo));
+    q->at_bound = (q->free_ || q->discrete || q->in_start) && (q->value - q->lo < CALIB_AT_BOUND * (q->hi - q->lo) ||
+                                                                q->hi - q->value < CALIB_AT_BOUND * (q->hi - q->lo));
     if (xfull)
       xfull[j] = c->x[j];
     if (ufull)
