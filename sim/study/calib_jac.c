@@ -429,6 +429,58 @@ void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x)
   }
 }
 
+/* A trial the linear model got wrong: the sum of squares at u rose over
+ * the one at the last Jacobian's point (a step the trust region will
+ * reject).  Prints the fit rows whose change the Jacobian mispredicted
+ * most and the values that moved most, in u: where the fit's model of
+ * the simulations does not hold (a threshold, a window too short for
+ * its figure, a mechanism that steps). */
+static void calib_trial_report(const struct calib *c, const gsl_vector *u, const gsl_vector *f)
+{
+  size_t nr = (size_t)calib_nrows(c), p = (size_t)c->nfree;
+  if (c->o->quiet || !c->jprev || !c->uprev || !c->fprev || c->jprev->size1 != nr || c->jprev->size2 != p ||
+      c->uprev->size != p || f->size != nr || calib_sumsq(f) <= calib_sumsq(c->fprev))
+    return;
+  enum { TOP = 4 };
+  int row[TOP], par[TOP];
+  double miss[TOP], pred[TOP], got[TOP], du[TOP];
+  int nrow = 0, npar = 0;
+  for (size_t i = 0; i < (size_t)c->nfit; i++) {
+    double pr = 0;
+    for (size_t k = 0; k < p; k++)
+      pr += gsl_matrix_get(c->jprev, i, k) * (gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k));
+    double gt = gsl_vector_get(f, i) - gsl_vector_get(c->fprev, i), m = fabs(gt - pr);
+    if (nrow == TOP && m <= miss[TOP - 1])
+      continue;
+    int at = nrow < TOP ? nrow++ : TOP - 1;
+    for (; at > 0 && miss[at - 1] < m; at--) {
+      row[at] = row[at - 1], miss[at] = miss[at - 1], pred[at] = pred[at - 1], got[at] = got[at - 1];
+    }
+    row[at] = (int)i, miss[at] = m, pred[at] = pr, got[at] = gt;
+  }
+  for (size_t k = 0; k < p; k++) {
+    double d = gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k), m = fabs(d);
+    if (npar == TOP && m <= fabs(du[TOP - 1]))
+      continue;
+    int at = npar < TOP ? npar++ : TOP - 1;
+    for (; at > 0 && fabs(du[at - 1]) < m; at--) {
+      par[at] = par[at - 1], du[at] = du[at - 1];
+    }
+    par[at] = (int)k, du[at] = d;
+  }
+  fprintf(stderr, "calibrate: trial %.6g over %.6g; rows the Jacobian mispredicted most:\n", calib_sumsq(f),
+          calib_sumsq(c->fprev));
+  for (int n = 0; n < nrow; n++) {
+    const struct val_point *q = &c->v.pts[c->fitpts[row[n]]];
+    fprintf(stderr, "  %s %s [%s]: residual change predicted %+.4f, simulated %+.4f\n", q->experiment, q->metric,
+            q->kase, pred[n], got[n]);
+  }
+  fprintf(stderr, "  largest steps in u:");
+  for (int n = 0; n < npar; n++)
+    fprintf(stderr, " %s.%s %+.3f", c->par[c->freep[par[n]]].entry, c->par[c->freep[par[n]]].key, du[n]);
+  fprintf(stderr, "\n");
+}
+
 int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f)
 {
   struct calib *c = ctx;
@@ -447,6 +499,7 @@ int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f)
     calib_residuals_at(c, x, r);
     for (int i = 0; i < calib_nrows(c); i++)
       gsl_vector_set(f, (size_t)i, r[i]);
+    calib_trial_report(c, u, f);
   }
   c->evals++;
   free(x);
