@@ -56,6 +56,7 @@ const struct param_desc system_param_table[] = {
 const size_t system_param_count = PARAM_COUNT(system_param_table);
 
 const char *const client_ra_unit_names[] = {"application-read", "protocol-read", NULL};
+const char *const client_cache_scope_names[] = {"all", "local-volume", NULL};
 static const char *const client_bool_names[] = {"false", "true", NULL};
 
 const struct param_desc client_param_table[] = {
@@ -77,6 +78,25 @@ const struct param_desc client_param_table[] = {
      .help = "a file's close writes the client's dirty pages back and waits for them, then sends its "
              "close requests (true: the Linux NFS client's close-to-open; false: the data waits for the "
              "background write-back or the job's end)"},
+    {.key = "cache_scope", .offset = offsetof(struct client_params, cache_scope), .min = 0, .max = 1,
+     .optional = 1, .def = CLIENT_CACHE_ALL, .choices = client_cache_scope_names,
+     .help = "which buffered writes the client cache takes: all (every file, the Linux NFS client's page "
+             "cache) or local-volume (a block LUN only, a local volume to the client OS; a share's files go "
+             "to the server as the application writes them: Windows)"},
+    {.key = "lazy_write_interval", .dim = UNITS_TIME, .offset = offsetof(struct client_params, lazy_write_interval_s),
+     .min = 0.01, .max = 60, .optional = 1, .def = 1,
+     .help = "time between the lazy writer's scans of the dirty pages (s; with lazy_write_share)"},
+    {.key = "lazy_write_share", .dim = UNITS_NUMBER, .offset = offsetof(struct client_params, lazy_write_share),
+     .min = 0, .max = 1, .optional = 1, .def = 0,
+     .help = "share of the dirty pages each lazy-writer scan queues for write-behind, at least the bytes "
+             "dirtied since the last scan (fraction; 0 = no lazy writer, the default without clients.os)"},
+    {.key = "writebehind_requests", .dim = UNITS_NUMBER, .whole = 1,
+     .offset = offsetof(struct client_params, writebehind_requests), .min = 1, .max = 256, .optional = 1, .def = 1,
+     .help = "write-behind requests the lazy writer keeps in flight (count; with lazy_write_share)"},
+    {.key = "writebehind_size", .dim = UNITS_BYTES, .offset = offsetof(struct client_params, writebehind_bytes),
+     .min = 4096, .max = 64.0 * 1048576, .optional = 1, .def = 1048576,
+     .help = "largest write-behind request (bytes; at most the protocol's largest write; with "
+             "lazy_write_share)"},
     {.key = "copy_rate", .dim = UNITS_RATE, .offset = offsetof(struct client_params, copy_bytes_per_s),
      .min = 1e8, .max = 1e12, .optional = 1, .def = 0,
      .help = "client memory copy rate (bytes/s), required with a client cache"},

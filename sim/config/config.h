@@ -57,6 +57,17 @@ struct client_params {
                                the background (Linux's flusher); 0 = none */
   double flush_on_close;    /* 1: a file's close writes its dirty pages back and waits (NFS
                                close-to-open, nfs_file_flush); 0: they stay dirty */
+  double cache_scope;       /* CLIENT_CACHE_ALL: every buffered write (Linux NFS client);
+                               CLIENT_CACHE_LOCAL_VOLUME: a block LUN's only, a local volume to
+                               the client OS (Windows cache manager); a share's files bypass it */
+  /* The Windows cache manager's lazy writer (client_cache.c eng_lazy_main):
+   * every lazy_write_interval it queues lazy_write_share of the dirty
+   * pages, at least those dirtied since its last scan, for write-behind,
+   * writebehind_requests of at most writebehind_bytes in flight. */
+  double lazy_write_interval_s;
+  double lazy_write_share;  /* 0: no lazy writer */
+  double writebehind_requests;
+  double writebehind_bytes;
   double copy_bytes_per_s;  /* memory copy rate of the client (needed when ram > 0) */
   /* fio's own CPU time per I/O on the client (catalog/protocols.yaml
    * `client:`): the whole time of an I/O that never leaves fio's thread
@@ -97,6 +108,8 @@ struct client_params {
                                 0 = the protocol's close_written_requests) */
 };
 enum client_ra_unit { CLIENT_RA_APPLICATION = 0, CLIENT_RA_PROTOCOL = 1 };
+enum client_cache_scope { CLIENT_CACHE_ALL = 0, CLIENT_CACHE_LOCAL_VOLUME = 1 };
+extern const char *const client_cache_scope_names[]; /* "all", "local-volume", NULL */
 extern const char *const client_ra_unit_names[]; /* "application-read", "protocol-read", NULL */
 extern const struct param_desc client_param_table[];
 extern const size_t client_param_count;

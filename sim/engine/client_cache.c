@@ -26,6 +26,19 @@ static int eng_client_fits(const struct eng_client *cl, const struct eng_req *r)
   return held == 0 || held + r->len_bytes <= cl->dirty_limit_bytes;
 }
 
+/* Whether the clients of scenario s keep a page cache for buffered
+ * writes over protocol ops: RAM for it (clients.ram), and a target the
+ * client OS caches (clients.cache_scope): every file (the Linux NFS
+ * client), or a block LUN only (Windows: a LUN is a local NTFS volume,
+ * its files go through the cache manager; a share's files are the
+ * server's, and the application's requests go to it as they are). */
+int eng_client_cached(const struct scenario *s, const struct proto_ops *ops)
+{
+  if (!(s->client.ram_bytes > 0))
+    return 0;
+  return (enum client_cache_scope)s->client.cache_scope == CLIENT_CACHE_ALL || !ops->opens_files;
+}
+
 /* A buffered write into the client's page cache: it completes after a
  * memory copy, on the client.  Below the dirty limit the page cache
  * takes it at once; past it the writer waits, in order behind any other
@@ -41,11 +54,14 @@ enum eng_absorb eng_client_absorb(struct eng_job *j, struct eng_req *r)
     return ENG_ABSORB_NONE;
   if (cl->wait_head || !eng_client_fits(cl, r)) {
     eng_req_append(&cl->wait_head, &cl->wait_tail, r);
+    if (cl->lazy_scans > 0) /* the copy at the write-behind's pace from now on */
+      eng_window_throttled(j->e);
     return ENG_ABSORB_WAITS;
   }
   if (pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock()) != 0)
     return ENG_ABSORB_NONE;
   r->absorbed = 1;
+  cl->dirtied_bytes += r->len_bytes;
   return ENG_ABSORB_TAKEN;
 }
 
@@ -60,6 +76,7 @@ static struct eng_req *eng_client_unblock(struct eng_client *cl)
    * clean pages only, so it always finds room */
   pcache_insert(cl->cache, r->offset_bytes, r->len_bytes, 1, simgrid_get_clock());
   r->absorbed = 1;
+  cl->dirtied_bytes += r->len_bytes;
   return r;
 }
 
@@ -69,13 +86,18 @@ static struct eng_req *eng_client_unblock(struct eng_client *cl)
  * nfs_wb_all), or j issues nothing more and they are done (the job's
  * end: its file is closed), or a writer waits at the dirty limit, or the
  * dirty bytes pass the background limit (Linux's flusher; it stops once
- * below).  Each a WRITE of the protocol's largest size (a contiguous
+ * below), or the lazy writer's last scan queued bytes not yet sent
+ * (eng_lazy_main).  Each a WRITE of the protocol's largest size (a contiguous
  * dirty run, oldest first: pcache_take_dirty), sent without waiting for
  * the others, as the kernel's write-back hands all its pages to the RPC
  * layer: as many in flight as the transport's request slots
  * (clients.rpc_slots: the RPC slot table, the rest waiting in its
- * backlog), the job's depth without one.  Write-backs are not client
- * I/Os; the time until the last is answered is in the job's. */
+ * backlog), the job's depth without one.  With a lazy writer
+ * (Windows' cache manager) each is a write-behind of at most
+ * clients.writebehind_size, clients.writebehind_requests in flight,
+ * whatever the reason.  Write-backs are not client I/Os; the time until
+ * the last is answered is in the job's, a lazy writer's excepted (a close
+ * does not wait for it: eng_account). */
 void eng_writeback(struct eng_job *j, int self)
 {
   struct eng *e = j->e;
@@ -83,13 +105,14 @@ void eng_writeback(struct eng_job *j, int self)
   if (!cl->cache)
     return;
   double slots = eng_conn_slots(e);
-  int window = slots > 0.0 ? (int)slots : j->depth;
+  int window = cl->wb_window > 0 ? cl->wb_window : slots > 0.0 ? (int)slots : j->depth;
   int closing = j->outstanding == 0 && (j->close_req || !eng_may_issue(j)); /* its I/Os answered */
   uint64_t off, len;
   while (j->wb_outstanding < window &&
-         (closing || cl->wait_head ||
+         (closing || cl->wait_head || cl->lazy_quota_bytes > 0 ||
           (cl->dirty_bg_bytes > 0 && pcache_dirty_bytes(cl->cache) > cl->dirty_bg_bytes)) &&
          pcache_take_dirty(cl->cache, cl->flush_chunk_bytes, &off, &len)) {
+    cl->lazy_quota_bytes -= len < cl->lazy_quota_bytes ? len : cl->lazy_quota_bytes;
     struct eng_req *r = eng_req_new(e);
     r->job = j;
     r->write = 1;
@@ -115,6 +138,46 @@ void eng_writeback_done(struct eng_job *j, const struct eng_req *r)
   struct eng_req *w;
   while ((w = eng_client_unblock(cl)) != NULL)
     eng_queue_push(&e->conns[w->job->conn0 + w->conn].cacheq, w);
+}
+
+/* A client's lazy writer (clients.lazy_write_share > 0: the Windows
+ * cache manager's, Windows Internals 7th ed. part 2 ch. 11 "Lazy
+ * writing"): every clients.lazy_write_interval it scans the dirty pages
+ * and queues lazy_write_share of them for write-behind, or, when pages
+ * were dirtied faster since its last scan, as many as were dirtied then
+ * (it matches the rate at which they are produced), written as they
+ * are dirty.  The queue replaces what the last scan left unsent (those
+ * pages are still dirty and counted again).  The write-behinds go from one of the client's jobs still
+ * running, writebehind_requests in flight (eng_writeback): writers no
+ * longer wait at the dirty threshold for the write-back to start, and the
+ * copy's pace is the write-behind's once they do. */
+void eng_lazy_main(int argc, char **argv)
+{
+  (void)argc;
+  (void)argv;
+  struct eng_lazy *lw = sg_actor_self_get_data();
+  struct eng *e = lw->e;
+  struct eng_client *cl = &e->clients[lw->client];
+  const struct client_params *p = &e->s->client;
+  for (;;) {
+    sg_actor_sleep_for(p->lazy_write_interval_s);
+    uint64_t dirty = pcache_dirty_bytes(cl->cache);
+    uint64_t share = (uint64_t)((double)dirty * p->lazy_write_share);
+    cl->lazy_quota_bytes = cl->dirtied_bytes > share ? cl->dirtied_bytes : share;
+    cl->dirtied_bytes = 0;
+    cl->lazy_scans++;
+    if (cl->wait_head)
+      eng_window_throttled(e);
+    if (cl->lazy_quota_bytes == 0)
+      continue;
+    for (int i = 0; i < e->njobs; i++) {
+      struct eng_job *j = &e->jobs[i];
+      if (j->client == lw->client && !j->finished) {
+        eng_writeback(j, -1);
+        break;
+      }
+    }
+  }
 }
 
 /* The close of job j's file goes on (from the actor of lane `self`): at

@@ -605,9 +605,13 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
   e->clients = calloc((size_t)s->nclients, sizeof *e->clients);
   if (!e->clients)
     return nw_fail(err, e->s->path, 0, 0, "out of memory");
-  if (s->client.ram_bytes > 0 && !local) {
+  if (!local && eng_client_cached(s, e->ops)) {
     double chunk = 0.0;
     proto_split(&s->proto, 1, 1e15, &chunk);
+    chunk = chunk > 4096 ? chunk : 1048576.0;
+    int lazy = s->client.lazy_write_share > 0.0;
+    if (lazy && s->client.writebehind_bytes < chunk) /* the lazy writer's own write size */
+      chunk = s->client.writebehind_bytes;
     for (int c = 0; c < s->nclients; c++) {
       struct eng_client *cl = &e->clients[c];
       cl->cache = pcache_create((uint64_t)s->client.ram_bytes, 4096);
@@ -616,7 +620,8 @@ int eng_setup_daemons(struct eng *e, struct nw_err *err)
       accel_init(&cl->bus, "client.memory", s->client.copy_bytes_per_s, 0.0);
       cl->dirty_limit_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_ratio);
       cl->dirty_bg_bytes = (uint64_t)(s->client.ram_bytes * s->client.dirty_background_ratio);
-      cl->flush_chunk_bytes = chunk > 4096 ? (uint64_t)chunk : 1048576u;
+      cl->flush_chunk_bytes = (uint64_t)chunk;
+      cl->wb_window = lazy ? (int)s->client.writebehind_requests : 0;
     }
   }
   if (!local && eng_net_setup(e) < 0)

@@ -256,6 +256,11 @@ struct eng_client {
   uint64_t writeback_bytes;   /* taken from the dirty pages, their WRITE not yet answered */
   uint64_t flush_chunk_bytes; /* largest write request of the protocol */
   struct eng_req *wait_head, *wait_tail; /* buffered writes waiting for the limit, in order */
+  /* the lazy writer (clients.lazy_write_share > 0; eng_lazy_main) */
+  int wb_window;               /* write-back requests in flight from one job */
+  uint64_t dirtied_bytes;      /* taken into the cache since the lazy writer's last scan */
+  uint64_t lazy_quota_bytes;   /* queued for write-behind by its last scan, not yet sent */
+  int lazy_scans;              /* its scans so far */
 };
 
 struct eng_kthread {
@@ -331,6 +336,13 @@ struct eng {
   int size_based;           /* a measured job runs to a size: the window ends at the last completion */
   int timer_started;        /* a measured job whose tool opens its file untimed (job open_untimed)
                                has sent its first data: the window opened then */
+  int throttle_pending;     /* a sized buffered write through a lazy writer's cache: the window
+                               (warm_pending) opens when a writer first waits at the dirty
+                               threshold (client_cache.c eng_client_absorb, run.c
+                               eng_window_throttled): the steady copy, not the cache's fill */
+  int throttle_window;      /* ... it opened: it closes at the measured jobs' last client I/O
+                               (window.c eng_window_last), the lazy writer's drain after it
+                               outside */
   int warm_left;            /* first-round I/Os still in flight */
   double warm_ramp_s;       /* the step's own ramp */
   double resid_s;           /* client I/O time inside the window: Little's L x window */
@@ -486,6 +498,14 @@ struct eng_req *eng_pgc_fetched(struct eng_job *j, const struct eng_req *f);
  * of lane `self`). */
 void eng_writeback(struct eng_job *j, int self);
 void eng_writeback_done(struct eng_job *j, const struct eng_req *r);
+/* A client's lazy writer: the actor's data. */
+struct eng_lazy {
+  struct eng *e;
+  int client;
+};
+void eng_lazy_main(int argc, char **argv);
+int eng_client_cached(const struct scenario *s, const struct proto_ops *ops);
+void eng_window_throttled(struct eng *e);
 void eng_close_step(struct eng_job *j, int self);
 /* The client's memory copy of r into or out of its page cache, then r to
  * its job as a reply; the actor that makes the copies of connection c. */
@@ -643,6 +663,7 @@ void *eng_chan_recv(struct eng_chan *ch);
  * threads: it finishes the analysis). */
 int eng_window_setup(struct eng *e);
 void eng_window_wake(struct eng *e);
+void eng_window_last(struct eng *e);
 void eng_window_collect(struct eng *e, struct run_result *out);
 
 /* Connections, the receive path and the protocol daemons (daemon.c);

@@ -765,6 +765,8 @@ static void eng_account(struct eng *e, struct eng_req *r)
     eng_count_link(e, r);
     if (now > e->last_done_s)
       e->last_done_s = now;
+    if (e->throttle_window && j->outstanding == 0 && !eng_may_issue(j))
+      eng_window_last(e);
   }
   eng_warm_done(e, r, now);
   eng_req_free(e, r);

@@ -264,6 +264,8 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         eng_place(e, j, idx);
         int timer = workgen_timed(j->spec);
         int tool = j->spec->file_handles && s->client.copy_tool_bytes_per_s > 0.0;
+        /* the lazy writer (another actor) hands its write-behinds to the lane's sender */
+        int lazy = e->clients[c].cache && s->client.lazy_write_share > 0.0;
         eng_queue_init(e, &j->toolq);
         for (int q = 0; q < j->nconns; q++) {
           struct eng_lane *l = eng_own(e, sizeof *l);
@@ -280,7 +282,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           eng_queue_init(e, &j->replyq[q]);
           if (!local)
             eng_spawn("job-reply", eng_nas_host(e), eng_reply_main, l, 1);
-          if (!local && (j->nconns > 1 || timer || tool))
+          if (!local && (j->nconns > 1 || timer || tool || lazy))
             eng_spawn("job-tx", h, eng_lane_tx_main, l, 1);
         }
         if (timer)
@@ -290,5 +292,15 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
           eng_spawn("job-tool", local ? sg_host_by_name("c0") : e->conns[j->conn0].host, eng_tool_main, j, 1);
         eng_spawn("job", sg_host_by_name("c0"), eng_job_main, j, 0);
       }
+  /* each client's lazy writer (client_cache.c eng_lazy_main) */
+  for (int c = 0; c < s->nclients && !local; c++)
+    if (e->clients[c].cache && s->client.lazy_write_share > 0.0) {
+      struct eng_lazy *lw = eng_own(e, sizeof *lw);
+      if (!lw)
+        return nw_fail(err, e->s->path, 0, 0, "out of memory");
+      lw->e = e;
+      lw->client = c;
+      eng_spawn("lazy-writer", e->conns[c * e->map.conns_per_client].host, eng_lazy_main, lw, 1);
+    }
   return 0;
 }

@@ -67,12 +67,32 @@ double eng_job_run_s(const struct eng *e, const struct job *spec)
   return spec->runtime_s > 0 && spec->runtime_s < e->s->time_s ? spec->runtime_s : e->s->time_s;
 }
 
+/* A job of the step writes buffered through a client cache whose lazy
+ * writer writes behind it (clients.lazy_write_share). */
+static int eng_writes_behind(const struct eng *e)
+{
+  if (!(e->s->client.lazy_write_share > 0.0))
+    return 0;
+  for (int i = 0; i < e->njobs; i++) {
+    const struct eng_job *j = &e->jobs[i];
+    if (e->clients[j->client].cache && !j->spec->direct && j->spec->read_frac < 1.0)
+      return 1;
+  }
+  return 0;
+}
+
 /* The window of a step.  A time-based step with a closed-loop job (and
  * no prep job) measures from the end of its first round: the queues start empty, so until
  * every one of the first depth I/Os of each job has completed the
  * latencies belong to the fill, not to the steady state (a 16 x 16 SMB
  * read at 1.6 s per I/O: X R / N = 0.90 over 10 s from time 0).  The
- * window keeps the step's length, so the run gets longer by the fill. */
+ * window keeps the step's length, so the run gets longer by the fill.
+ * A sized step (no prep job) whose buffered writes a lazy writer writes
+ * behind measures from the moment a writer first waits at the client's
+ * dirty threshold, for the step's length, to the last client I/O: before
+ * it the client's cache takes the copy at the client's own rate (the
+ * first gigabytes of a folder copy, as many as its RAM allows), after it
+ * the copy goes at the write-behind's pace (the steady copy). */
 static void eng_warm_setup(struct eng *e)
 {
   const struct workload_step *st = e->step;
@@ -87,6 +107,14 @@ static void eng_warm_setup(struct eng *e)
    * stops the issuing, the I/Os in flight then still count. */
   if (e->size_based)
     e->t_end_s = ENG_NEVER;
+  if (e->size_based && !prep && eng_writes_behind(e)) {
+    e->throttle_pending = e->warm_pending = 1;
+    e->warm_ramp_s = e->ramp_s;
+    e->ramp_s = ENG_NEVER;
+    for (int i = 0; i < e->njobs; i++)
+      e->jobs[i].t_end = ENG_NEVER;
+    return;
+  }
   if (!closed || prep || e->size_based)
     return;
   e->warm_pending = 1;
@@ -157,8 +185,27 @@ void eng_warm_done(struct eng *e, struct eng_req *r, double now_s)
       }
     }
   }
-  if (r->first_round && --e->warm_left == 0 && e->warm_pending)
+  if (r->first_round && --e->warm_left == 0 && e->warm_pending && !e->throttle_pending)
     eng_warm_open(e, now_s);
+}
+
+/* A writer waits at its client cache's dirty threshold with the lazy
+ * writer running (it has scanned once: before, only the writers' waits
+ * start write-backs): the window of a step that waited for it
+ * (eng_warm_setup) opens now, the jobs' time limit counted from here; the
+ * window ends at the measured jobs' last client I/O (eng_window_last). */
+void eng_window_throttled(struct eng *e)
+{
+  if (!e->throttle_pending)
+    return;
+  double now = simgrid_get_clock();
+  e->throttle_pending = e->warm_pending = 0;
+  e->throttle_window = 1;
+  e->ramp_s = now > e->warm_ramp_s ? now : e->warm_ramp_s;
+  for (int i = 0; i < e->njobs; i++)
+    if (!e->jobs[i].spec->prep)
+      e->jobs[i].t_end = e->ramp_s + eng_job_run_s(e, e->jobs[i].spec);
+  eng_window_wake(e);
 }
 
 /* Direction k's bins of the window, zero-padded to nb whole bins. */
@@ -618,6 +665,13 @@ static void eng_collect(struct eng *e, struct run_result *out)
              (unsigned long long)issued,
              s->op != STACK_OP_NONE && stack_ops_running(e->stack) ? ", background operation unfinished" : "",
              hung >= 0 ? " (a disk hung: its requests never complete)" : " (deadlock in the model?)");
+  }
+  if (e->throttle_pending && !out->failed) {
+    out->failed = 1;
+    snprintf(out->failure, sizeof out->failure,
+             "no steady copy to measure: the client cache took every write (its dirty threshold, clients.ram "
+             "x clients.dirty_ratio = %.4g GB, was never reached); a larger folder or a smaller clients.ram",
+             s->client.ram_bytes * s->client.dirty_ratio / 1e9);
   }
   int never_opened = e->warm_pending; /* the first round never ended */
   if (never_opened)

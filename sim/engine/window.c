@@ -68,6 +68,24 @@ static void eng_window_main(int argc, char **argv)
     }
 }
 
+/* A window that waited for a writer at the client's dirty threshold
+ * (run.c eng_window_throttled) ends now if no measured job has a client
+ * I/O outstanding or to issue: its end's meter, and nothing after it
+ * counts (the lazy writer's write-behind of what is left dirty goes on
+ * until the run ends: the copy tool does not wait for it). */
+void eng_window_last(struct eng *e)
+{
+  for (int i = 0; i < e->njobs; i++) {
+    const struct eng_job *j = &e->jobs[i];
+    if (!j->spec->prep && (j->outstanding > 0 || eng_may_issue(j)))
+      return;
+  }
+  e->throttle_window = 0;
+  e->t_end_s = simgrid_get_clock();
+  eng_meter_take(e, &e->win[1]);
+  e->nwin = 2;
+}
+
 void eng_window_wake(struct eng *e)
 {
   if (e->window_sem)
