@@ -687,6 +687,10 @@ void val_print_table(const struct val_set *v, FILE *out)
     else
       fprintf(out, "  %-14s %6d %10s %10s\n", val_kind_names[k], 0, "-", "-");
   }
+  double med, p90;
+  if (val_summary(v, VAL_LAT_TAIL, &med, &p90) > 0)
+    fprintf(out, "  (tail latency: max and stddev, set by rare events over the review's whole run, minutes long;\n"
+                 "   the points' windows are seconds: not comparable, and not fitted)\n");
 }
 
 static int val_is_fixed(const char *key)
