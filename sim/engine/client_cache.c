@@ -140,6 +140,12 @@ void eng_writeback_done(struct eng_job *j, const struct eng_req *r)
     eng_queue_push(&e->conns[w->job->conn0 + w->conn].cacheq, w);
 }
 
+/* Client c has a cache and a lazy writer writing it behind. */
+int eng_client_lazy(const struct eng *e, int c)
+{
+  return e->clients[c].cache && e->s->client.lazy_write_share > 0.0;
+}
+
 /* A client's lazy writer (clients.lazy_write_share > 0: the Windows
  * cache manager's, Windows Internals 7th ed. part 2 ch. 11 "Lazy
  * writing"): every clients.lazy_write_interval it scans the dirty pages

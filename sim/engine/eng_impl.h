@@ -504,6 +504,7 @@ struct eng_lazy {
   int client;
 };
 void eng_lazy_main(int argc, char **argv);
+int eng_client_lazy(const struct eng *e, int c);
 int eng_client_cached(const struct scenario *s, const struct proto_ops *ops);
 void eng_window_throttled(struct eng *e);
 void eng_close_step(struct eng_job *j, int self);

@@ -265,7 +265,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
         int timer = workgen_timed(j->spec);
         int tool = j->spec->file_handles && s->client.copy_tool_bytes_per_s > 0.0;
         /* the lazy writer (another actor) hands its write-behinds to the lane's sender */
-        int lazy = e->clients[c].cache && s->client.lazy_write_share > 0.0;
+        int lazy = eng_client_lazy(e, c);
         eng_queue_init(e, &j->toolq);
         for (int q = 0; q < j->nconns; q++) {
           struct eng_lane *l = eng_own(e, sizeof *l);
@@ -294,7 +294,7 @@ int eng_setup_jobs(struct eng *e, struct nw_err *err)
       }
   /* each client's lazy writer (client_cache.c eng_lazy_main) */
   for (int c = 0; c < s->nclients && !local; c++)
-    if (e->clients[c].cache && s->client.lazy_write_share > 0.0) {
+    if (eng_client_lazy(e, c)) {
       struct eng_lazy *lw = eng_own(e, sizeof *lw);
       if (!lw)
         return nw_fail(err, e->s->path, 0, 0, "out of memory");

@@ -71,11 +71,9 @@ double eng_job_run_s(const struct eng *e, const struct job *spec)
  * writer writes behind it (clients.lazy_write_share). */
 static int eng_writes_behind(const struct eng *e)
 {
-  if (!(e->s->client.lazy_write_share > 0.0))
-    return 0;
   for (int i = 0; i < e->njobs; i++) {
     const struct eng_job *j = &e->jobs[i];
-    if (e->clients[j->client].cache && !j->spec->direct && j->spec->read_frac < 1.0)
+    if (eng_client_lazy(e, j->client) && !j->spec->direct && j->spec->read_frac < 1.0)
       return 1;
   }
   return 0;

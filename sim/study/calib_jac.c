@@ -429,6 +429,25 @@ void calib_x_from_u(const struct calib *c, const gsl_vector *u, double *x)
   }
 }
 
+/* The indices of the `top` largest of key[0..n), largest first (the lower
+ * index first among equal keys); returns how many (at most n). */
+static int calib_top(const double *key, int n, int top, int *pick)
+{
+  int m = 0;
+  for (; m < top && m < n; m++) {
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+      int taken = 0;
+      for (int q = 0; q < m && !taken; q++)
+        taken = pick[q] == i;
+      if (!taken && (best < 0 || key[i] > key[best]))
+        best = i;
+    }
+    pick[m] = best;
+  }
+  return m;
+}
+
 /* A trial the linear model got wrong: the sum of squares at u rose over
  * the one at the last Jacobian's point (a step the trust region will
  * reject).  Prints the fit rows whose change the Jacobian mispredicted
@@ -442,43 +461,40 @@ static void calib_trial_report(const struct calib *c, const gsl_vector *u, const
       c->uprev->size != p || f->size != nr || calib_sumsq(f) <= calib_sumsq(c->fprev))
     return;
   enum { TOP = 4 };
-  int row[TOP], par[TOP];
-  double miss[TOP], pred[TOP], got[TOP], du[TOP];
-  int nrow = 0, npar = 0;
-  for (size_t i = 0; i < (size_t)c->nfit; i++) {
-    double pr = 0;
-    for (size_t k = 0; k < p; k++)
-      pr += gsl_matrix_get(c->jprev, i, k) * (gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k));
-    double gt = gsl_vector_get(f, i) - gsl_vector_get(c->fprev, i), m = fabs(gt - pr);
-    if (nrow == TOP && m <= miss[TOP - 1])
-      continue;
-    int at = nrow < TOP ? nrow++ : TOP - 1;
-    for (; at > 0 && miss[at - 1] < m; at--) {
-      row[at] = row[at - 1], miss[at] = miss[at - 1], pred[at] = pred[at - 1], got[at] = got[at - 1];
+  size_t nf = (size_t)(c->nfit > 0 ? c->nfit : 1);
+  double *pred = malloc(nf * sizeof *pred), *got = malloc(nf * sizeof *got), *miss = malloc(nf * sizeof *miss);
+  double *du = malloc((p > 0 ? p : 1) * sizeof *du), *adu = malloc((p > 0 ? p : 1) * sizeof *adu);
+  if (pred && got && miss && du && adu) {
+    for (size_t k = 0; k < p; k++) {
+      du[k] = gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k);
+      adu[k] = fabs(du[k]);
     }
-    row[at] = (int)i, miss[at] = m, pred[at] = pr, got[at] = gt;
-  }
-  for (size_t k = 0; k < p; k++) {
-    double d = gsl_vector_get(u, k) - gsl_vector_get(c->uprev, k), m = fabs(d);
-    if (npar == TOP && m <= fabs(du[TOP - 1]))
-      continue;
-    int at = npar < TOP ? npar++ : TOP - 1;
-    for (; at > 0 && fabs(du[at - 1]) < m; at--) {
-      par[at] = par[at - 1], du[at] = du[at - 1];
+    for (size_t i = 0; i < (size_t)c->nfit; i++) {
+      pred[i] = 0;
+      for (size_t k = 0; k < p; k++)
+        pred[i] += gsl_matrix_get(c->jprev, i, k) * du[k];
+      got[i] = gsl_vector_get(f, i) - gsl_vector_get(c->fprev, i);
+      miss[i] = fabs(got[i] - pred[i]);
     }
-    par[at] = (int)k, du[at] = d;
+    int row[TOP], par[TOP];
+    int nrow = calib_top(miss, c->nfit, TOP, row), npar = calib_top(adu, (int)p, TOP, par);
+    fprintf(stderr, "calibrate: trial %.6g over %.6g; rows the Jacobian mispredicted most:\n", calib_sumsq(f),
+            calib_sumsq(c->fprev));
+    for (int n = 0; n < nrow; n++) {
+      const struct val_point *q = &c->v.pts[c->fitpts[row[n]]];
+      fprintf(stderr, "  %s %s [%s]: residual change predicted %+.4f, simulated %+.4f\n", q->experiment, q->metric,
+              q->kase, pred[row[n]], got[row[n]]);
+    }
+    fprintf(stderr, "  largest steps in u:");
+    for (int n = 0; n < npar; n++)
+      fprintf(stderr, " %s.%s %+.3f", c->par[c->freep[par[n]]].entry, c->par[c->freep[par[n]]].key, du[par[n]]);
+    fprintf(stderr, "\n");
   }
-  fprintf(stderr, "calibrate: trial %.6g over %.6g; rows the Jacobian mispredicted most:\n", calib_sumsq(f),
-          calib_sumsq(c->fprev));
-  for (int n = 0; n < nrow; n++) {
-    const struct val_point *q = &c->v.pts[c->fitpts[row[n]]];
-    fprintf(stderr, "  %s %s [%s]: residual change predicted %+.4f, simulated %+.4f\n", q->experiment, q->metric,
-            q->kase, pred[n], got[n]);
-  }
-  fprintf(stderr, "  largest steps in u:");
-  for (int n = 0; n < npar; n++)
-    fprintf(stderr, " %s.%s %+.3f", c->par[c->freep[par[n]]].entry, c->par[c->freep[par[n]]].key, du[n]);
-  fprintf(stderr, "\n");
+  free(pred);
+  free(got);
+  free(miss);
+  free(du);
+  free(adu);
 }
 
 int calib_gsl_f(const gsl_vector *u, void *ctx, gsl_vector *f)
